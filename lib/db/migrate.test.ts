@@ -1,0 +1,100 @@
+import { randomBytes } from "node:crypto";
+import { mkdtemp, mkdir, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import { migrate, MigrationError } from "./migrate";
+import { withDatabase } from "./provision";
+
+const admin = inject("adminDatabaseUrl");
+const created: string[] = [];
+
+async function query<T extends pg.QueryResultRow>(url: string, sql: string): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<T>(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** A fresh, empty database for one test. */
+async function freshDatabase(): Promise<string> {
+  const name = `migrate_${randomBytes(4).toString("hex")}`;
+  await query(admin, `create database ${name}`);
+  created.push(name);
+  return withDatabase(admin, name);
+}
+
+async function migrationsDir(files: Record<string, string>): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), "migrations-"));
+  for (const [name, sql] of Object.entries(files)) {
+    await mkdir(path.join(dir, name));
+    await writeFile(path.join(dir, name, "migration.sql"), sql);
+  }
+  return dir;
+}
+
+afterAll(async () => {
+  for (const name of created) await query(admin, `drop database if exists ${name} with (force)`);
+});
+
+describe("the migration runner", () => {
+  it("applies the project's migrations to an empty database, then finds nothing to do", async () => {
+    const url = await freshDatabase();
+    const first = await migrate(url);
+    expect(first.applied.length).toBeGreaterThan(0);
+    const second = await migrate(url);
+    expect(second).toEqual({ applied: [], alreadyApplied: first.applied });
+    const tables = await query<{ n: string }>(url, "select count(*)::text as n from pg_tables where tablename = 'idempotency_keys'");
+    expect(tables[0]?.n).toBe("1");
+  });
+
+  it("applies pending migrations in name order and records their checksums", async () => {
+    const url = await freshDatabase();
+    const dir = await migrationsDir({
+      "002_second": "alter table a add column b int;",
+      "001_first": "create table a (id int);",
+    });
+    expect((await migrate(url, dir)).applied).toEqual(["001_first", "002_second"]);
+    const rows = await query<{ migration_name: string; checksum: string }>(
+      url, `select migration_name, checksum from "_prisma_migrations" order by migration_name`,
+    );
+    expect(rows.map((r) => r.migration_name)).toEqual(["001_first", "002_second"]);
+    expect(rows[0]?.checksum).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("refuses a migration that changed after it was applied, naming it", async () => {
+    const url = await freshDatabase();
+    await migrate(url, await migrationsDir({ "001_first": "create table a (id int);" }));
+    const edited = await migrationsDir({ "001_first": "create table a (id bigint);" });
+    await expect(migrate(url, edited)).rejects.toThrow(MigrationError);
+    await expect(migrate(url, edited)).rejects.toThrow(/001_first was changed after it was applied/);
+  });
+
+  it("rolls back a failing migration completely and keeps the ones before it", async () => {
+    const url = await freshDatabase();
+    const dir = await migrationsDir({
+      "001_ok": "create table a (id int);",
+      "002_broken": "create table b (id int); select * from no_such_table;",
+    });
+    await expect(migrate(url, dir)).rejects.toThrow(/002_broken failed and was rolled back/);
+    const tables = await query<{ tablename: string }>(url, "select tablename from pg_tables where schemaname = 'public' order by 1");
+    expect(tables.map((t) => t.tablename)).toEqual(["_prisma_migrations", "a"]);
+  });
+
+  it("is safe when several processes migrate the same database at once", async () => {
+    const url = await freshDatabase();
+    // Each migration fails if run twice (create table without "if not exists").
+    const dir = await migrationsDir({
+      "001_a": "create table a (id int); select pg_sleep(0.2);",
+      "002_b": "create table b (id int);",
+    });
+    const results = await Promise.all([1, 2, 3, 4].map(() => migrate(url, dir)));
+    expect(results.flatMap((r) => r.applied).sort()).toEqual(["001_a", "002_b"]);
+    const rows = await query<{ n: string }>(url, `select count(*)::text as n from "_prisma_migrations"`);
+    expect(rows[0]?.n).toBe("2");
+  });
+});

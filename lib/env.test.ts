@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, parseEnv } from "./env";
+
+describe("configuration", () => {
+  it("runs the demo with nothing set: emulator, embedded database, 90 s TTL, 24 h retention", () => {
+    const env = parseEnv({});
+    expect(env.DATABASE_URL).toBeUndefined();
+    expect(env.stripeApiBase).toBe("http://127.0.0.1:12111");
+    expect(env.usesStripeEmulator).toBe(true);
+    expect(env.IDEMPOTENCY_IN_PROGRESS_TTL_MS).toBe(90_000);
+    expect(env.IDEMPOTENCY_RETENTION_HOURS).toBe(24);
+  });
+
+  it("reaches real Stripe with a real test key and no API base", () => {
+    const env = parseEnv({ STRIPE_SECRET_KEY: "sk_test_51abcDEF" });
+    expect(env.stripeApiBase).toBeUndefined();
+    expect(env.usesStripeEmulator).toBe(false);
+  });
+
+  it.each([
+    [{ DATABASE_URL: "not a url" }, "DATABASE_URL"],
+    [{ DATABASE_URL: "mysql://localhost/db" }, "DATABASE_URL"],
+    [{ STRIPE_SECRET_KEY: "sk_live_abc", STRIPE_API_BASE: "http://127.0.0.1:12111" }, "STRIPE_SECRET_KEY"],
+    [{ STRIPE_SECRET_KEY: "pk_test_abc" }, "STRIPE_SECRET_KEY"],
+    [{ STRIPE_API_BASE: "ftp://example" }, "STRIPE_API_BASE"],
+    [{ PORT: "70000" }, "PORT"],
+    [{ IDEMPOTENCY_RETENTION_HOURS: "12" }, "IDEMPOTENCY_RETENTION_HOURS"],
+    [{ IDEMPOTENCY_RETENTION_HOURS: "49" }, "IDEMPOTENCY_RETENTION_HOURS"],
+    [{ IDEMPOTENCY_IN_PROGRESS_TTL_MS: "30000" }, "IDEMPOTENCY_IN_PROGRESS_TTL_MS"],
+    [{ SESSION_SECRET: "short" }, "SESSION_SECRET"],
+  ])("rejects %j with a message naming %s", (input, variable) => {
+    expect(() => parseEnv(input)).toThrow(ConfigError);
+    expect(() => parseEnv(input)).toThrow(new RegExp(`^Invalid configuration:\\n  ${variable}:`));
+  });
+
+  it("explains why the in-progress TTL must outlive the Stripe client", () => {
+    expect(() => parseEnv({ IDEMPOTENCY_IN_PROGRESS_TTL_MS: "70000" })).toThrow(/worst-case call time \(70000 ms\)/);
+  });
+});

@@ -1,0 +1,91 @@
+import { z } from "zod";
+import { worstCaseStripeCallMs } from "./payments/stripe-client";
+
+/**
+ * Every variable the project reads, parsed once and failing loudly with the
+ * variable's name (t3-env style). SPEC section 6 is the contract.
+ */
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]", "::1"]);
+
+const port = (fallback: number) =>
+  z.coerce.number().int().min(0).max(65535).default(fallback);
+
+const schema = z
+  .object({
+    NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+    PORT: port(3000),
+    DATABASE_URL: z
+      .string()
+      .trim()
+      .min(1)
+      .optional()
+      .refine((v) => v === undefined || isPostgresUrl(v), {
+        message: "must be a postgres:// or postgresql:// URL, e.g. postgresql://user:pass@127.0.0.1:5432/checkout",
+      }),
+    DATA_DIR: z.string().min(1).default(".data"),
+    EMBEDDED_PG_PORT: port(54329),
+    STRIPE_SECRET_KEY: z
+      .string()
+      .default("sk_test_emulator")
+      .refine((v) => /^(sk|rk)_test_\w+$/.test(v), {
+        message: "must be a Stripe test-mode key (sk_test_...): this reference app never runs against live mode",
+      }),
+    STRIPE_API_BASE: z.url({ protocol: /^https?$/ }).optional(),
+    STRIPE_EMULATOR_PORT: port(12111),
+    IDEMPOTENCY_IN_PROGRESS_TTL_MS: z.coerce.number().int().positive().default(90_000),
+    IDEMPOTENCY_RETENTION_HOURS: z.coerce.number().int().min(24).max(48).default(24),
+    SESSION_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  })
+  .superRefine((env, ctx) => {
+    const minTtl = worstCaseStripeCallMs();
+    if (env.IDEMPOTENCY_IN_PROGRESS_TTL_MS <= minTtl) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["IDEMPOTENCY_IN_PROGRESS_TTL_MS"],
+        message: `must exceed the Stripe client's worst-case call time (${minTtl} ms), or a duplicate could retake a claim whose owner is still charging`,
+      });
+    }
+  });
+
+export type Env = z.infer<typeof schema> & {
+  /** Where the SDK sends requests; undefined means api.stripe.com. */
+  stripeApiBase: string | undefined;
+  usesStripeEmulator: boolean;
+};
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  const input = Object.fromEntries(
+    Object.entries(source).filter(([, v]) => v !== undefined && v !== ""),
+  );
+  const result = schema.safeParse(input);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join(".") || "(env)"}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const env = result.data;
+  const isEmulatorKey = env.STRIPE_SECRET_KEY === "sk_test_emulator";
+  const stripeApiBase =
+    env.STRIPE_API_BASE ?? (isEmulatorKey ? `http://127.0.0.1:${env.STRIPE_EMULATOR_PORT}` : undefined);
+  const usesStripeEmulator = stripeApiBase !== undefined && LOOPBACK.has(new URL(stripeApiBase).hostname);
+  return { ...env, stripeApiBase, usesStripeEmulator };
+}
+
+function isPostgresUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "postgres:" || url.protocol === "postgresql:") && url.hostname !== "";
+  } catch {
+    return false;
+  }
+}
+
+let cached: Env | undefined;
+/** The process's configuration, parsed on first use. */
+export function env(): Env {
+  cached ??= parseEnv();
+  return cached;
+}

@@ -1,0 +1,16 @@
+// npm run db:migrate — applies pending migrations to DATABASE_URL or the embedded database.
+import { parseEnv } from "../lib/env";
+import { migrate } from "../lib/db/migrate";
+import { provisionDatabase } from "../lib/db/provision";
+import { runScript } from "./lib/run-script";
+
+runScript(async () => {
+  const database = await provisionDatabase(parseEnv());
+  try {
+    const { applied, alreadyApplied } = await migrate(database.url);
+    for (const name of applied) console.log(`applied  ${name}`);
+    console.log(`${applied.length} applied, ${alreadyApplied.length} already applied`);
+  } finally {
+    await database.stop();
+  }
+});

@@ -1,0 +1,17 @@
+// npm run db:seed — upserts the catalogue (safe to run any number of times).
+import { seedCatalogue } from "../lib/catalog/seed";
+import { createPrismaClient } from "../lib/db";
+import { provisionDatabase } from "../lib/db/provision";
+import { parseEnv } from "../lib/env";
+import { runScript } from "./lib/run-script";
+
+runScript(async () => {
+  const database = await provisionDatabase(parseEnv());
+  const prisma = createPrismaClient(database.url);
+  try {
+    console.log(`seeded ${await seedCatalogue(prisma)} products`);
+  } finally {
+    await prisma.$disconnect();
+    await database.stop();
+  }
+});

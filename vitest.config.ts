@@ -1,0 +1,13 @@
+import { defineConfig } from "vitest/config";
+import { fileURLToPath } from "node:url";
+
+export default defineConfig({
+  resolve: { alias: { "@": fileURLToPath(new URL("./", import.meta.url)) } },
+  test: {
+    include: ["lib/**/*.test.ts", "scripts/**/*.test.ts", "app/**/*.test.ts", "tests/**/*.test.ts"],
+    globalSetup: ["tests/global-setup.ts"],
+    pool: "forks",
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+  },
+});
