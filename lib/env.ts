@@ -57,7 +57,7 @@ export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
-export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
+export function parseEnv(source: Record<string, string | undefined> = process.env): Env {
   const input = Object.fromEntries(
     Object.entries(source).filter(([, v]) => v !== undefined && v !== ""),
   );

@@ -1,4 +1,5 @@
 // npm run db:migrate — applies pending migrations to DATABASE_URL or the embedded database.
+import "./lib/dotenv";
 import { parseEnv } from "../lib/env";
 import { migrate } from "../lib/db/migrate";
 import { provisionDatabase } from "../lib/db/provision";

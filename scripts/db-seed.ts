@@ -1,4 +1,5 @@
 // npm run db:seed — upserts the catalogue (safe to run any number of times).
+import "./lib/dotenv";
 import { seedCatalogue } from "../lib/catalog/seed";
 import { createPrismaClient } from "../lib/db";
 import { provisionDatabase } from "../lib/db/provision";

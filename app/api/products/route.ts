@@ -1,0 +1,10 @@
+import { listProducts } from "@/lib/catalog/products";
+import { db } from "@/lib/db";
+import { json } from "@/lib/http";
+
+export const dynamic = "force-dynamic";
+
+export async function GET() {
+  const products = await listProducts(db());
+  return json(products.map(({ sku, name, priceCents, currency }) => ({ sku, name, priceCents, currency })));
+}

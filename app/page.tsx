@@ -1,0 +1,24 @@
+import { listProducts } from "@/lib/catalog/products";
+import { db } from "@/lib/db";
+import { formatMoney } from "@/lib/money";
+
+// The catalogue is read from the database on every request, never at build time.
+export const dynamic = "force-dynamic";
+
+export default async function CataloguePage() {
+  const products = await listProducts(db());
+  return (
+    <section aria-labelledby="catalogue-heading">
+      <h1 id="catalogue-heading">Catalogue</h1>
+      <ul className="product-grid" aria-label="Products">
+        {products.map((p) => (
+          <li key={p.sku} className="product-card" aria-label={p.name}>
+            <h2>{p.name}</h2>
+            <p className="muted">{p.description}</p>
+            <p className="price">{formatMoney(p.priceCents, p.currency)}</p>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}

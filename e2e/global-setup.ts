@@ -1,0 +1,28 @@
+import { parseEnv } from "../lib/env";
+import { startStack } from "../scripts/lib/stack";
+import { E2E } from "./settings";
+
+/**
+ * Starts once per run: a recreated `checkout_e2e` database (embedded, or on
+ * DATABASE_URL's server), the Stripe emulator, a production build in its own
+ * folder, and `next start`. Returns the teardown.
+ */
+export default async function globalSetup() {
+  const env = parseEnv({
+    ...process.env,
+    STRIPE_SECRET_KEY: "sk_test_emulator",
+    STRIPE_API_BASE: E2E.emulatorUrl,
+  });
+  const stack = await startStack({
+    env,
+    appPort: E2E.appPort,
+    database: E2E.database,
+    recreateDatabase: true,
+    startEmulator: true,
+    build: process.env.E2E_SKIP_BUILD !== "1",
+    distDir: E2E.distDir,
+    log: (line) => console.log(`[e2e] ${line}`),
+    appLog: process.env.E2E_APP_LOG ? (line) => console.log(`[app] ${line}`) : undefined,
+  });
+  return () => stack.stop();
+}

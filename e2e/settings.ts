@@ -1,0 +1,12 @@
+/** Where the end-to-end stack listens: beside, never on, a running demo's ports. */
+const appPort = Number(process.env.E2E_APP_PORT || 3100);
+const emulatorPort = Number(process.env.E2E_EMULATOR_PORT || 12112);
+
+export const E2E = {
+  appPort,
+  appUrl: `http://localhost:${appPort}`,
+  emulatorPort,
+  emulatorUrl: `http://127.0.0.1:${emulatorPort}`,
+  database: "checkout_e2e",
+  distDir: ".next-e2e",
+} as const;

@@ -1,0 +1,22 @@
+import type Stripe from "stripe";
+import { env } from "../env";
+import { createStripeClient } from "./stripe-client";
+
+const globalForStripe = globalThis as unknown as { stripe?: Stripe; stripeProbe?: Stripe };
+
+/** The app's Stripe client: real Stripe test mode, or the emulator (SPEC section 5). */
+export function stripe(): Stripe {
+  globalForStripe.stripe ??= createStripeClient({ secretKey: env().STRIPE_SECRET_KEY, apiBase: env().stripeApiBase });
+  return globalForStripe.stripe;
+}
+
+/** A fast-failing client for health checks: one try, two seconds. */
+export function stripeProbe(): Stripe {
+  globalForStripe.stripeProbe ??= createStripeClient({
+    secretKey: env().STRIPE_SECRET_KEY,
+    apiBase: env().stripeApiBase,
+    timeoutMs: 2_000,
+    maxNetworkRetries: 0,
+  });
+  return globalForStripe.stripeProbe;
+}

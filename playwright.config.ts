@@ -1,0 +1,41 @@
+import { defineConfig, devices } from "@playwright/test";
+import { E2E } from "./e2e/settings";
+
+/**
+ * End-to-end tests drive a production build in Debian's Chromium (Playwright
+ * cannot download its own browser offline). e2e/global-setup.ts starts the
+ * database, the emulator and the server once per run.
+ */
+export default defineConfig({
+  testDir: "e2e",
+  globalSetup: "./e2e/global-setup.ts",
+  timeout: 60_000,
+  expect: { timeout: 15_000 },
+  fullyParallel: true,
+  workers: 2,
+  forbidOnly: !!process.env.CI,
+  retries: 0,
+  reporter: [["list"]],
+  use: {
+    baseURL: E2E.appUrl,
+    trace: "retain-on-failure",
+  },
+  projects: [
+    {
+      name: "chromium",
+      use: {
+        ...devices["Desktop Chrome"],
+        launchOptions: {
+          executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
+          args: [
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--disable-quic",
+          ],
+        },
+      },
+    },
+  ],
+});

@@ -1,0 +1,75 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { createRequire } from "node:module";
+
+/**
+ * One `next start` server process. Tests use it too: they kill it with
+ * SIGKILL mid-payment and start it again, as a crashed host would.
+ */
+const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
+
+export interface AppProcess {
+  url: string;
+  pid: number;
+  /** Resolves when the process has exited. */
+  exited: Promise<number | null>;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export async function startApp(options: {
+  port: number;
+  env: Record<string, string>;
+  log?: (line: string) => void;
+  readyTimeoutMs?: number;
+}): Promise<AppProcess> {
+  const url = `http://localhost:${options.port}`;
+  const tail: string[] = [];
+  const child: ChildProcess = spawn(process.execPath, [nextBin, "start", "-p", String(options.port)], {
+    env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", ...options.env, PORT: String(options.port) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const onOutput = (chunk: Buffer) => {
+    for (const line of chunk.toString().split("\n").filter(Boolean)) {
+      tail.push(line);
+      if (tail.length > 40) tail.shift();
+      options.log?.(line);
+    }
+  };
+  child.stdout?.on("data", onOutput);
+  child.stderr?.on("data", onOutput);
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+
+  const app: AppProcess = {
+    url,
+    pid: child.pid!,
+    exited,
+    async stop(signal = "SIGTERM") {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill(signal);
+      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+  const ready = await waitForHttp(`${url}/api/health`, exited, options.readyTimeoutMs ?? 60_000);
+  if (!ready) {
+    await app.stop("SIGKILL");
+    throw new Error(`The app did not become ready on ${url}. Last output:\n${tail.join("\n")}`);
+  }
+  return app;
+}
+
+/** Polls until the server answers at all (health may be 503 while a dependency is down). */
+async function waitForHttp(url: string, exited: Promise<unknown>, timeoutMs: number): Promise<boolean> {
+  let dead = false;
+  void exited.then(() => (dead = true));
+  const deadline = Date.now() + timeoutMs;
+  while (!dead && Date.now() < deadline) {
+    try {
+      await fetch(url, { signal: AbortSignal.timeout(5_000) });
+      return true;
+    } catch {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  return false;
+}

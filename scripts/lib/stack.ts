@@ -1,0 +1,111 @@
+import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { seedCatalogue } from "../../lib/catalog/seed";
+import { createPrismaClient } from "../../lib/db";
+import { migrate } from "../../lib/db/migrate";
+import { provisionDatabase, type ProvisionedDatabase } from "../../lib/db/provision";
+import type { Env } from "../../lib/env";
+import { startStripeEmulator, type StripeEmulator } from "../stripe-emulator/server";
+import { startApp, type AppProcess } from "./app-process";
+
+/**
+ * Everything the app needs, started in order and stopped in reverse: the
+ * database (embedded unless DATABASE_URL), migrations and the catalogue, the
+ * Stripe emulator (when the configuration points at it), a production build,
+ * and the server. `npm run demo`, `npm start` and the end-to-end tests share it.
+ */
+export interface StackOptions {
+  env: Env;
+  appPort: number;
+  /** Database name; default: DATABASE_URL's own, or `checkout` on the embedded server. */
+  database?: string;
+  recreateDatabase?: boolean;
+  /** Start the emulator in this process when the configuration points at a local one. */
+  startEmulator: boolean;
+  build: boolean;
+  distDir?: string;
+  appEnv?: Record<string, string>;
+  log: (line: string) => void;
+  appLog?: (line: string) => void;
+}
+
+export interface Stack {
+  database: ProvisionedDatabase;
+  emulator: StripeEmulator | null;
+  app: AppProcess;
+  /** The variables the app process runs with (to start more instances). */
+  appEnv: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+export async function startStack(options: StackOptions): Promise<Stack> {
+  const { env, log } = options;
+  const cleanups: Array<() => Promise<void>> = [];
+  const stop = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch((err) => log(`cleanup failed: ${err}`));
+  };
+  try {
+    const database = await provisionDatabase(env, { database: options.database, recreate: options.recreateDatabase });
+    cleanups.push(() => database.stop());
+    log(`database   ${redact(database.url)}${database.embedded ? " (embedded)" : ""}`);
+    const { applied } = await migrate(database.url);
+    const prisma = createPrismaClient(database.url);
+    const seeded = await seedCatalogue(prisma).finally(() => prisma.$disconnect());
+    log(`migrations ${applied.length} applied · catalogue ${seeded} products`);
+
+    let emulator: StripeEmulator | null = null;
+    if (options.startEmulator && env.usesStripeEmulator) {
+      emulator = await startStripeEmulator({ port: Number(new URL(env.stripeApiBase!).port) });
+      cleanups.push(() => emulator!.close());
+      log(`stripe     emulator on ${emulator.url}`);
+    } else {
+      log(`stripe     ${env.stripeApiBase ?? "api.stripe.com (test mode)"}`);
+    }
+
+    if (options.build) buildApp(options.distDir, log);
+
+    const appEnv: Record<string, string> = {
+      DATABASE_URL: database.url,
+      STRIPE_SECRET_KEY: env.STRIPE_SECRET_KEY,
+      SESSION_SECRET: env.SESSION_SECRET ?? sessionSecret(env.DATA_DIR),
+      ...(env.stripeApiBase ? { STRIPE_API_BASE: env.stripeApiBase } : {}),
+      ...(options.distDir ? { NEXT_DIST_DIR: options.distDir } : {}),
+      ...options.appEnv,
+    };
+    const app = await startApp({ port: options.appPort, env: appEnv, log: options.appLog });
+    cleanups.push(() => app.stop());
+    return { database, emulator, app, appEnv, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+export function buildApp(distDir: string | undefined, log: (line: string) => void): void {
+  log("building   next build (production)…");
+  const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
+  const result = spawnSync(process.execPath, [nextBin, "build"], {
+    stdio: ["ignore", "inherit", "inherit"],
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...(distDir ? { NEXT_DIST_DIR: distDir } : {}) },
+  });
+  if (result.status !== 0) throw new Error("next build failed (see its output above)");
+}
+
+/** The demo's session secret: generated once, kept beside the data so sessions survive restarts. */
+function sessionSecret(dataDir: string): string {
+  const file = path.resolve(dataDir, "session-secret");
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  mkdirSync(path.dirname(file), { recursive: true });
+  const secret = randomBytes(32).toString("hex");
+  writeFileSync(file, secret, { mode: 0o600 });
+  return secret;
+}
+
+function redact(url: string): string {
+  const u = new URL(url);
+  if (u.password) u.password = "****";
+  return u.toString();
+}

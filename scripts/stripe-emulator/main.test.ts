@@ -1,0 +1,68 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { DEFAULT_EMULATOR_PORT, parseEmulatorPort } from "./port";
+
+const MAIN = fileURLToPath(new URL("./main.ts", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/** Runs main.ts as `npm run stripe:emulator` does (through tsx), with the given port variable. */
+function runMain(port: string) {
+  const child = spawn(process.execPath, ["--import", "tsx", MAIN], {
+    cwd: ROOT,
+    env: { ...process.env, STRIPE_EMULATOR_PORT: port },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  return { child, output: () => ({ stdout, stderr }) };
+}
+
+describe("parseEmulatorPort", () => {
+  it.each([
+    [undefined, DEFAULT_EMULATOR_PORT],
+    ["", DEFAULT_EMULATOR_PORT],
+    ["0", 0],
+    ["8080", 8080],
+    ["65535", 65535],
+  ])("accepts %j", (raw, port) => {
+    expect(parseEmulatorPort(raw)).toEqual({ ok: true, port });
+  });
+
+  it.each(["65536", "-1", "80.5", "abc", "12111x", "0x10"])("rejects %j, naming the variable", (raw) => {
+    const result = parseEmulatorPort(raw);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.message).toContain("STRIPE_EMULATOR_PORT");
+  });
+});
+
+describe("main.ts", () => {
+  it("exits 1 with a clear message for a bad STRIPE_EMULATOR_PORT", async () => {
+    const { child, output } = runMain("not-a-port");
+    const [code] = await once(child, "exit");
+    expect(code).toBe(1);
+    expect(output().stderr).toContain("STRIPE_EMULATOR_PORT must be an integer between 0 and 65535");
+  });
+
+  it("listens, logs requests, and stops cleanly on SIGTERM", async () => {
+    const { child, output } = runMain("0");
+    const exited = once(child, "exit");
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on("data", () => {
+        const match = /Stripe emulator listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output().stdout);
+        if (match?.[1]) resolve(match[1]);
+      });
+      child.once("exit", () => reject(new Error(`main.ts exited early: ${output().stderr}`)));
+    });
+    const res = await fetch(`${url}/_emulator/faults`);
+    expect(res.status).toBe(200);
+    await expect.poll(() => output().stdout).toContain("GET /_emulator/faults 200");
+
+    child.kill("SIGTERM");
+    const [code] = await exited;
+    expect(code).toBe(0);
+  });
+});

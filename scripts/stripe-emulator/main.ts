@@ -1,0 +1,38 @@
+/**
+ * `npm run stripe:emulator`: the emulator as a process, for the demo and for
+ * pointing a dev server at it (`STRIPE_API_BASE=http://127.0.0.1:12111`).
+ */
+import { parseEmulatorPort } from "./port";
+import { startStripeEmulator } from "./server";
+
+const parsed = parseEmulatorPort(process.env.STRIPE_EMULATOR_PORT);
+if (!parsed.ok) {
+  console.error(parsed.message);
+  process.exit(1);
+}
+
+let emulator;
+try {
+  emulator = await startStripeEmulator({ port: parsed.port, log: (line) => console.log(line) });
+} catch (error) {
+  const reason = error instanceof Error ? error.message : String(error);
+  console.error(`Stripe emulator could not listen on port ${parsed.port} (STRIPE_EMULATOR_PORT): ${reason}`);
+  process.exit(1);
+}
+console.log(`Stripe emulator listening on ${emulator.url}`);
+
+const running = emulator;
+let stopping = false;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    if (stopping) return; // a second Ctrl-C while closing changes nothing
+    stopping = true;
+    running.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error("Stripe emulator failed to close cleanly:", error);
+        process.exit(1);
+      },
+    );
+  });
+}

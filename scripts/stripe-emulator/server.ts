@@ -1,0 +1,126 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { handleApi, type ApiRequest, type Reply } from "./api";
+import { handleControl } from "./control";
+import { randomId } from "./ids";
+import { unrecognizedUrl, stripeError } from "./responses";
+import { freshState, type State } from "./state";
+
+export interface StripeEmulatorOptions {
+  /** 0 picks a free port. */
+  port?: number;
+  host?: string;
+  log?: (line: string) => void;
+}
+
+export interface StripeEmulator {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+const MAX_BODY_BYTES = 1024 * 1024;
+
+/** A Stripe-compatible HTTP server for tests and the demo; see SPEC.md §5. */
+export async function startStripeEmulator(options: StripeEmulatorOptions = {}): Promise<StripeEmulator> {
+  const host = options.host ?? "127.0.0.1";
+  const log = options.log ?? (() => {});
+  let state: State = freshState();
+  const shutdown = new AbortController();
+
+  const server = http.createServer((req, res) => {
+    // The charge must not depend on the caller staying connected: nothing here
+    // listens for `req` closing, and a reply to a gone caller is simply lost.
+    res.on("error", () => {});
+    const started = Date.now();
+    const requestId = randomId("req_", 14);
+    const url = new URL(req.url ?? "/", "http://emulator.invalid");
+    const note: ApiRequest["note"] = {};
+    const captured = state; // a reset during this request must not redirect it
+    respond(req, url, requestId, captured, note)
+      .catch((error: unknown): Reply => {
+        const message = `Unexpected error in the Stripe emulator: ${error instanceof Error ? error.message : String(error)}`;
+        return { kind: "send", status: 500, json: JSON.stringify(stripeError(500, { type: "api_error", message }).body), headers: {} };
+      })
+      .then((reply) => {
+        const delivered = writeReply(req, res, reply, requestId);
+        const outcome = reply.kind === "drop" ? "dropped" : `${reply.status}${delivered ? "" : " (caller gone)"}`;
+        log(
+          `${req.method} ${url.pathname}${url.search} ${outcome} ${Date.now() - started}ms` +
+            ` idempotency-key=${note.idempotencyKey ?? "-"} replayed=${note.replayed === true}`,
+        );
+      });
+  });
+
+  async function respond(req: http.IncomingMessage, url: URL, requestId: string, captured: State, note: ApiRequest["note"]) {
+    const method = req.method ?? "GET";
+    const body = await readBody(req);
+    // The unread rest of the body would be parsed as the next request, so close the connection.
+    if (body === null) return { kind: "send", status: 413, json: tooLarge(), headers: { Connection: "close" } } satisfies Reply;
+    if (url.pathname.startsWith("/_emulator/")) {
+      const response = handleControl(method, url.pathname, body, captured, () => (state = freshState()));
+      return { kind: "send", status: response.status, json: JSON.stringify(response.body), headers: {} } satisfies Reply;
+    }
+    if (url.pathname.startsWith("/v1/")) {
+      return handleApi({ method, url, headers: req.headers, body, requestId, state: captured, shutdown: shutdown.signal, note });
+    }
+    const response = unrecognizedUrl(method, url.pathname);
+    return { kind: "send", status: response.status, json: JSON.stringify(response.body), headers: {} } satisfies Reply;
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const hostInUrl = host.includes(":") ? `[${host}]` : host;
+
+  return {
+    url: `http://${hostInUrl}:${port}`,
+    port,
+    async close() {
+      shutdown.abort(); // requests sleeping in injected latency give up without executing
+      const closed = new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+      server.closeAllConnections(); // keep-alive sockets from the SDK would otherwise hold close() open
+      await closed;
+    },
+  };
+}
+
+/** The whole body as text, or null when it exceeds the limit. Rejects if the caller disconnects mid-body. */
+async function readBody(req: http.IncomingMessage): Promise<string | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (size > MAX_BODY_BYTES) return null;
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** Returns whether the reply went out; false when it was dropped on purpose or the caller had gone. */
+function writeReply(req: http.IncomingMessage, res: http.ServerResponse, reply: Reply, requestId: string): boolean {
+  if (reply.kind === "drop") {
+    // The lost response: the caller sees the connection reset with no status at all.
+    req.socket.destroy();
+    return false;
+  }
+  if (res.destroyed || req.socket.destroyed) return false; // e.g. the caller timed out during injected latency
+  res.writeHead(reply.status, {
+    "Content-Type": "application/json",
+    "Content-Length": Buffer.byteLength(reply.json),
+    "Request-Id": requestId,
+    ...reply.headers,
+  });
+  res.end(reply.json);
+  return true;
+}
+
+function tooLarge(): string {
+  return JSON.stringify(stripeError(413, { type: "invalid_request_error", message: `Request bodies are limited to ${MAX_BODY_BYTES} bytes.` }).body);
+}

@@ -1,0 +1,70 @@
+import type { Params } from "./form";
+import { invalidRequest, type ApiResponse } from "./responses";
+
+/**
+ * Parameter checks, in the order Stripe reports them, with Stripe's codes so
+ * that the SDK raises the same errors as against the real API. Each returns
+ * the error response, or null when the value is acceptable.
+ */
+const MAX_AMOUNT = 99_999_999; // Stripe's ceiling for an eight-digit amount
+
+export function invalidCreateParams(params: Params): ApiResponse | null {
+  if (params.amount === undefined) return missing("amount");
+  if (!isIntegerText(params.amount)) {
+    return invalidRequest(`Invalid integer: ${String(params.amount)}`, { code: "parameter_invalid_integer", param: "amount" });
+  }
+  const amount = Number(params.amount);
+  if (amount < 1) {
+    return invalidRequest("This value must be greater than or equal to 1.", { code: "parameter_invalid_integer", param: "amount" });
+  }
+  if (amount > MAX_AMOUNT) {
+    return invalidRequest(`Amount must be no more than ${MAX_AMOUNT}.`, { code: "amount_too_large", param: "amount" });
+  }
+  if (params.currency === undefined) return missing("currency");
+  if (typeof params.currency !== "string" || !/^[a-zA-Z]{3}$/.test(params.currency)) {
+    return invalidRequest(`Invalid currency: ${String(params.currency)}.`, { param: "currency" });
+  }
+  if (params.confirm !== undefined && params.confirm !== "true" && params.confirm !== "false") {
+    return invalidRequest(`Invalid boolean: ${String(params.confirm)}`, { param: "confirm" });
+  }
+  if (params.confirm === "true" && params.payment_method === undefined) return missing("payment_method");
+  if (params.description !== undefined && typeof params.description !== "string") {
+    return invalidRequest("Invalid string: description", { param: "description" });
+  }
+  return paymentMethodError(params.payment_method) ?? metadataError(params.metadata);
+}
+
+export function paymentMethodError(value: Params[string] | undefined): ApiResponse | null {
+  if (value === undefined || (typeof value === "string" && value.startsWith("pm_"))) return null;
+  return invalidRequest(`No such PaymentMethod: '${String(value)}'`, { code: "resource_missing", param: "payment_method" });
+}
+
+function metadataError(value: Params[string] | undefined): ApiResponse | null {
+  // `metadata=` (empty string) is how Stripe clients send "no metadata".
+  if (value === undefined || value === "") return null;
+  if (typeof value !== "object" || Array.isArray(value)) return invalidRequest("Invalid object", { param: "metadata" });
+  const entries = Object.entries(value);
+  if (entries.length > 50) return invalidRequest("Metadata can have at most 50 keys.", { param: "metadata" });
+  for (const [key, item] of entries) {
+    if (typeof item !== "string") return invalidRequest("Metadata values must be strings.", { param: `metadata[${key}]` });
+    if (key.length > 40 || item.length > 500) {
+      return invalidRequest("Metadata keys are at most 40 characters and values at most 500.", { param: `metadata[${key}]` });
+    }
+  }
+  return null;
+}
+
+export function unknownParam(params: Params, allowed: Set<string>): ApiResponse | null {
+  const unknown = Object.keys(params).find((key) => !allowed.has(key));
+  if (unknown === undefined) return null;
+  return invalidRequest(`Received unknown parameter: ${unknown}`, { code: "parameter_unknown", param: unknown });
+}
+
+function missing(param: string): ApiResponse {
+  return invalidRequest(`Missing required param: ${param}.`, { code: "parameter_missing", param });
+}
+
+export function isIntegerText(value: unknown): value is string {
+  return typeof value === "string" && /^-?\d+$/.test(value);
+}
+
