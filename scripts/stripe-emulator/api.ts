@@ -78,7 +78,7 @@ async function write(
   if (latencyMs > 0) {
     faults.stats.delayed += 1;
     try {
-      
+      await sleep(latencyMs, undefined, { signal: request.shutdown });
     } catch {
       if (key !== undefined) idempotency.release(apiKey, key);
       return { kind: "drop" }; // the emulator is shutting down before executing anything

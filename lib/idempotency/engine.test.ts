@@ -1,0 +1,139 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import { createPrismaClient } from "../db";
+import { IdempotencyEngine } from "./engine";
+import type { ClaimResult, KeyScope, Ownership } from "./types";
+
+const prisma = createPrismaClient(inject("databaseUrl"));
+afterAll(() => prisma.$disconnect());
+
+const engine = (inProgressTtlMs = 60_000) => new IdempotencyEngine(prisma, { inProgressTtlMs, retentionHours: 24 });
+const scope = (over: Partial<KeyScope> = {}): KeyScope => ({
+  subjectId: randomUUID(), endpoint: "POST /api/test", key: randomUUID(), ...over,
+});
+const HASH = "a".repeat(64);
+const ok = { statusCode: 201, body: { orderId: "o1" }, headers: { Location: "/orders/o1" } };
+const owner = (r: ClaimResult): Ownership => {
+  if (r.kind !== "claimed") throw new Error(`expected claimed, got ${r.kind}`);
+  return r.owner;
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe("claiming a key", () => {
+  it("claims a fresh key, and answers a duplicate with in_progress without waiting", async () => {
+    const e = engine();
+    const s = scope();
+    const first = await e.claim(s, HASH);
+    expect(first).toMatchObject({ kind: "claimed", owner: { attempt: 1, retaken: false } });
+    expect(await e.claim(s, HASH)).toEqual({ kind: "in_progress", retryAfterSeconds: 1 });
+  });
+
+  it("refuses the same key with a different body, even while in progress", async () => {
+    const e = engine();
+    const s = scope();
+    await e.claim(s, HASH);
+    expect(await e.claim(s, "b".repeat(64))).toEqual({ kind: "mismatch" });
+  });
+
+  it.each([1, 2, 3, 4, 5])("gives 100 concurrent claims of one key exactly one winner (run %i)", async () => {
+    const e = engine();
+    const s = scope();
+    const results = await Promise.all(Array.from({ length: 100 }, () => e.claim(s, HASH)));
+    const kinds = results.map((r) => r.kind);
+    expect(kinds.filter((k) => k === "claimed")).toHaveLength(1);
+    expect(kinds.every((k) => k === "claimed" || k === "in_progress" || k === "replay")).toBe(true);
+    const rows = await prisma.idempotencyKey.count({ where: { subjectId: s.subjectId } });
+    expect(rows).toBe(1);
+  });
+
+  it("scopes keys by subject and by endpoint", async () => {
+    const e = engine();
+    const s = scope();
+    expect((await e.claim(s, HASH)).kind).toBe("claimed");
+    expect((await e.claim({ ...s, subjectId: randomUUID() }, HASH)).kind).toBe("claimed");
+    expect((await e.claim({ ...s, endpoint: "POST /api/other" }, HASH)).kind).toBe("claimed");
+  });
+});
+
+describe("finishing a claim", () => {
+  it("replays a completed outcome verbatim, and a failed one", async () => {
+    const e = engine();
+    const s = scope();
+    expect(await e.finish(owner(await e.claim(s, HASH)), { status: "completed", response: ok })).toBe(true);
+    expect(await e.claim(s, HASH)).toEqual({ kind: "replay", status: "completed", response: ok });
+
+    const declined = { statusCode: 402, body: { error: "card_declined" }, headers: {} };
+    const s2 = scope();
+    await e.finish(owner(await e.claim(s2, HASH)), { status: "failed", response: declined });
+    expect(await e.claim(s2, HASH)).toEqual({ kind: "replay", status: "failed", response: declined });
+    const row = await prisma.idempotencyKey.findFirstOrThrow({ where: { subjectId: s2.subjectId } });
+    expect(row.lockToken).toBeNull();
+    expect(row.expiresAt!.getTime() - row.completedAt!.getTime()).toBe(24 * 3600_000);
+  });
+
+  it("rolls back the caller's effect with the outcome when the effect fails", async () => {
+    const e = engine();
+    const s = scope();
+    const o = owner(await e.claim(s, HASH));
+    await expect(e.finish(o, { status: "completed", response: ok }, async () => {
+      throw new Error("boom");
+    })).rejects.toThrow("boom");
+    expect(await e.claim(s, HASH)).toMatchObject({ kind: "in_progress" });
+  });
+
+  it("lets the next request retake a released claim at once", async () => {
+    const e = engine();
+    const s = scope();
+    const first = owner(await e.claim(s, HASH));
+    expect(await e.release(first)).toBe(true);
+    expect(await e.claim(s, HASH)).toMatchObject({ kind: "claimed", owner: { attempt: 2, retaken: true } });
+  });
+});
+
+describe("stale owners", () => {
+  it("retakes a claim whose lock outlived the TTL, and fences the old owner out", async () => {
+    const e = engine(200);
+    const s = scope();
+    const stale = owner(await e.claim(s, HASH));
+    expect((await e.claim(s, HASH)).kind).toBe("in_progress");
+    await sleep(300);
+    const fresh = owner(await e.claim(s, HASH));
+    expect(fresh).toMatchObject({ attempt: 2, retaken: true });
+
+    // The presumed-dead owner wakes up late: none of its writes land.
+    let effectRan = false;
+    expect(await e.finish(stale, { status: "failed", response: ok }, async () => {
+      effectRan = true;
+    })).toBe(false);
+    expect(effectRan).toBe(false);
+    expect(await e.release(stale)).toBe(false);
+    expect(await e.holds(stale)).toBe(false);
+
+    expect(await e.holds(fresh)).toBe(true);
+    expect(await e.finish(fresh, { status: "completed", response: ok })).toBe(true);
+    expect(await e.claim(s, HASH)).toEqual({ kind: "replay", status: "completed", response: ok });
+  });
+
+  it("gives 20 concurrent retakes of one stale claim exactly one winner", async () => {
+    const e = engine(100);
+    const s = scope();
+    await e.claim(s, HASH);
+    await sleep(200);
+    const results = await Promise.all(Array.from({ length: 20 }, () => e.claim(s, HASH)));
+    expect(results.filter((r) => r.kind === "claimed")).toHaveLength(1);
+    expect(results.filter((r) => r.kind === "in_progress")).toHaveLength(19);
+  });
+});
+
+describe("finding an attempt", () => {
+  it("shows its state to its subject only", async () => {
+    const e = engine();
+    const s = scope();
+    expect(await e.find(s)).toBeNull();
+    const o = owner(await e.claim(s, HASH));
+    expect(await e.find(s)).toEqual({ status: "in_progress" });
+    await e.finish(o, { status: "completed", response: ok });
+    expect(await e.find(s)).toEqual({ status: "completed", response: ok });
+    expect(await e.find({ ...s, subjectId: randomUUID() })).toBeNull();
+  });
+});

@@ -1,0 +1,183 @@
+import { randomUUID } from "node:crypto";
+import type { PrismaClient } from "../generated/prisma/client";
+import type { ClaimResult, IdempotencyStatus, KeyScope, Ownership, StoredResponse } from "./types";
+
+/**
+ * The claim/replay engine of SPEC section 2. A request's record is inserted
+ * `in_progress` and committed on its own, before any effect, so a duplicate
+ * arriving during a slow charge sees it and is answered at once. Every write
+ * of an outcome is fenced by the owner's lock token, so an owner that lost
+ * its claim (it was presumed dead and retaken) can never overwrite anything.
+ *
+ * Raw SQL is used where Prisma cannot say it: `insert … on conflict do
+ * nothing` combined with reading the winner in the same statement, and
+ * comparisons against the database's clock (several app instances must agree
+ * on when a lock is stale; their own clocks may not).
+ */
+export interface IdempotencyOptions {
+  /** After this an in_progress record's owner is presumed dead and may be replaced. */
+  inProgressTtlMs: number;
+  /** Finished records are kept this long, then removed by cleanup. */
+  retentionHours: number;
+}
+
+/** How long a duplicate should wait before asking again: a charge usually takes about a second. */
+export const IN_PROGRESS_RETRY_AFTER_SECONDS = 1;
+
+type Db = Pick<PrismaClient, "$queryRaw" | "$executeRaw">;
+export type Transaction = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
+
+interface Row {
+  id: string;
+  request_hash: string;
+  status: IdempotencyStatus;
+  lock_token: string | null;
+  attempts: number;
+  response_status: number | null;
+  response_body: unknown;
+  response_headers: Record<string, string> | null;
+  inserted: boolean;
+  lock_expired: boolean;
+}
+
+export class IdempotencyEngine {
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly options: IdempotencyOptions,
+  ) {}
+
+  /**
+   * Claims `scope` for a request whose body has fingerprint `requestHash`.
+   * One statement for a fresh key or a duplicate; a retake adds one more.
+   */
+  async claim(scope: KeyScope, requestHash: string): Promise<ClaimResult> {
+    const lockToken = randomUUID();
+    const row = await this.insertOrRead(scope, requestHash, lockToken);
+    if (row.inserted) {
+      return { kind: "claimed", owner: { recordId: row.id, lockToken, attempt: 1, retaken: false } };
+    }
+    if (row.request_hash !== requestHash) return { kind: "mismatch" };
+    if (row.status !== "in_progress") return { kind: "replay", status: row.status, response: storedResponse(row) };
+    if (!row.lock_expired) return { kind: "in_progress", retryAfterSeconds: IN_PROGRESS_RETRY_AFTER_SECONDS };
+    return this.retake(scope, requestHash, row, lockToken);
+  }
+
+  private async insertOrRead(scope: KeyScope, requestHash: string, lockToken: string): Promise<Row> {
+    // A row inserted by a concurrent claim that committed after this
+    // statement's snapshot makes the insert do nothing, yet stays invisible
+    // to the select: then one more statement (with a new snapshot) sees it.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const rows = await this.prisma.$queryRaw<Row[]>`
+        with inserted as (
+          insert into idempotency_keys (subject_id, endpoint, key, request_hash, lock_token, locked_at)
+          values (${scope.subjectId}, ${scope.endpoint}, ${scope.key}::uuid, ${requestHash}, ${lockToken}::uuid, now())
+          on conflict (subject_id, endpoint, key) do nothing
+          returning id, request_hash, status::text as status, lock_token, attempts,
+                    response_status, response_body, response_headers, true as inserted, false as lock_expired
+        )
+        select * from inserted
+        union all
+        select id, request_hash, status::text, lock_token, attempts, response_status, response_body, response_headers,
+               false, (locked_at is null or locked_at < now() - ${this.options.inProgressTtlMs} * interval '1 millisecond')
+          from idempotency_keys
+         where subject_id = ${scope.subjectId} and endpoint = ${scope.endpoint} and key = ${scope.key}::uuid
+           and not exists (select 1 from inserted)`;
+      if (rows[0]) return normalise(rows[0]);
+    }
+    throw new Error(`Claim of ${scope.endpoint} ${scope.key} neither inserted nor found a record`);
+  }
+
+  /** Compare-and-set on the previous lock token: of several retakers, one wins. */
+  private async retake(scope: KeyScope, requestHash: string, row: Row, lockToken: string): Promise<ClaimResult> {
+    const won = await this.prisma.$queryRaw<Array<{ attempts: number }>>`
+      update idempotency_keys
+         set lock_token = ${lockToken}::uuid, locked_at = now(), attempts = attempts + 1
+       where id = ${row.id}::uuid and status = 'in_progress'
+         and lock_token is not distinct from ${row.lock_token}::uuid
+         and (locked_at is null or locked_at < now() - ${this.options.inProgressTtlMs} * interval '1 millisecond')
+      returning attempts`;
+    if (won[0]) {
+      return { kind: "claimed", owner: { recordId: row.id, lockToken, attempt: won[0].attempts, retaken: true } };
+    }
+    // Another request retook it first, or its owner just finished: answer as a duplicate.
+    const current = await this.insertOrRead(scope, requestHash, randomUUID());
+    if (current.status !== "in_progress") {
+      return { kind: "replay", status: current.status, response: storedResponse(current) };
+    }
+    return { kind: "in_progress", retryAfterSeconds: IN_PROGRESS_RETRY_AFTER_SECONDS };
+  }
+
+  /**
+   * Records the outcome and runs `effect` (e.g. marking the order paid) in one
+   * transaction, only if `owner` still holds the claim. Returns false, having
+   * written nothing, when the owner was fenced out.
+   */
+  async finish(
+    owner: Ownership,
+    outcome: { status: "completed" | "failed"; response: StoredResponse },
+    effect?: (tx: Transaction) => Promise<unknown>,
+  ): Promise<boolean> {
+    const fencedOut = Symbol("fenced out");
+    try {
+      await this.prisma.$transaction(async (tx) => {
+        const updated = await tx.$executeRaw`
+          update idempotency_keys
+             set status = ${outcome.status}::idempotency_status,
+                 response_status = ${outcome.response.statusCode},
+                 response_body = ${JSON.stringify(outcome.response.body)}::jsonb,
+                 response_headers = ${JSON.stringify(outcome.response.headers)}::jsonb,
+                 completed_at = now(),
+                 expires_at = now() + ${this.options.retentionHours} * interval '1 hour',
+                 lock_token = null, locked_at = null
+           where id = ${owner.recordId}::uuid and lock_token = ${owner.lockToken}::uuid and status = 'in_progress'`;
+        if (updated !== 1) throw fencedOut;
+        await effect?.(tx);
+      });
+      return true;
+    } catch (err) {
+      if (err === fencedOut) return false;
+      throw err;
+    }
+  }
+
+  /**
+   * Gives the claim up without an outcome (the provider's answer is unknown or
+   * transient): the record stays in_progress with no owner, so the next retry
+   * with the same key retakes it at once and repeats the effect safely.
+   */
+  async release(owner: Ownership, db: Db = this.prisma): Promise<boolean> {
+    const updated = await db.$executeRaw`
+      update idempotency_keys set lock_token = null, locked_at = null
+       where id = ${owner.recordId}::uuid and lock_token = ${owner.lockToken}::uuid and status = 'in_progress'`;
+    return updated === 1;
+  }
+
+  /** True while `owner` still holds the claim (for writes between claim and outcome). */
+  async holds(owner: Ownership, db: Db = this.prisma): Promise<boolean> {
+    const rows = await db.$queryRaw<unknown[]>`
+      select 1 from idempotency_keys
+       where id = ${owner.recordId}::uuid and lock_token = ${owner.lockToken}::uuid and status = 'in_progress'
+         for update`;
+    return rows.length === 1;
+  }
+
+  /** The state of one attempt, for `GET /api/checkout/{key}`. */
+  async find(scope: KeyScope): Promise<{ status: IdempotencyStatus; response?: StoredResponse } | null> {
+    const rows = await this.prisma.$queryRaw<Row[]>`
+      select id, request_hash, status::text as status, lock_token, attempts,
+             response_status, response_body, response_headers, false as inserted, false as lock_expired
+        from idempotency_keys
+       where subject_id = ${scope.subjectId} and endpoint = ${scope.endpoint} and key = ${scope.key}::uuid`;
+    const row = rows[0];
+    if (!row) return null;
+    return row.status === "in_progress" ? { status: row.status } : { status: row.status, response: storedResponse(row) };
+  }
+}
+
+function normalise(row: Row): Row {
+  return { ...row, attempts: Number(row.attempts) };
+}
+
+function storedResponse(row: Row): StoredResponse {
+  return { statusCode: row.response_status ?? 500, body: row.response_body, headers: row.response_headers ?? {} };
+}
