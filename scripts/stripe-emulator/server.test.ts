@@ -327,8 +327,12 @@ describe("fault injection", () => {
 
   it("lets the SDK's own retries absorb a transient 503", async () => {
     await setFaults({ failNext: { status: 503, times: 1 } });
-    const intent = await stripe({ maxNetworkRetries: 2 }).paymentIntents.create(VISA);
+    const client = stripe({ maxNetworkRetries: 2 });
+    let attempts = 0;
+    client.on("request", () => (attempts += 1)); // one event per HTTP attempt, retries included
+    const intent = await client.paymentIntents.create(VISA);
     expect(intent.status).toBe("succeeded");
+    expect(attempts).toBe(2);
     expect(await ledger()).toHaveLength(1);
     expect((await faults()).stats).toMatchObject({ failedInjected: 1, charges: 1 });
   });

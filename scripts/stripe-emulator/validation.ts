@@ -1,11 +1,10 @@
 import type { Params } from "./form";
 import { invalidRequest, type ApiResponse } from "./responses";
 
-/**
- * Parameter checks, in the order Stripe reports them, with Stripe's codes so
- * that the SDK raises the same errors as against the real API. Each returns
- * the error response, or null when the value is acceptable.
- */
+// Parameter checks, in the order Stripe reports them, with Stripe's codes so
+// that the SDK raises the same error classes as against the real API. Each
+// returns the error response, or null when the value is acceptable.
+
 const MAX_AMOUNT = 99_999_999; // Stripe's ceiling for an eight-digit amount
 
 export function invalidCreateParams(params: Params): ApiResponse | null {

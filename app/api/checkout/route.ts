@@ -1,0 +1,56 @@
+import { checkout, type CheckoutResult } from "@/lib/checkout/checkout";
+import { checkoutRequestSchema } from "@/lib/checkout/request";
+import { isForeignOrigin, isUuid, jsonError, readJsonBody } from "@/lib/http";
+import { checkoutDeps } from "@/lib/services";
+import { currentCustomerId } from "@/lib/session";
+
+/** POST /api/checkout — SPEC section 3. Parse, call the use case, map its result to HTTP. */
+export async function POST(request: Request) {
+  if (isForeignOrigin(request)) return jsonError(403, "forbidden_origin", "Cross-site requests are not accepted.");
+  const customerId = await currentCustomerId(request);
+  if (!customerId) return jsonError(401, "unauthenticated", "Start a session first (POST /api/session).");
+
+  const key = request.headers.get("idempotency-key");
+  if (key === null || key.trim() === "") {
+    return jsonError(400, "idempotency_key_missing", "Send an Idempotency-Key header (a UUID) with every checkout attempt.");
+  }
+  if (!isUuid(key.trim())) return jsonError(400, "idempotency_key_invalid", "The Idempotency-Key header must be a UUID.");
+
+  const body = await readJsonBody(request);
+  if (!body.ok) return body.response;
+  const parsed = checkoutRequestSchema.safeParse(body.value);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => ({ path: i.path, message: i.message }));
+    return jsonError(400, "invalid_request", "The checkout request is not valid.", { issues });
+  }
+
+  try {
+    const result = await checkout(checkoutDeps(), { customerId, key: key.trim().toLowerCase(), body: parsed.data });
+    return toResponse(result);
+  } catch (err) {
+    console.error(JSON.stringify({ event: "checkout_error", key, customerId, error: String(err) }));
+    return jsonError(503, "unavailable", "The shop cannot take payments right now. Retrying with the same key is safe.",
+      { retryAfterSeconds: 2 }, { "Retry-After": "2" });
+  }
+}
+
+function toResponse(result: CheckoutResult): Response {
+  switch (result.kind) {
+    case "response": {
+      const headers = new Headers(result.response.headers);
+      if (result.replayed) headers.set("Idempotent-Replayed", "true");
+      return Response.json(result.response.body, { status: result.response.statusCode, headers });
+    }
+    case "invalid":
+      return jsonError(400, "invalid_request", "The checkout request is not valid.", { issues: result.issues });
+    case "in_progress":
+      return jsonError(409, "in_progress", "This checkout attempt is still being processed. Ask again shortly with the same key.",
+        { retryAfterSeconds: result.retryAfterSeconds }, { "Retry-After": String(result.retryAfterSeconds) });
+    case "mismatch":
+      return jsonError(422, "idempotency_key_reuse",
+        "This Idempotency-Key was already used with a different request. Use a new key for a new checkout attempt.");
+    case "unavailable":
+      return jsonError(503, "payment_unavailable", "The payment provider did not answer in time. Retrying with the same key is safe.",
+        { retryAfterSeconds: result.retryAfterSeconds }, { "Retry-After": String(result.retryAfterSeconds) });
+  }
+}

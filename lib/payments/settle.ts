@@ -1,0 +1,96 @@
+import Stripe from "stripe";
+
+/**
+ * Drives one payment to an outcome, any number of times, charging at most
+ * once. The PaymentIntent is the unit of at-most-once: it is created under a
+ * downstream idempotency key derived from our record (so every retake gets
+ * the same PaymentIntent back), its id is recorded before it is confirmed, and
+ * a retake asks Stripe for its status before doing anything. A PaymentIntent
+ * can succeed only once, so confirming it again can never charge twice.
+ */
+export type PaymentOutcome =
+  | { kind: "succeeded"; paymentIntentId: string }
+  | { kind: "declined"; paymentIntentId: string | null; declineCode: string; message: string }
+  | { kind: "unknown"; paymentIntentId: string | null; reason: string };
+
+export interface PaymentRequest {
+  /** Our record's id: the root of every downstream idempotency key. */
+  recordId: string;
+  /** Which owner of the record this is; confirm keys differ per owner (see below). */
+  attempt: number;
+  amountCents: number;
+  currency: string;
+  paymentMethod: string;
+  /** Set when an earlier owner already created the PaymentIntent. */
+  paymentIntentId: string | null;
+  metadata: Record<string, string>;
+}
+
+export async function settlePayment(
+  stripe: Stripe,
+  request: PaymentRequest,
+  recordPaymentIntent: (id: string) => Promise<void>,
+): Promise<PaymentOutcome> {
+  let paymentIntentId = request.paymentIntentId;
+  try {
+    let intent = paymentIntentId
+      ? await stripe.paymentIntents.retrieve(paymentIntentId)
+      : await stripe.paymentIntents.create(
+          {
+            amount: request.amountCents,
+            currency: request.currency,
+            payment_method: request.paymentMethod,
+            // Cards only, no redirects: the whole payment happens server-side.
+            automatic_payment_methods: { enabled: true, allow_redirects: "never" },
+            metadata: request.metadata,
+          },
+          { idempotencyKey: `${request.recordId}:create` },
+        );
+    if (!paymentIntentId) {
+      paymentIntentId = intent.id;
+      await recordPaymentIntent(intent.id);
+    }
+    if (intent.status === "requires_confirmation" || (intent.status === "requires_payment_method" && !intent.last_payment_error)) {
+      // A fresh confirm key per owner: Stripe replays a stored 500 forever for
+      // one key, and the intent's own state already prevents a second charge.
+      intent = await stripe.paymentIntents.confirm(
+        intent.id,
+        { payment_method: request.paymentMethod },
+        { idempotencyKey: `${request.recordId}:confirm:${request.attempt}` },
+      );
+    }
+    return outcomeOf(intent);
+  } catch (err) {
+    if (err instanceof Stripe.errors.StripeCardError) {
+      return {
+        kind: "declined",
+        paymentIntentId: paymentIntentId ?? err.payment_intent?.id ?? null,
+        declineCode: err.decline_code ?? err.code ?? "card_declined",
+        message: err.message,
+      };
+    }
+    // Timeouts, dropped connections, 5xx, 429, 409 key-in-use, or an answer we
+    // cannot interpret: the charge may or may not have happened. Never guess;
+    // the next attempt asks Stripe about the PaymentIntent itself.
+    return { kind: "unknown", paymentIntentId, reason: describe(err) };
+  }
+}
+
+function outcomeOf(intent: Stripe.PaymentIntent): PaymentOutcome {
+  if (intent.status === "succeeded") return { kind: "succeeded", paymentIntentId: intent.id };
+  const error = intent.last_payment_error;
+  if (intent.status === "requires_payment_method" && error) {
+    return {
+      kind: "declined",
+      paymentIntentId: intent.id,
+      declineCode: error.decline_code ?? error.code ?? "card_declined",
+      message: error.message ?? "Your card was declined.",
+    };
+  }
+  return { kind: "unknown", paymentIntentId: intent.id, reason: `PaymentIntent is ${intent.status}` };
+}
+
+function describe(err: unknown): string {
+  if (err instanceof Stripe.errors.StripeError) return `${err.type} ${err.statusCode ?? ""} ${err.message}`.trim();
+  return err instanceof Error ? err.message : String(err);
+}
