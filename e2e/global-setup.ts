@@ -19,7 +19,7 @@ export default async function globalSetup() {
     database: E2E.database,
     recreateDatabase: true,
     startEmulator: true,
-    build: process.env.E2E_SKIP_BUILD !== "1",
+    build: process.env.TEST_REUSE_BUILD !== "1",
     distDir: E2E.distDir,
     log: (line) => console.log(`[e2e] ${line}`),
     appLog: process.env.E2E_APP_LOG ? (line) => console.log(`[app] ${line}`) : undefined,

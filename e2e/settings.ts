@@ -1,3 +1,5 @@
+import { TEST_DIST_DIR } from "../tests/constants";
+
 /** Where the end-to-end stack listens: beside, never on, a running demo's ports. */
 const appPort = Number(process.env.E2E_APP_PORT || 3100);
 const emulatorPort = Number(process.env.E2E_EMULATOR_PORT || 12112);
@@ -8,5 +10,5 @@ export const E2E = {
   emulatorPort,
   emulatorUrl: `http://127.0.0.1:${emulatorPort}`,
   database: "checkout_e2e",
-  distDir: ".next-e2e",
+  distDir: TEST_DIST_DIR,
 } as const;

@@ -4,6 +4,8 @@ import { createPrismaClient } from "../lib/db";
 import { migrate } from "../lib/db/migrate";
 import { provisionDatabase } from "../lib/db/provision";
 import { parseEnv } from "../lib/env";
+import { buildApp } from "../scripts/lib/stack";
+import { TEST_DIST_DIR } from "./constants";
 
 /**
  * One real PostgreSQL for the whole Vitest run: the embedded server by default
@@ -14,6 +16,8 @@ export const TEST_DATABASE = "checkout_vitest";
 
 export default async function setup(project: TestProject) {
   const env = parseEnv();
+  // Tests that go through HTTP run the production build (see tests/app-server.ts).
+  if (process.env.TEST_REUSE_BUILD !== "1") buildApp(TEST_DIST_DIR, (line) => console.log(line));
   const database = await provisionDatabase(env, { database: TEST_DATABASE, recreate: true });
   await migrate(database.url);
   const prisma = createPrismaClient(database.url);

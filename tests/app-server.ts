@@ -1,0 +1,63 @@
+import { inject } from "vitest";
+import { startApp, type AppProcess } from "../scripts/lib/app-process";
+import { startStripeEmulator, type StripeEmulator } from "../scripts/stripe-emulator/server";
+
+/**
+ * A real `next start` server (the production build in TEST_DIST_DIR) against
+ * the test database and an emulator of its own, for tests that go through
+ * HTTP. Each call gets fresh ports, so test files can run in parallel.
+ */
+import { TEST_DIST_DIR } from "./constants";
+export const TEST_SESSION_SECRET = "test-session-secret-0123456789abcdef0123456789";
+
+export interface TestApp {
+  url: string;
+  emulator: StripeEmulator;
+  app: AppProcess;
+  env: Record<string, string>;
+  /** Starts the server again on the same port (after a crash). */
+  restart(): Promise<AppProcess>;
+  stop(): Promise<void>;
+}
+
+export async function startTestApp(env: Record<string, string> = {}, emulator?: StripeEmulator): Promise<TestApp> {
+  const ownEmulator = !emulator;
+  const stripe = emulator ?? (await startStripeEmulator({ port: 0 }));
+  const port = await freePort();
+  const appEnv = {
+    DATABASE_URL: inject("databaseUrl"),
+    STRIPE_SECRET_KEY: "sk_test_emulator",
+    STRIPE_API_BASE: stripe.url,
+    SESSION_SECRET: TEST_SESSION_SECRET,
+    NEXT_DIST_DIR: TEST_DIST_DIR,
+    ...env,
+  };
+  const log = process.env.TEST_APP_LOG ? (line: string) => console.log(`[app:${port}] ${line}`) : undefined;
+  const testApp: TestApp = {
+    url: `http://localhost:${port}`,
+    emulator: stripe,
+    app: await startApp({ port, env: appEnv, log }),
+    env: appEnv,
+    async restart() {
+      testApp.app = await startApp({ port, env: appEnv, log });
+      return testApp.app;
+    },
+    async stop() {
+      await testApp.app.stop();
+      if (ownEmulator) await stripe.close();
+    },
+  };
+  return testApp;
+}
+
+async function freePort(): Promise<number> {
+  const { createServer } = await import("node:net");
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}
