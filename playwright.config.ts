@@ -11,8 +11,10 @@ export default defineConfig({
   globalSetup: "./e2e/global-setup.ts",
   timeout: 60_000,
   expect: { timeout: 15_000 },
-  fullyParallel: true,
-  workers: 2,
+  // One worker: tests inject faults into the one shared emulator (latency,
+  // dropped connections), which would leak into tests running beside them.
+  fullyParallel: false,
+  workers: 1,
   forbidOnly: !!process.env.CI,
   retries: 0,
   reporter: [["list"]],
