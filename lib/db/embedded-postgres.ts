@@ -57,7 +57,9 @@ export async function startEmbeddedPostgres(options: {
   } catch (err) {
     throw new Error(
       `Could not start the embedded PostgreSQL in ${databaseDir} on port ${port} ` +
-        `(set DATABASE_URL to use an external server, or EMBEDDED_PG_PORT for another port).\n` +
+        `(set DATABASE_URL to use an external server, or EMBEDDED_PG_PORT for another port` +
+        (userInfo().uid === 0 ? `; as root it runs as the "postgres" user, which must be able to enter ${path.dirname(databaseDir)}` : "") +
+        `).\n` +
         (err instanceof Error ? err.message + "\n" : "") +
         log.join("").trim().split("\n").slice(-10).join("\n"),
     );

@@ -1,0 +1,93 @@
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { chmod, mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { TEST_DIST_DIR } from "./constants";
+
+/**
+ * `npm run demo` as a newcomer runs it: a fresh DATA_DIR (embedded database
+ * initialised from nothing), its own ports, the test build. It must serve the
+ * catalogue, stop everything on SIGTERM, and reuse its data the second time.
+ */
+const ports = { app: 3290, pg: 54391, emulator: 12191 };
+
+function runDemo(dataDir: string) {
+  const child = spawn(process.execPath, ["--import", "tsx", "scripts/demo.ts", "--no-build"], {
+    env: {
+      ...process.env,
+      DATABASE_URL: "", // the demo's default: embedded
+      DATA_DIR: dataDir,
+      PORT: String(ports.app),
+      EMBEDDED_PG_PORT: String(ports.pg),
+      STRIPE_EMULATOR_PORT: String(ports.emulator),
+      NEXT_DIST_DIR: TEST_DIST_DIR,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.on("data", (c: Buffer) => (output += c));
+  child.stderr.on("data", (c: Buffer) => (output += c));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  const ready = new Promise<void>((resolve, reject) => {
+    const timer = setInterval(() => {
+      if (output.includes("Ready: open")) resolve();
+    }, 100);
+    void exited.then(() => reject(new Error(`demo exited early:\n${output}`))).finally(() => clearInterval(timer));
+  });
+  return { child, exited, ready, output: () => output };
+}
+
+function postgresRunning(dataDir: string): boolean {
+  const pidFile = path.join(dataDir, "postgres", "postmaster.pid");
+  if (!existsSync(pidFile)) return false;
+  const pid = Number(readFileSync(pidFile, "utf8").split("\n")[0]);
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe("npm run demo", () => {
+  it("serves the catalogue from a fresh embedded database, stops cleanly on SIGTERM, and reuses its data", async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), "demo-data-"));
+    await chmod(dataDir, 0o755); // as root, the database runs as `postgres`, which must reach its folder
+
+    const first = runDemo(dataDir);
+    await first.ready;
+    expect(first.output()).toMatch(/migrations 1 applied · catalogue 6 products/);
+    const page = await fetch(`http://localhost:${ports.app}/`);
+    expect(await page.text()).toContain("Classic Tee");
+    const health = await fetch(`http://localhost:${ports.app}/api/health`);
+    expect(await health.json()).toEqual({ ok: true, db: true, payments: true });
+    expect(postgresRunning(dataDir)).toBe(true);
+
+    first.child.kill("SIGTERM");
+    expect(await first.exited).toBe(0);
+    expect(postgresRunning(dataDir)).toBe(false);
+    await expect(fetch(`http://localhost:${ports.app}/api/health`)).rejects.toThrow();
+    await expect(fetch(`http://127.0.0.1:${ports.emulator}/_emulator/faults`)).rejects.toThrow();
+
+    const second = runDemo(dataDir);
+    await second.ready;
+    expect(second.output()).toMatch(/migrations 0 applied/);
+    second.child.kill("SIGINT");
+    expect(await second.exited).toBe(0);
+    expect(postgresRunning(dataDir)).toBe(false);
+  }, 120_000);
+
+  it("refuses a malformed DATABASE_URL with a message naming it", async () => {
+    const child = spawn(process.execPath, ["--import", "tsx", "scripts/demo.ts", "--no-build"], {
+      env: { ...process.env, DATABASE_URL: "localhost:5432/shop" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (c: Buffer) => (stderr += c));
+    const code = await new Promise((resolve) => child.once("exit", resolve));
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/DATABASE_URL: must be a postgres:\/\/ or postgresql:\/\/ URL/);
+  });
+});
