@@ -1,3 +1,4 @@
+import pg from "pg";
 import type { TestProject } from "vitest/node";
 import { seedCatalogue } from "../lib/catalog/seed";
 import { createPrismaClient } from "../lib/db";
@@ -12,20 +13,59 @@ import { TEST_DIST_DIR } from "./constants";
  * (or DATABASE_URL's server), with a database of its own, recreated, migrated
  * and seeded. Tests read its URL with `inject("databaseUrl")`.
  */
-export const TEST_DATABASE = "checkout_vitest";
+/** One database per run, so runs side by side (or beside a demo) never share state. */
+export const TEST_DATABASE = `checkout_vitest_${process.pid}`;
 
 export default async function setup(project: TestProject) {
   const env = parseEnv();
   // Tests that go through HTTP run the production build (see tests/app-server.ts).
   if (process.env.TEST_REUSE_BUILD !== "1") buildApp(TEST_DIST_DIR, (line) => console.log(line));
   const database = await provisionDatabase(env, { database: TEST_DATABASE, recreate: true });
+  const admin = new URL("/postgres", database.url).toString();
+  await dropDatabasesOfDeadRuns(admin);
   await migrate(database.url);
   const prisma = createPrismaClient(database.url);
   await seedCatalogue(prisma);
   await prisma.$disconnect();
   project.provide("databaseUrl", database.url);
-  project.provide("adminDatabaseUrl", new URL("/postgres", database.url).toString());
-  return () => database.stop();
+  project.provide("adminDatabaseUrl", admin);
+  return async () => {
+    await dropDatabase(admin, TEST_DATABASE).catch(() => undefined);
+    await database.stop();
+  };
+}
+
+async function dropDatabase(adminUrl: string, name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(`drop database if exists "${name}" with (force)`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A run that was killed could not drop its database: do it for it. */
+async function dropDatabasesOfDeadRuns(adminUrl: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  const { rows } = await client.query<{ datname: string }>(
+    "select datname from pg_database where datname ~ '^checkout_vitest_[0-9]+$'",
+  );
+  await client.end();
+  for (const { datname } of rows) {
+    const pid = Number(datname.split("_").pop());
+    if (!isAlive(pid)) await dropDatabase(adminUrl, datname).catch(() => undefined);
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 declare module "vitest" {

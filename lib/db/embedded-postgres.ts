@@ -64,7 +64,28 @@ export async function startEmbeddedPostgres(options: {
         log.join("").trim().split("\n").slice(-10).join("\n"),
     );
   }
-  return { adminUrl: urlFor(port), port, owned: true, stop: () => server.stop() };
+  const stop = async () => {
+    // Another process (a second test run, a demo) may have reused this server
+    // meanwhile: leave it running for them.
+    if (!(await hasOtherClients(urlFor(port)))) await server.stop();
+  };
+  return { adminUrl: urlFor(port), port, owned: true, stop };
+}
+
+async function hasOtherClients(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url });
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ n: number }>(
+      `select count(*)::int as n from pg_stat_activity
+        where backend_type = 'client backend' and pid <> pg_backend_pid()`,
+    );
+    return (rows[0]?.n ?? 0) > 0;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }
 
 function urlFor(port: number, database = "postgres"): string {

@@ -1,0 +1,78 @@
+import pg from "pg";
+import { inject } from "vitest";
+
+/**
+ * Read-only views of the test database, for asserting what the app stored
+ * (or did not). Counts are scoped by customer or key, because other test
+ * files write to the same database at the same time.
+ */
+export interface IdempotencyRow {
+  id: string;
+  subject_id: string;
+  endpoint: string;
+  key: string;
+  status: "in_progress" | "completed" | "failed";
+  lock_token: string | null;
+  locked_at: Date | null;
+  attempts: number;
+  response_status: number | null;
+  response_body: unknown;
+  response_headers: Record<string, string> | null;
+  /** Milliseconds since the lock was taken, by the database's clock. */
+  lock_age_ms: number | null;
+}
+
+export interface OrderRow {
+  id: string;
+  customer_id: string;
+  idempotency_key_id: string | null;
+  status: "pending" | "paid" | "failed";
+  amount_cents: number;
+  currency: string;
+  payment_intent_id: string | null;
+  decline_code: string | null;
+}
+
+export class TestDb {
+  private readonly pool = new pg.Pool({ connectionString: inject("databaseUrl"), max: 2 });
+
+  /** Rows a request could have written: idempotency records (by customer or by key) and orders (by customer). */
+  async stored(customerId: string | null, key: string): Promise<{ keys: number; orders: number }> {
+    const keys = await this.pool.query<{ n: string }>(
+      `select count(*) as n from idempotency_keys where key::text = lower($2) or ($1::text is not null and subject_id = $1::text)`,
+      [customerId, key],
+    );
+    const orders = customerId
+      ? await this.pool.query<{ n: string }>(`select count(*) as n from orders where customer_id = $1::uuid`, [customerId])
+      : { rows: [{ n: "0" }] };
+    return { keys: Number(keys.rows[0]!.n), orders: Number(orders.rows[0]!.n) };
+  }
+
+  async record(customerId: string, key: string): Promise<IdempotencyRow | null> {
+    const { rows } = await this.pool.query<IdempotencyRow>(
+      `select id, subject_id, endpoint, key::text, status::text as status, lock_token, locked_at, attempts,
+              response_status, response_body, response_headers,
+              (extract(epoch from (now() - locked_at)) * 1000)::float8 as lock_age_ms
+         from idempotency_keys where subject_id = $1 and key = lower($2)::uuid`,
+      [customerId, key],
+    );
+    return rows[0] ?? null;
+  }
+
+  async order(orderId: string): Promise<OrderRow | null> {
+    const { rows } = await this.pool.query<OrderRow>(`select * , status::text as status from orders where id = $1::uuid`, [orderId]);
+    return rows[0] ?? null;
+  }
+
+  async ordersOf(customerId: string): Promise<OrderRow[]> {
+    const { rows } = await this.pool.query<OrderRow>(
+      `select *, status::text as status from orders where customer_id = $1::uuid order by created_at desc`,
+      [customerId],
+    );
+    return rows;
+  }
+
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+}
