@@ -1,0 +1,22 @@
+// npm run db:cleanup — deletes idempotency records whose retention ran out.
+// Safe from cron every minute and from several hosts at once, e.g.
+//   * * * * *  cd /srv/checkout && npm run -s db:cleanup >> /var/log/checkout-cleanup.log 2>&1
+import "./lib/dotenv";
+import { createPrismaClient } from "../lib/db";
+import { provisionDatabase } from "../lib/db/provision";
+import { parseEnv } from "../lib/env";
+import { deleteExpiredKeys } from "../lib/idempotency/cleanup";
+import { runScript } from "./lib/run-script";
+
+runScript(async () => {
+  const database = await provisionDatabase(parseEnv());
+  const prisma = createPrismaClient(database.url);
+  try {
+    const started = Date.now();
+    const { deleted, batches } = await deleteExpiredKeys(prisma);
+    console.log(JSON.stringify({ event: "cleanup", deleted, batches, ms: Date.now() - started }));
+  } finally {
+    await prisma.$disconnect();
+    await database.stop();
+  }
+});
