@@ -21,6 +21,7 @@ export default async function globalSetup() {
     startEmulator: true,
     build: process.env.TEST_REUSE_BUILD !== "1",
     distDir: E2E.distDir,
+    appEnv: { LAB_NAIVE_ENDPOINT: "1" },
     log: (line) => console.log(`[e2e] ${line}`),
     appLog: process.env.E2E_APP_LOG ? (line) => console.log(`[app] ${line}`) : undefined,
   });

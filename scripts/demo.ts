@@ -16,6 +16,8 @@ runUntilSignal(async () => {
     build: !process.argv.includes("--no-build"),
     log,
     appLog: (line) => console.log(`[app] ${line}`),
+    // The demo shows the lab's naive lane unless LAB_NAIVE_ENDPOINT=0 says otherwise.
+    appEnv: { LAB_NAIVE_ENDPOINT: process.env.LAB_NAIVE_ENDPOINT || "1" },
   });
   log("");
   log(`Ready: open ${stack.app.url}`);

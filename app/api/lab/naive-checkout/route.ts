@@ -1,0 +1,32 @@
+import { checkoutRequestSchema } from "@/lib/checkout/request";
+import { env } from "@/lib/env";
+import { isForeignOrigin, json, jsonError, readJsonBody } from "@/lib/http";
+import { naiveCheckout } from "@/lib/lab/naive-checkout";
+import { checkoutDeps } from "@/lib/services";
+import { currentCustomerId } from "@/lib/session";
+
+/** POST /api/lab/naive-checkout — DEMO ONLY, no idempotency; 404 unless LAB_NAIVE_ENDPOINT=1. */
+export async function POST(request: Request) {
+  if (!env().LAB_NAIVE_ENDPOINT) return jsonError(404, "not_found", "The naive endpoint is off (LAB_NAIVE_ENDPOINT=1 enables it).");
+  if (isForeignOrigin(request)) return jsonError(403, "forbidden_origin", "Cross-site requests are not accepted.");
+  const customerId = await currentCustomerId(request);
+  if (!customerId) return jsonError(401, "unauthenticated", "Start a session first (POST /api/session).");
+  const body = await readJsonBody(request);
+  if (!body.ok) return body.response;
+  const parsed = checkoutRequestSchema.safeParse(body.value);
+  if (!parsed.success) {
+    return jsonError(400, "invalid_request", "The checkout request is not valid.", {
+      issues: parsed.error.issues.map((i) => ({ path: i.path, message: i.message })),
+    });
+  }
+  const { prisma, stripe } = checkoutDeps();
+  const result = await naiveCheckout({ prisma, stripe }, { customerId, body: parsed.data });
+  switch (result.kind) {
+    case "paid":
+      return json({ orderId: result.orderId, status: "paid", amountCents: result.amountCents, currency: result.currency, paymentIntentId: result.paymentIntentId }, 201);
+    case "declined":
+      return jsonError(402, "card_declined", result.message, { declineCode: result.declineCode, orderId: result.orderId });
+    case "invalid":
+      return jsonError(400, "invalid_request", "The checkout request is not valid.", { issues: result.issues });
+  }
+}

@@ -1,0 +1,45 @@
+import type Stripe from "stripe";
+import { priceCart } from "../checkout/price-cart";
+import type { CheckoutRequest } from "../checkout/request";
+import type { PrismaClient } from "../generated/prisma/client";
+
+/**
+ * DEMO ONLY — the checkout as a typical first implementation writes it, with
+ * no idempotency at all: every request creates an order and charges the card.
+ * It exists so the lab and the benchmarks can show, side by side, what the
+ * real endpoint prevents. Served only when LAB_NAIVE_ENDPOINT=1.
+ */
+export type NaiveResult =
+  | { kind: "paid"; orderId: string; paymentIntentId: string; amountCents: number; currency: string }
+  | { kind: "declined"; orderId: string; declineCode: string; message: string }
+  | { kind: "invalid"; issues: Array<{ path: Array<string | number>; message: string }> };
+
+export async function naiveCheckout(
+  deps: { prisma: PrismaClient; stripe: Stripe },
+  input: { customerId: string; body: CheckoutRequest },
+): Promise<NaiveResult> {
+  const cart = await priceCart(deps.prisma, input.body.items);
+  if (!cart.ok) return { kind: "invalid", issues: cart.issues };
+  await deps.prisma.customer.upsert({ where: { id: input.customerId }, create: { id: input.customerId }, update: {} });
+  const order = await deps.prisma.order.create({
+    data: { customerId: input.customerId, amountCents: cart.amountCents, currency: cart.currency, lines: { create: cart.lines } },
+    select: { id: true },
+  });
+  try {
+    const intent = await deps.stripe.paymentIntents.create({
+      amount: cart.amountCents,
+      currency: cart.currency,
+      payment_method: input.body.paymentMethod,
+      confirm: true,
+      automatic_payment_methods: { enabled: true, allow_redirects: "never" },
+      metadata: { orderId: order.id, customerId: input.customerId, lane: "naive" },
+    });
+    await deps.prisma.order.update({ where: { id: order.id }, data: { status: "paid", paymentIntentId: intent.id } });
+    return { kind: "paid", orderId: order.id, paymentIntentId: intent.id, amountCents: cart.amountCents, currency: cart.currency };
+  } catch (err) {
+    const card = err as Stripe.errors.StripeCardError;
+    if (card.type !== "StripeCardError") throw err;
+    await deps.prisma.order.update({ where: { id: order.id }, data: { status: "failed", declineCode: card.decline_code ?? null } });
+    return { kind: "declined", orderId: order.id, declineCode: card.decline_code ?? "card_declined", message: card.message };
+  }
+}
