@@ -1,4 +1,4 @@
-import { checkoutLogger } from "./log";
+import { observe } from "./observability";
 import type { CheckoutDeps } from "./checkout/checkout";
 import { db } from "./db";
 import { env } from "./env";
@@ -16,7 +16,7 @@ export function checkoutDeps(): CheckoutDeps {
       inProgressTtlMs: env().IDEMPOTENCY_IN_PROGRESS_TTL_MS,
       retentionHours: env().IDEMPOTENCY_RETENTION_HOURS,
     }),
-    log: checkoutLogger,
+    log: observe,
   };
   return deps;
 }

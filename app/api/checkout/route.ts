@@ -1,11 +1,18 @@
 import { checkout, type CheckoutResult } from "@/lib/checkout/checkout";
 import { checkoutRequestSchema } from "@/lib/checkout/request";
 import { isForeignOrigin, isUuid, jsonError, readJsonBody } from "@/lib/http";
+import { observe, observeError } from "@/lib/observability";
 import { checkoutDeps } from "@/lib/services";
 import { currentCustomerId } from "@/lib/session";
 
 /** POST /api/checkout — SPEC section 3. Parse, call the use case, map its result to HTTP. */
 export async function POST(request: Request) {
+  const response = await handle(request);
+  observe("response", { status: response.status });
+  return response;
+}
+
+async function handle(request: Request): Promise<Response> {
   if (isForeignOrigin(request)) return jsonError(403, "forbidden_origin", "Cross-site requests are not accepted.");
   const customerId = await currentCustomerId(request);
   if (!customerId) return jsonError(401, "unauthenticated", "Start a session first (POST /api/session).");
@@ -28,7 +35,7 @@ export async function POST(request: Request) {
     const result = await checkout(checkoutDeps(), { customerId, key: key.trim().toLowerCase(), body: parsed.data });
     return toResponse(result);
   } catch (err) {
-    console.error(JSON.stringify({ event: "checkout_error", key, customerId, error: String(err) }));
+    observeError("checkout_error", err, { key, customerId });
     return jsonError(503, "unavailable", "The shop cannot take payments right now. Retrying with the same key is safe.",
       { retryAfterSeconds: 2 }, { "Retry-After": "2" });
   }

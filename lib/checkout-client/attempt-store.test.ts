@@ -1,0 +1,83 @@
+import { describe, expect, it } from "vitest";
+import { ATTEMPT_STORAGE_KEY, bodyOf, createAttemptStore } from "./attempt-store";
+import { MemoryStorage } from "./memory-storage";
+
+const cart = { items: [{ sku: "tee-classic", quantity: 2 }, { sku: "mug-enamel", quantity: 1 }], paymentMethod: "pm_card_visa" };
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+describe("attempt store", () => {
+  it("starts with no open attempt", () => {
+    expect(createAttemptStore(new MemoryStorage()).current()).toBeNull();
+  });
+
+  it("gives one UUIDv4 key per attempt and keeps it for every press with the same cart and card", () => {
+    const store = createAttemptStore(new MemoryStorage());
+    const first = store.begin(cart);
+    expect(first.key).toMatch(UUID_V4);
+    expect(store.begin(cart)).toEqual(first);
+    expect(store.begin({ ...cart, items: [...cart.items].reverse() }).key).toBe(first.key);
+    expect(store.current()).toEqual(first);
+  });
+
+  it("resumes the same attempt, byte for byte, after a reload (a new store over the same storage)", () => {
+    const storage = new MemoryStorage();
+    const before = createAttemptStore(storage).begin(cart);
+    const after = createAttemptStore(storage);
+    expect(after.current()).toEqual(before);
+    expect(after.current()?.bodyJson).toBe(before.bodyJson);
+    expect(bodyOf(after.current()!)).toEqual({
+      items: [{ sku: "mug-enamel", quantity: 1 }, { sku: "tee-classic", quantity: 2 }],
+      paymentMethod: "pm_card_visa",
+    });
+  });
+
+  it("makes a new key when the cart or the card changes", () => {
+    const store = createAttemptStore(new MemoryStorage());
+    const first = store.begin(cart);
+    const moreTees = store.begin({ ...cart, items: [{ sku: "tee-classic", quantity: 3 }, { sku: "mug-enamel", quantity: 1 }] });
+    expect(moreTees.key).not.toBe(first.key);
+    const otherCard = store.begin({ ...cart, paymentMethod: "pm_card_chargeDeclined" });
+    expect(otherCard.key).not.toBe(moreTees.key);
+    expect(store.current()).toEqual(otherCard);
+  });
+
+  it("makes a new key after a definitive outcome, even for the same cart", () => {
+    const store = createAttemptStore(new MemoryStorage());
+    const declined = store.begin(cart);
+    store.finish(declined.key);
+    expect(store.current()).toBeNull();
+    expect(store.begin(cart).key).not.toBe(declined.key);
+  });
+
+  it("ignores the late outcome of an older attempt", () => {
+    const store = createAttemptStore(new MemoryStorage());
+    const old = store.begin(cart);
+    const open = store.begin({ ...cart, paymentMethod: "pm_card_chargeDeclined" });
+    store.finish(old.key);
+    expect(store.current()).toEqual(open);
+  });
+
+  it("treats a corrupt stored value as no attempt", () => {
+    const storage = new MemoryStorage();
+    storage.setItem(ATTEMPT_STORAGE_KEY, "{not json");
+    expect(createAttemptStore(storage).current()).toBeNull();
+    storage.setItem(ATTEMPT_STORAGE_KEY, JSON.stringify({ key: "k" }));
+    expect(createAttemptStore(storage).current()).toBeNull();
+  });
+
+  it("keeps one key for the page's life when the browser refuses to store", () => {
+    const refusing = new MemoryStorage();
+    refusing.setItem = () => {
+      throw new DOMException("quota", "QuotaExceededError");
+    };
+    const store = createAttemptStore(refusing);
+    const first = store.begin(cart);
+    expect(store.begin(cart).key).toBe(first.key);
+  });
+
+  it("sends only the fields the server reads", () => {
+    const store = createAttemptStore(new MemoryStorage());
+    const noisy = { items: [{ sku: "tee-classic", quantity: 1, name: "Classic Tee", priceCents: 1 }], paymentMethod: "pm_card_visa" };
+    expect(store.begin(noisy).bodyJson).toBe('{"items":[{"sku":"tee-classic","quantity":1}],"paymentMethod":"pm_card_visa"}');
+  });
+});

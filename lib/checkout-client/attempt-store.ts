@@ -1,0 +1,95 @@
+import { MemoryStorage } from "./memory-storage";
+import type { CheckoutBody } from "./types";
+
+/**
+ * A checkout attempt: the cart and card as they were when Pay was first
+ * pressed, with the one Idempotency-Key that pays for them. Kept in
+ * sessionStorage (per tab) so re-clicks, retries and a reload mid-payment
+ * all send the same key with the same bytes, and the server can answer them
+ * as one payment.
+ */
+export interface CheckoutAttempt {
+  key: string;
+  /** The exact request body, sent verbatim on every try. */
+  bodyJson: string;
+  createdAt: number;
+}
+
+export const ATTEMPT_STORAGE_KEY = "never-twice:checkout-attempt";
+
+export interface AttemptStore {
+  /** The open attempt: Pay was pressed and no definitive outcome is known yet. */
+  current(): CheckoutAttempt | null;
+  /** The open attempt if it is for exactly this body; otherwise a new attempt (new key) replaces it. */
+  begin(body: CheckoutBody): CheckoutAttempt;
+  /** Closes the attempt after a definitive outcome, so the next press makes a new key. */
+  finish(key: string): void;
+}
+
+export function createAttemptStore(
+  storage: Storage = new MemoryStorage(),
+  newKey: () => string = () => crypto.randomUUID(),
+): AttemptStore {
+  // A browser that refuses to store (quota, disabled storage) would otherwise
+  // make every press look like a first press, with a new key each time.
+  let backing = storage;
+  const write = (value: string) => {
+    try {
+      backing.setItem(ATTEMPT_STORAGE_KEY, value);
+    } catch {
+      backing = new MemoryStorage();
+      backing.setItem(ATTEMPT_STORAGE_KEY, value);
+    }
+  };
+  const current = () => parseAttempt(safely(() => backing.getItem(ATTEMPT_STORAGE_KEY)));
+  return {
+    current,
+    begin(body) {
+      const bodyJson = serializeBody(body);
+      const open = current();
+      if (open?.bodyJson === bodyJson) return open;
+      const attempt = { key: newKey(), bodyJson, createdAt: Date.now() };
+      write(JSON.stringify(attempt));
+      return attempt;
+    },
+    finish(key) {
+      // Only the attempt that ended: a late outcome of an older one must not close a newer one.
+      if (current()?.key === key) safely(() => backing.removeItem(ATTEMPT_STORAGE_KEY));
+    },
+  };
+}
+
+/**
+ * One canonical form per cart: lines sorted by SKU, only the fields the
+ * server reads. Reordering the cart is then not a new purchase.
+ */
+export function serializeBody(body: CheckoutBody): string {
+  const items = [...body.items]
+    .sort((a, b) => (a.sku < b.sku ? -1 : a.sku > b.sku ? 1 : 0))
+    .map(({ sku, quantity }) => ({ sku, quantity }));
+  return JSON.stringify({ items, paymentMethod: body.paymentMethod });
+}
+
+export function bodyOf(attempt: CheckoutAttempt): CheckoutBody {
+  return JSON.parse(attempt.bodyJson) as CheckoutBody;
+}
+
+function parseAttempt(raw: string | null): CheckoutAttempt | null {
+  if (!raw) return null;
+  try {
+    const value = JSON.parse(raw) as Partial<CheckoutAttempt>;
+    if (typeof value.key !== "string" || typeof value.bodyJson !== "string" || typeof value.createdAt !== "number") return null;
+    JSON.parse(value.bodyJson);
+    return { key: value.key, bodyJson: value.bodyJson, createdAt: value.createdAt };
+  } catch {
+    return null; // written by another version of the app, or edited by hand: start afresh
+  }
+}
+
+function safely<T>(fn: () => T): T | null {
+  try {
+    return fn();
+  } catch {
+    return null; // storage disabled: reads as "no open attempt"
+  }
+}

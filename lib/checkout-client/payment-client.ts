@@ -1,0 +1,72 @@
+import type { CheckoutAttempt } from "./attempt-store";
+import { CheckoutFailure, parseRetryAfter } from "./checkout-failure";
+import type { PaidOrder } from "./types";
+
+/**
+ * One POST /api/checkout for an attempt, always with the attempt's key and
+ * byte-identical body. No retries here: they are policy, set once on the
+ * mutation (see use-checkout.ts).
+ */
+export type PaymentResult =
+  | { kind: "paid"; order: PaidOrder }
+  | { kind: "declined"; declineCode: string; message: string };
+
+/**
+ * A request gives up after this and is retried with the same key, which the
+ * server answers with 409 in milliseconds while the first request is still
+ * charging. So a slow payment shows up as retries (a visibly alive page)
+ * instead of one connection held open for as long as the provider takes.
+ */
+export const REQUEST_TIMEOUT_MS = 5_000;
+
+export async function postCheckout(
+  attempt: CheckoutAttempt,
+  options: { fetch?: typeof fetch; timeoutMs?: number } = {},
+): Promise<PaymentResult> {
+  const send = options.fetch ?? fetch;
+  let response: Response;
+  let body: unknown;
+  try {
+    response = await send("/api/checkout", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "Idempotency-Key": attempt.key },
+      body: attempt.bodyJson,
+      credentials: "same-origin",
+      signal: AbortSignal.timeout(options.timeoutMs ?? REQUEST_TIMEOUT_MS),
+    });
+    // Reading the body is part of the exchange: a connection cut mid-body is a lost response too.
+    body = await response.json().catch((err: unknown) => (response.ok ? Promise.reject(err) : null));
+  } catch (err) {
+    throw CheckoutFailure.network(err);
+  }
+  return resultOf(response, body);
+}
+
+export function resultOf(response: { status: number; headers: Headers }, body: unknown): PaymentResult {
+  if (response.status === 201 && isPaidOrder(body)) return { kind: "paid", order: body };
+  if (response.status === 402) return declinedFrom(body);
+  const error = body as { error?: unknown; message?: unknown } | null;
+  throw new CheckoutFailure(
+    {
+      kind: "http",
+      status: response.status,
+      code: typeof error?.error === "string" ? error.error : "unexpected_response",
+      retryAfterMs: parseRetryAfter(response.headers.get("retry-after")),
+    },
+    typeof error?.message === "string" ? error.message : `The shop answered HTTP ${response.status}.`,
+  );
+}
+
+export function declinedFrom(body: unknown): PaymentResult {
+  const error = body as { declineCode?: unknown; message?: unknown } | null;
+  return {
+    kind: "declined",
+    declineCode: typeof error?.declineCode === "string" ? error.declineCode : "card_declined",
+    message: typeof error?.message === "string" ? error.message : "Your card was declined.",
+  };
+}
+
+export function isPaidOrder(body: unknown): body is PaidOrder {
+  const order = body as Partial<PaidOrder> | null;
+  return typeof order?.orderId === "string" && order.status === "paid" && typeof order.amountCents === "number";
+}

@@ -1,0 +1,51 @@
+/** Shapes of the app's JSON API as the browser sees it (dates arrive as ISO strings). */
+export interface Product {
+  sku: string;
+  name: string;
+  priceCents: number;
+  currency: string;
+}
+
+export interface CartItem {
+  sku: string;
+  quantity: number;
+}
+
+export const TEST_CARDS = [
+  { id: "pm_card_visa", label: "Visa — succeeds", hint: "4242 4242 4242 4242" },
+  { id: "pm_card_chargeDeclined", label: "Visa — declined", hint: "generic decline" },
+  { id: "pm_card_chargeDeclinedInsufficientFunds", label: "Visa — insufficient funds", hint: "declined for lack of funds" },
+] as const;
+
+export type TestCardId = (typeof TEST_CARDS)[number]["id"];
+
+/** The body of POST /api/checkout (SPEC section 3): no prices, the server has them. */
+export interface CheckoutBody {
+  items: CartItem[];
+  paymentMethod: string;
+}
+
+export interface PaidOrder {
+  orderId: string;
+  status: "paid";
+  amountCents: number;
+  currency: string;
+  paymentIntentId: string;
+}
+
+export interface OrderView {
+  id: string;
+  status: "pending" | "paid" | "failed";
+  amountCents: number;
+  currency: string;
+  paymentIntentId: string | null;
+  declineCode: string | null;
+  createdAt: string;
+  lines: Array<{ sku: string; name: string; unitPriceCents: number; quantity: number }>;
+}
+
+/** GET /api/checkout/{key}. */
+export interface AttemptStatus {
+  status: "in_progress" | "completed" | "failed";
+  response?: { statusCode: number; body: unknown };
+}

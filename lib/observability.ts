@@ -1,0 +1,69 @@
+import pino from "pino";
+import { Counter, Registry } from "prom-client";
+
+/**
+ * Every decision the payment path makes is one event: a structured JSON log
+ * line (pino) and a Prometheus counter, from this one place. Events carry ids
+ * (key, customer, order, PaymentIntent) and never card data.
+ */
+type Fields = Record<string, unknown>;
+
+interface Observability {
+  logger: pino.Logger;
+  registry: Registry;
+  claims: Counter<"decision">;
+  responses: Counter<"status">;
+  payments: Counter<"outcome">;
+  reconciliations: Counter<"outcome">;
+  cleanupDeleted: Counter;
+}
+
+const globalForObs = globalThis as unknown as { observability?: Observability };
+
+function create(): Observability {
+  const registry = new Registry();
+  const counter = <L extends string>(name: string, help: string, labelNames: L[]) =>
+    new Counter<L>({ name, help, labelNames, registers: [registry] });
+  return {
+    logger: pino({ base: undefined, level: process.env.LOG_LEVEL ?? "info" }),
+    registry,
+    claims: counter("checkout_claims_total", "Idempotency claim decisions", ["decision"]),
+    responses: counter("checkout_responses_total", "POST /api/checkout responses by status code", ["status"]),
+    payments: counter("checkout_payments_total", "Payment attempts at the provider by outcome", ["outcome"]),
+    reconciliations: counter("checkout_reconciliations_total", "Abandoned attempts driven to an outcome", ["outcome"]),
+    cleanupDeleted: counter("idempotency_cleanup_deleted_total", "Expired idempotency records deleted", []),
+  };
+}
+
+export function observability(): Observability {
+  globalForObs.observability ??= create();
+  return globalForObs.observability;
+}
+
+/** Logs one event and counts it. */
+export function observe(event: string, fields: Fields = {}): void {
+  const o = observability();
+  o.logger.info({ event, ...fields });
+  switch (event) {
+    case "claim":
+      o.claims.inc({ decision: String(fields.retaken ? "retake" : fields.decision) });
+      break;
+    case "payment":
+      o.payments.inc({ outcome: String(fields.kind) });
+      break;
+    case "response":
+      o.responses.inc({ status: String(fields.status) });
+      break;
+    case "reconcile":
+      o.reconciliations.inc({ outcome: String(fields.outcome) });
+      break;
+    case "cleanup":
+      o.cleanupDeleted.inc(Number(fields.deleted) || 0);
+      break;
+  }
+}
+
+/** Unexpected failures: logged with the error, counted nowhere else. */
+export function observeError(event: string, error: unknown, fields: Fields = {}): void {
+  observability().logger.error({ event, ...fields, err: error instanceof Error ? { message: error.message, stack: error.stack } : String(error) });
+}

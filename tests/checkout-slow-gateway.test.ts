@@ -1,0 +1,91 @@
+import { describe, expect, it } from "vitest";
+import { useTestApp } from "./helpers/harness";
+import { cart, newKey, waitFor, type Answer } from "./helpers/shopper";
+
+/**
+ * A slow payment provider (every write to Stripe takes 5 s, so a payment,
+ * which creates and then confirms a PaymentIntent, takes about 10 s) and a
+ * shopper who keeps clicking. Duplicates must be answered 409 at once, never
+ * wait behind the first request, and the card is charged once.
+ */
+const LATENCY_MS = 5_000;
+const h = useTestApp();
+
+/** 409 latencies measured in this file, printed at the end for the report. */
+const measured: number[] = [];
+
+function expectInProgress(answer: Answer) {
+  expect(answer.status).toBe(409);
+  expect(answer.body).toEqual({ error: "in_progress", message: expect.any(String), retryAfterSeconds: expect.any(Number) });
+  expect(answer.headers.get("retry-after")).toBe(String(answer.body.retryAfterSeconds));
+  expect(Number(answer.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+  expect(answer.headers.get("idempotent-replayed")).toBeNull();
+  expect(answer.ms).toBeLessThan(1_000);
+  measured.push(answer.ms);
+}
+
+describe("a shopper who clicks Pay again while the payment provider is slow", () => {
+  it("gets 409 in_progress with Retry-After at once for every duplicate, then the one stored 201 replayed; one PaymentIntent", async () => {
+    await h.emulator.faults({ latencyMs: LATENCY_MS });
+    const shopper = await h.shopper();
+    const key = newKey();
+    const started = performance.now();
+    const firstRequest = shopper.checkout(key, cart());
+
+    // While the PaymentIntent is being created...
+    await waitFor("the PaymentIntent to be in flight at the provider", async () => (await h.emulator.stats()).delayed >= 1);
+    for (let i = 0; i < 3; i++) expectInProgress(await shopper.checkout(key, cart()));
+    const state = await shopper.attempt(key);
+    expect(state.status).toBe(200);
+    expect(state.body).toEqual({ status: "in_progress" });
+    // ...a different cart under the same key is refused even now.
+    const reuse = await shopper.checkout(key, cart("pm_card_visa", [{ sku: "tee-classic", quantity: 5 }]));
+    expect(reuse.status).toBe(422);
+    expect(reuse.body.error).toBe("idempotency_key_reuse");
+
+    // ...and while the card is being charged (the confirm call), several at once.
+    await waitFor("the charge to be in flight at the provider", async () => (await h.emulator.stats()).delayed >= 2, 15_000);
+    const burst = await Promise.all(Array.from({ length: 5 }, () => shopper.checkout(key, cart())));
+    burst.forEach(expectInProgress);
+    expect(await h.emulator.stats()).toMatchObject({ charges: 0, delayed: 2 });
+
+    const first = await firstRequest;
+    const firstMs = performance.now() - started;
+    expect(first.status).toBe(201);
+    expect(first.headers.get("idempotent-replayed")).toBeNull();
+    expect(firstMs).toBeGreaterThanOrEqual(2 * LATENCY_MS - 100); // the fault really slowed the payment down
+
+    for (let i = 0; i < 3; i++) {
+      const replay = await shopper.checkout(key, cart());
+      expect(replay.status).toBe(201);
+      expect(replay.headers.get("idempotent-replayed")).toBe("true");
+      expect(replay.body).toEqual(first.body);
+    }
+    expect((await shopper.attempt(key)).body).toEqual({ status: "completed", response: { statusCode: 201, body: first.body } });
+
+    const stats = await h.emulator.stats();
+    expect(stats).toMatchObject({ charges: 1, delayed: 2 });
+    const ledger = await h.emulator.ledger();
+    expect(ledger).toHaveLength(1);
+    expect(ledger[0]).toMatchObject({ id: first.body.paymentIntentId, status: "succeeded" });
+    expect(await h.db.ordersOf(shopper.customerId!)).toHaveLength(1);
+    console.log(`[slow gateway] first request ${Math.round(firstMs)} ms; 409s ${measured.map(Math.round).join(", ")} ms`);
+  });
+
+  it("double-clicks 10 times at once: one request pays, the other nine get 409 at once; one PaymentIntent", async () => {
+    await h.emulator.faults({ latencyMs: 2_000 });
+    const shopper = await h.shopper();
+    const key = newKey();
+    const answers = await Promise.all(Array.from({ length: 10 }, () => shopper.checkout(key, cart())));
+
+    const paid = answers.filter((a) => a.status === 201);
+    const busy = answers.filter((a) => a.status === 409);
+    expect(paid).toHaveLength(1);
+    expect(busy).toHaveLength(9);
+    busy.forEach(expectInProgress);
+    expect(paid[0]!.ms).toBeGreaterThanOrEqual(2 * 2_000 - 100);
+    expect(await h.emulator.stats()).toMatchObject({ charges: 1, delayed: 2 });
+    expect(await h.emulator.ledger()).toHaveLength(1);
+    console.log(`[double click] paid after ${Math.round(paid[0]!.ms)} ms; 409s ${busy.map((a) => Math.round(a.ms)).join(", ")} ms`);
+  });
+});

@@ -1,0 +1,83 @@
+import { describe, expect, it } from "vitest";
+import { useTestApp } from "./helpers/harness";
+import { cart, newKey, waitFor, type Answer } from "./helpers/shopper";
+
+/**
+ * The app gives up on a slow provider (client timeout 2 s, no retries) while
+ * the provider goes on and completes the call: the outcome is unknown to the
+ * app. The shopper gets 503, and the retry with the same key must find what
+ * the provider did rather than pay again.
+ */
+const TIMEOUT_MS = 2_000;
+const h = useTestApp({
+  STRIPE_TIMEOUT_MS: String(TIMEOUT_MS),
+  STRIPE_MAX_NETWORK_RETRIES: "0",
+  IDEMPOTENCY_IN_PROGRESS_TTL_MS: "10000",
+});
+
+function expectUnavailable(answer: Answer) {
+  expect(answer.status).toBe(503);
+  expect(answer.body).toMatchObject({ error: "payment_unavailable", retryAfterSeconds: expect.any(Number) });
+  expect(answer.headers.get("retry-after")).toBe(String(answer.body.retryAfterSeconds));
+}
+
+describe("a shopper whose payment times out at the app", () => {
+  it("while the charge lands at the provider: gets 503, and the retry reuses that charge (one PaymentIntent, charged once)", async () => {
+    await h.emulator.faults({ latencyMs: 500 }); // creating the PaymentIntent answers in time...
+    const shopper = await h.shopper();
+    const key = newKey();
+    const started = performance.now();
+    const first = shopper.checkout(key, cart());
+    await waitFor("the PaymentIntent to be in flight", async () => (await h.emulator.stats()).delayed >= 1);
+    await h.emulator.faults({ latencyMs: 2 * TIMEOUT_MS }); // ...confirming it (the charge) does not
+    const timedOut = await first;
+    expectUnavailable(timedOut);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(TIMEOUT_MS);
+
+    // The provider did charge the card, after the app had stopped listening.
+    await waitFor("the charge to land at the provider", async () => (await h.emulator.stats()).charges === 1, 10_000);
+    const [intent] = await h.emulator.ledger();
+    expect(intent).toMatchObject({ status: "succeeded" });
+    expect(await h.db.record(shopper.customerId!, key)).toMatchObject({ status: "in_progress", lock_token: null });
+
+    await h.emulator.faults({ latencyMs: 0 });
+    const statsBefore = await h.emulator.stats();
+    const retry = await shopper.checkout(key, cart());
+    expect(retry.status).toBe(201);
+    expect(retry.body.paymentIntentId).toBe(intent!.id);
+
+    const statsAfter = await h.emulator.stats();
+    expect(statsAfter.charges).toBe(1);
+    expect(statsAfter.delayed).toBe(statsBefore.delayed); // nothing was confirmed again
+    expect(await h.emulator.ledger()).toHaveLength(1);
+    expect(await h.db.record(shopper.customerId!, key)).toMatchObject({ status: "completed", attempts: 2 });
+    expect(await h.db.order(retry.body.orderId)).toMatchObject({ status: "paid", payment_intent_id: intent!.id });
+  });
+
+  it("while creating the PaymentIntent: a retry during the provider's work gets 503 again, a later one pays with the same PaymentIntent", async () => {
+    await h.emulator.faults({ latencyMs: 2 * TIMEOUT_MS });
+    const shopper = await h.shopper();
+    const key = newKey();
+    expectUnavailable(await shopper.checkout(key, cart()));
+    expect(await h.emulator.stats()).toMatchObject({ delayed: 1, charges: 0 });
+
+    // The provider is still creating it: our retry's create, under the same
+    // Stripe key, is refused as in flight, so nothing new is created.
+    expectUnavailable(await shopper.checkout(key, cart()));
+    await waitFor("the PaymentIntent to be created at the provider", async () => (await h.emulator.ledger()).length === 1, 10_000);
+    const [created] = await h.emulator.ledger();
+    expect(created).toMatchObject({ status: "requires_confirmation" });
+
+    await h.emulator.faults({ latencyMs: 0 });
+    const paid = await shopper.checkout(key, cart());
+    expect(paid.status).toBe(201);
+    expect(paid.body.paymentIntentId).toBe(created!.id);
+    const stats = await h.emulator.stats();
+    expect(stats.charges).toBe(1);
+    expect(stats.replayed).toBeGreaterThanOrEqual(1); // the create was replayed by the provider, not repeated
+    const ledger = await h.emulator.ledger();
+    expect(ledger).toHaveLength(1);
+    expect(ledger[0]).toMatchObject({ id: created!.id, status: "succeeded" });
+    expect(await h.db.record(shopper.customerId!, key)).toMatchObject({ status: "completed", attempts: 3 });
+  });
+});
