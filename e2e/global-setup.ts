@@ -1,5 +1,6 @@
 import { parseEnv } from "../lib/env";
 import { startStack } from "../scripts/lib/stack";
+import { testEnvironment } from "../tests/constants";
 import { E2E } from "./settings";
 
 /**
@@ -9,7 +10,7 @@ import { E2E } from "./settings";
  */
 export default async function globalSetup() {
   const env = parseEnv({
-    ...process.env,
+    ...testEnvironment(),
     STRIPE_SECRET_KEY: "sk_test_emulator",
     STRIPE_API_BASE: E2E.emulatorUrl,
   });

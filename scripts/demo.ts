@@ -1,6 +1,7 @@
 // npm run demo — the whole product on embedded defaults: database, migrations,
 // catalogue, Stripe emulator, production build, server. Ctrl-C stops all of it.
-// Flags: --no-build (reuse the last build).
+// Flags: --no-build (reuse the last build), --instances N (N app processes on
+// consecutive ports from PORT, one database, one emulator).
 import "./lib/dotenv";
 import { parseEnv } from "../lib/env";
 import { runUntilSignal } from "./lib/run-until-signal";
@@ -9,18 +10,31 @@ import { startStack } from "./lib/stack";
 runUntilSignal(async () => {
   const env = parseEnv();
   const log = (line: string) => console.log(`[demo] ${line}`);
+  const instances = instancesFlag(process.argv);
   const stack = await startStack({
     env,
     appPort: env.PORT,
     startEmulator: true,
     build: !process.argv.includes("--no-build"),
+    instances,
     log,
     appLog: (line) => console.log(`[app] ${line}`),
     // The demo shows the lab's naive lane unless LAB_NAIVE_ENDPOINT=0 says otherwise.
     appEnv: { LAB_NAIVE_ENDPOINT: process.env.LAB_NAIVE_ENDPOINT || "1" },
   });
   log("");
-  log(`Ready: open ${stack.app.url}`);
+  log(`Ready: open ${stack.apps.map((a) => a.url).join(" , ")}`);
   log("Press Ctrl-C to stop the app, the emulator and the database.");
   return stack;
 });
+
+function instancesFlag(argv: string[]): number {
+  const at = argv.indexOf("--instances");
+  if (at === -1) return 1;
+  const n = Number(argv[at + 1]);
+  if (!Number.isInteger(n) || n < 1 || n > 16) {
+    console.error("--instances takes a whole number from 1 to 16");
+    process.exit(1);
+  }
+  return n;
+}

@@ -6,7 +6,7 @@ import { migrate } from "../lib/db/migrate";
 import { provisionDatabase } from "../lib/db/provision";
 import { parseEnv } from "../lib/env";
 import { buildApp } from "../scripts/lib/stack";
-import { TEST_DIST_DIR } from "./constants";
+import { TEST_DIST_DIR, testEnvironment } from "./constants";
 
 /**
  * One real PostgreSQL for the whole Vitest run: the embedded server by default
@@ -17,7 +17,7 @@ import { TEST_DIST_DIR } from "./constants";
 export const TEST_DATABASE = `checkout_vitest_${process.pid}`;
 
 export default async function setup(project: TestProject) {
-  const env = parseEnv();
+  const env = parseEnv(testEnvironment());
   // Tests that go through HTTP run the production build (see tests/app-server.ts).
   if (process.env.TEST_REUSE_BUILD !== "1") buildApp(TEST_DIST_DIR, (line) => console.log(line));
   const database = await provisionDatabase(env, { database: TEST_DATABASE, recreate: true });

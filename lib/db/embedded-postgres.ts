@@ -67,7 +67,12 @@ export async function startEmbeddedPostgres(options: {
   const stop = async () => {
     // Another process (a second test run, a demo) may have reused this server
     // meanwhile: leave it running for them.
-    if (!(await hasOtherClients(urlFor(port)))) await server.stop();
+    if (await hasOtherClients(urlFor(port))) return;
+    // Ctrl-C reaches postgres too; once it has exited, the library's stop()
+    // would wait forever for an exit event that already happened.
+    const child = (server as unknown as { process?: { exitCode: number | null; signalCode: string | null } }).process;
+    if (child && (child.exitCode !== null || child.signalCode !== null)) return;
+    await server.stop();
   };
   return { adminUrl: urlFor(port), port, owned: true, stop };
 }

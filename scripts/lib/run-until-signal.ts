@@ -25,12 +25,14 @@ export function runUntilSignal(start: () => Promise<Stack>): void {
   start().then(
     (started) => {
       stack = started;
-      void started.app.exited.then((code) => {
-        if (!stopping) {
-          console.error(`The app exited unexpectedly (code ${code}).`);
-          void shutdown(1);
-        }
-      });
+      for (const app of started.apps) {
+        void app.exited.then((code) => {
+          if (!stopping) {
+            console.error(`The app on ${app.url} exited unexpectedly (code ${code}).`);
+            void shutdown(1);
+          }
+        });
+      }
     },
     (err: unknown) => {
       console.error(err instanceof ConfigError ? err.message : err);

@@ -7,7 +7,7 @@ import { seedCatalogue } from "../../lib/catalog/seed";
 import { createPrismaClient } from "../../lib/db";
 import { migrate } from "../../lib/db/migrate";
 import { provisionDatabase, type ProvisionedDatabase } from "../../lib/db/provision";
-import type { Env } from "../../lib/env";
+import { ConfigError, type Env } from "../../lib/env";
 import { startStripeEmulator, type StripeEmulator } from "../stripe-emulator/server";
 import { startApp, type AppProcess } from "./app-process";
 
@@ -28,6 +28,8 @@ export interface StackOptions {
   build: boolean;
   distDir?: string;
   appEnv?: Record<string, string>;
+  /** App processes on consecutive ports from appPort, sharing the database and the emulator. */
+  instances?: number;
   log: (line: string) => void;
   appLog?: (line: string) => void;
 }
@@ -35,8 +37,10 @@ export interface StackOptions {
 export interface Stack {
   database: ProvisionedDatabase;
   emulator: StripeEmulator | null;
+  /** The first instance. */
   app: AppProcess;
-  /** The variables the app process runs with (to start more instances). */
+  apps: AppProcess[];
+  /** The variables the app processes run with. */
   appEnv: Record<string, string>;
   stop(): Promise<void>;
 }
@@ -58,7 +62,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 
     let emulator: StripeEmulator | null = null;
     if (options.startEmulator && env.usesStripeEmulator) {
-      emulator = await startStripeEmulator({ port: Number(new URL(env.stripeApiBase!).port) });
+      const port = Number(new URL(env.stripeApiBase!).port);
+      emulator = await startStripeEmulator({ port }).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== "EADDRINUSE") throw err;
+        throw new ConfigError(`STRIPE_EMULATOR_PORT: port ${port} is already in use (another demo?); choose another port`);
+      });
       cleanups.push(() => emulator!.close());
       log(`stripe     emulator on ${emulator.url}`);
     } else {
@@ -75,9 +83,15 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       ...(options.distDir ? { NEXT_DIST_DIR: options.distDir } : {}),
       ...options.appEnv,
     };
-    const app = await startApp({ port: options.appPort, env: appEnv, log: options.appLog });
-    cleanups.push(() => app.stop());
-    return { database, emulator, app, appEnv, stop };
+    const apps: AppProcess[] = [];
+    for (let i = 0; i < (options.instances ?? 1); i++) {
+      const port = options.appPort + i;
+      const prefix = options.instances && options.instances > 1 ? `[${port}] ` : "";
+      const app = await startApp({ port, env: appEnv, log: options.appLog && ((line) => options.appLog!(prefix + line)) });
+      cleanups.push(() => app.stop());
+      apps.push(app);
+    }
+    return { database, emulator, app: apps[0]!, apps, appEnv, stop };
   } catch (err) {
     await stop();
     throw err;
