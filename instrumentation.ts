@@ -1,9 +1,14 @@
 /**
  * Runs once when a server instance starts: configuration is parsed here so a
- * bad variable stops the server with a message naming it, before any request.
+ * bad variable stops the server with a message naming it, before any request;
+ * then the optional in-process maintenance starts.
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const { env } = await import("./lib/env");
-  env();
+  const { MAINTENANCE_INTERVAL_MS } = env();
+  if (MAINTENANCE_INTERVAL_MS > 0) {
+    const { startMaintenance } = await import("./lib/maintenance");
+    startMaintenance(MAINTENANCE_INTERVAL_MS);
+  }
 }

@@ -1,22 +1,37 @@
-import type { Metadata } from "next";
+import type { Metadata, Viewport } from "next";
+import Link from "next/link";
 import type { ReactNode } from "react";
+import { CartLink } from "./_components/cart-link";
+import { NavLink } from "./_components/nav-link";
 import "./globals.css";
 import { Providers } from "./providers";
 
 export const metadata: Metadata = {
-  title: "Checkout that never charges twice",
+  title: { default: "Never Twice supply co.", template: "%s · Never Twice supply co." },
   description: "A reference checkout whose payment endpoint is idempotent under retries, crashes and races.",
 };
+
+export const viewport: Viewport = { width: "device-width", initialScale: 1, themeColor: "#1f6f5c" };
 
 export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="en">
       <body>
-        <header className="site-header">
-          <a href="/" className="brand">Never Twice <span aria-hidden="true">·</span> <small>supply co.</small></a>
-        </header>
+        <a href="#content" className="skip-link">Skip to content</a>
         <Providers>
-          <main className="page">{children}</main>
+          <header className="site-header">
+            <Link href="/" className="brand">
+              Never Twice <span aria-hidden="true">·</span> <small>supply co.</small>
+            </Link>
+            <nav aria-label="Main" className="site-nav">
+              <NavLink href="/">Shop</NavLink>
+              <NavLink href="/orders">Orders</NavLink>
+              <CartLink />
+            </nav>
+          </header>
+          <main id="content" className="page" tabIndex={-1}>
+            {children}
+          </main>
         </Providers>
       </body>
     </html>

@@ -1,6 +1,8 @@
 import { listProducts } from "@/lib/catalog/products";
 import { db } from "@/lib/db";
 import { formatMoney } from "@/lib/money";
+import { AddToCart } from "./_components/add-to-cart";
+import { CartCallout } from "./_components/cart-callout";
 
 // The catalogue is read from the database on every request, never at build time.
 export const dynamic = "force-dynamic";
@@ -9,13 +11,17 @@ export default async function CataloguePage() {
   const products = await listProducts(db());
   return (
     <section aria-labelledby="catalogue-heading">
-      <h1 id="catalogue-heading">Catalogue</h1>
+      <div className="page-head">
+        <h1 id="catalogue-heading">Catalogue</h1>
+        <CartCallout />
+      </div>
       <ul className="product-grid" aria-label="Products">
         {products.map((p) => (
           <li key={p.sku} className="product-card" aria-label={p.name}>
             <h2>{p.name}</h2>
             <p className="muted">{p.description}</p>
             <p className="price">{formatMoney(p.priceCents, p.currency)}</p>
+            <AddToCart sku={p.sku} name={p.name} />
           </li>
         ))}
       </ul>

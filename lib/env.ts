@@ -38,6 +38,8 @@ const schema = z
     IDEMPOTENCY_IN_PROGRESS_TTL_MS: z.coerce.number().int().positive().default(90_000),
     IDEMPOTENCY_RETENTION_HOURS: z.coerce.number().int().min(24).max(48).default(24),
     SESSION_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+    /** Run the reconciler and the expiry cleanup inside each app process this often (0: off; use cron instead). */
+    MAINTENANCE_INTERVAL_MS: z.coerce.number().int().min(0).default(0),
     /** DEMO ONLY: serves the lab's and the benchmarks' checkout without idempotency. */
     LAB_NAIVE_ENDPOINT: z.enum(["0", "1"]).default("0").transform((v) => v === "1"),
   })

@@ -20,7 +20,11 @@ runUntilSignal(async () => {
     log,
     appLog: (line) => console.log(`[app] ${line}`),
     // The demo shows the lab's naive lane unless LAB_NAIVE_ENDPOINT=0 says otherwise.
-    appEnv: { LAB_NAIVE_ENDPOINT: process.env.LAB_NAIVE_ENDPOINT || "1" },
+    // and finishes abandoned attempts every 15 s, as cron would in production.
+    appEnv: {
+      LAB_NAIVE_ENDPOINT: process.env.LAB_NAIVE_ENDPOINT || "1",
+      MAINTENANCE_INTERVAL_MS: process.env.MAINTENANCE_INTERVAL_MS || "15000",
+    },
   });
   log("");
   log(`Ready: open ${stack.apps.map((a) => a.url).join(" , ")}`);

@@ -13,11 +13,9 @@ export interface CartItem {
 
 export const TEST_CARDS = [
   { id: "pm_card_visa", label: "Visa — succeeds", hint: "4242 4242 4242 4242" },
-  { id: "pm_card_chargeDeclined", label: "Visa — declined", hint: "generic decline" },
-  { id: "pm_card_chargeDeclinedInsufficientFunds", label: "Visa — insufficient funds", hint: "declined for lack of funds" },
+  { id: "pm_card_chargeDeclined", label: "Visa — declined", hint: "4000 0000 0000 0002 · generic decline" },
+  { id: "pm_card_chargeDeclinedInsufficientFunds", label: "Visa — insufficient funds", hint: "4000 0000 0000 9995 · declined" },
 ] as const;
-
-export type TestCardId = (typeof TEST_CARDS)[number]["id"];
 
 /** The body of POST /api/checkout (SPEC section 3): no prices, the server has them. */
 export interface CheckoutBody {

@@ -4,7 +4,7 @@ import type { IdempotencyEngine } from "../idempotency/engine";
 import { fingerprint } from "../idempotency/fingerprint";
 import type { Ownership, StoredResponse } from "../idempotency/types";
 import { settlePayment, type PaymentOutcome } from "../payments/settle";
-import { findOrCreateOrder, markOrder, recordPaymentIntent } from "./orders";
+import { findOrCreateOrder, markOrder, recordPaymentIntent, type PendingOrder } from "./orders";
 import { priceCart, type PricedCart } from "./price-cart";
 import { CHECKOUT_ENDPOINT, type CheckoutRequest } from "./request";
 
@@ -61,11 +61,30 @@ async function pay(
   // The order is written only while this request still owns the claim.
   const order = await prisma.$transaction(async (tx) =>
     (await idempotency.holds(owner, tx))
-      ? findOrCreateOrder(tx, { idempotencyKeyId: owner.recordId, customerId: input.customerId, ...cart })
+      ? findOrCreateOrder(tx, {
+          idempotencyKeyId: owner.recordId,
+          customerId: input.customerId,
+          paymentMethod: input.body.paymentMethod,
+          ...cart,
+        })
       : null,
   );
   if (!order) return answerAsDuplicate(deps, input);
+  return settleAttempt(deps, owner, { ...order, paymentMethod: input.body.paymentMethod }, input);
+}
 
+/**
+ * Drives an owned attempt's order to an outcome and records it (SPEC steps
+ * 4–5). Shared by the request path and the reconciler, which resumes
+ * attempts whose shopper never came back.
+ */
+export async function settleAttempt(
+  deps: CheckoutDeps,
+  owner: Ownership,
+  order: PendingOrder & { paymentMethod: string },
+  ids: { customerId: string; key: string },
+): Promise<CheckoutResult> {
+  const { prisma, idempotency } = deps;
   const outcome = await settlePayment(
     deps.stripe,
     {
@@ -73,13 +92,13 @@ async function pay(
       attempt: owner.attempt,
       amountCents: order.amountCents,
       currency: order.currency,
-      paymentMethod: input.body.paymentMethod,
+      paymentMethod: order.paymentMethod,
       paymentIntentId: order.paymentIntentId,
-      metadata: { orderId: order.id, customerId: input.customerId, idempotencyKey: input.key },
+      metadata: { orderId: order.id, customerId: ids.customerId, idempotencyKey: ids.key },
     },
     (paymentIntentId) => recordPaymentIntent(prisma, order.id, paymentIntentId),
   );
-  deps.log?.("payment", { key: input.key, orderId: order.id, attempt: owner.attempt, ...outcome });
+  deps.log?.("payment", { key: ids.key, orderId: order.id, attempt: owner.attempt, ...outcome });
 
   if (outcome.kind === "unknown") {
     await idempotency.release(owner);
@@ -97,7 +116,7 @@ async function pay(
       }),
   );
   // Fenced out: a newer owner took over while this one was charging.
-  return recorded ? { kind: "response", response, replayed: false } : answerAsDuplicate(deps, input);
+  return recorded ? { kind: "response", response, replayed: false } : answerAsDuplicate(deps, ids);
 }
 
 function responseFor(order: { id: string; amountCents: number; currency: string }, outcome: Exclude<PaymentOutcome, { kind: "unknown" }>): StoredResponse {

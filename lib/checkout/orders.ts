@@ -7,15 +7,23 @@ export interface PendingOrder {
   id: string;
   amountCents: number;
   currency: string;
+  paymentMethod: string | null;
   paymentIntentId: string | null;
 }
 
-const pendingSelect = { id: true, amountCents: true, currency: true, paymentIntentId: true } as const;
+const pendingSelect = { id: true, amountCents: true, currency: true, paymentMethod: true, paymentIntentId: true } as const;
 
 /** The attempt's order, created on first use. A retake finds the first owner's order and its price. */
 export async function findOrCreateOrder(
   tx: Transaction,
-  input: { idempotencyKeyId: string; customerId: string; amountCents: number; currency: string; lines: PricedLine[] },
+  input: {
+    idempotencyKeyId: string;
+    customerId: string;
+    amountCents: number;
+    currency: string;
+    paymentMethod: string;
+    lines: PricedLine[];
+  },
 ): Promise<PendingOrder> {
   const existing = await tx.order.findUnique({ where: { idempotencyKeyId: input.idempotencyKeyId }, select: pendingSelect });
   if (existing) return existing;
@@ -27,10 +35,16 @@ export async function findOrCreateOrder(
       idempotencyKeyId: input.idempotencyKeyId,
       amountCents: input.amountCents,
       currency: input.currency,
+      paymentMethod: input.paymentMethod,
       lines: { create: input.lines },
     },
     select: pendingSelect,
   });
+}
+
+/** The order an attempt created, if its owner got that far. */
+export function findAttemptOrder(prisma: PrismaClient, idempotencyKeyId: string): Promise<PendingOrder | null> {
+  return prisma.order.findUnique({ where: { idempotencyKeyId }, select: pendingSelect });
 }
 
 export async function recordPaymentIntent(prisma: PrismaClient, orderId: string, paymentIntentId: string): Promise<void> {

@@ -89,22 +89,57 @@ export class IdempotencyEngine {
 
   /** Compare-and-set on the previous lock token: of several retakers, one wins. */
   private async retake(scope: KeyScope, requestHash: string, row: Row, lockToken: string): Promise<ClaimResult> {
-    const won = await this.prisma.$queryRaw<Array<{ attempts: number }>>`
-      update idempotency_keys
-         set lock_token = ${lockToken}::uuid, locked_at = now(), attempts = attempts + 1
-       where id = ${row.id}::uuid and status = 'in_progress'
-         and lock_token is not distinct from ${row.lock_token}::uuid
-         and (locked_at is null or locked_at < now() - ${this.options.inProgressTtlMs} * interval '1 millisecond')
-      returning attempts`;
-    if (won[0]) {
-      return { kind: "claimed", owner: { recordId: row.id, lockToken, attempt: won[0].attempts, retaken: true } };
-    }
+    const owner = await this.compareAndSetOwner(row.id, row.lock_token, lockToken);
+    if (owner) return { kind: "claimed", owner };
     // Another request retook it first, or its owner just finished: answer as a duplicate.
     const current = await this.insertOrRead(scope, requestHash, randomUUID());
     if (current.status !== "in_progress") {
       return { kind: "replay", status: current.status, response: storedResponse(current) };
     }
     return { kind: "in_progress", retryAfterSeconds: IN_PROGRESS_RETRY_AFTER_SECONDS };
+  }
+
+  private async compareAndSetOwner(recordId: string, previousToken: string | null, lockToken: string): Promise<Ownership | null> {
+    const won = await this.prisma.$queryRaw<Array<{ attempts: number }>>`
+      update idempotency_keys
+         set lock_token = ${lockToken}::uuid, locked_at = now(), attempts = attempts + 1
+       where id = ${recordId}::uuid and status = 'in_progress'
+         and lock_token is not distinct from ${previousToken}::uuid
+         and (locked_at is null or locked_at < now() - ${this.options.inProgressTtlMs} * interval '1 millisecond')
+      returning attempts`;
+    return won[0] ? { recordId, lockToken, attempt: Number(won[0].attempts), retaken: true } : null;
+  }
+
+  /**
+   * In-progress records nobody is finishing: an owner presumed dead (lock
+   * older than the TTL), or a claim released after a transient failure whose
+   * client never came back (created longer than the TTL ago).
+   */
+  async findAbandoned(endpoint: string, limit: number): Promise<Array<{ recordId: string; subjectId: string; key: string; lockToken: string | null }>> {
+    return this.prisma.$queryRaw`
+      select id as "recordId", subject_id as "subjectId", key::text as key, lock_token as "lockToken"
+        from idempotency_keys
+       where status = 'in_progress' and endpoint = ${endpoint}
+         and (locked_at < now() - ${this.options.inProgressTtlMs} * interval '1 millisecond'
+              or (locked_at is null and created_at < now() - ${this.options.inProgressTtlMs} * interval '1 millisecond'))
+       order by created_at
+       limit ${limit}`;
+  }
+
+  /** Takes an abandoned record over, exactly as a client's retry would retake it. */
+  takeOver(record: { recordId: string; lockToken: string | null }): Promise<Ownership | null> {
+    return this.compareAndSetOwner(record.recordId, record.lockToken, randomUUID());
+  }
+
+  /**
+   * Deletes a claim whose effect never started (its owner died before writing
+   * anything), so the client's next retry is a fresh attempt. Fenced.
+   */
+  async abandon(owner: Ownership): Promise<boolean> {
+    const deleted = await this.prisma.$executeRaw`
+      delete from idempotency_keys
+       where id = ${owner.recordId}::uuid and lock_token = ${owner.lockToken}::uuid and status = 'in_progress'`;
+    return deleted === 1;
   }
 
   /**

@@ -33,7 +33,7 @@ export async function settlePayment(
 ): Promise<PaymentOutcome> {
   let paymentIntentId = request.paymentIntentId;
   try {
-    let intent = paymentIntentId
+    let intent: Stripe.PaymentIntent & Partial<Pick<Stripe.Response<Stripe.PaymentIntent>, "lastResponse">> = paymentIntentId
       ? await stripe.paymentIntents.retrieve(paymentIntentId)
       : await stripe.paymentIntents.create(
           {
@@ -49,15 +49,14 @@ export async function settlePayment(
     if (!paymentIntentId) {
       paymentIntentId = intent.id;
       await recordPaymentIntent(intent.id);
+      // A replayed create is the intent as it was when first created; an
+      // earlier owner may have confirmed it since. Ask for its state now.
+      if (intent.lastResponse?.headers["idempotent-replayed"] === "true") {
+        intent = await stripe.paymentIntents.retrieve(intent.id);
+      }
     }
     if (intent.status === "requires_confirmation" || (intent.status === "requires_payment_method" && !intent.last_payment_error)) {
-      // A fresh confirm key per owner: Stripe replays a stored 500 forever for
-      // one key, and the intent's own state already prevents a second charge.
-      intent = await stripe.paymentIntents.confirm(
-        intent.id,
-        { payment_method: request.paymentMethod },
-        { idempotencyKey: `${request.recordId}:confirm:${request.attempt}` },
-      );
+      intent = await confirm(stripe, intent.id, request);
     }
     return outcomeOf(intent);
   } catch (err) {
@@ -73,6 +72,27 @@ export async function settlePayment(
     // cannot interpret: the charge may or may not have happened. Never guess;
     // the next attempt asks Stripe about the PaymentIntent itself.
     return { kind: "unknown", paymentIntentId, reason: describe(err) };
+  }
+}
+
+/**
+ * A fresh confirm key per owner: Stripe replays a stored 500 forever for one
+ * key, and the intent's own state already prevents a second charge. An intent
+ * some other owner confirmed meanwhile answers "unexpected state": its current
+ * status is then the outcome.
+ */
+async function confirm(stripe: Stripe, id: string, request: PaymentRequest): Promise<Stripe.PaymentIntent> {
+  try {
+    return await stripe.paymentIntents.confirm(
+      id,
+      { payment_method: request.paymentMethod },
+      { idempotencyKey: `${request.recordId}:confirm:${request.attempt}` },
+    );
+  } catch (err) {
+    if (err instanceof Stripe.errors.StripeInvalidRequestError && err.code === "payment_intent_unexpected_state") {
+      return stripe.paymentIntents.retrieve(id);
+    }
+    throw err;
   }
 }
 

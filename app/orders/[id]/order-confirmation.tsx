@@ -1,0 +1,66 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useEffect, useRef } from "react";
+import { ApiError } from "@/lib/checkout-client/api";
+import { orderQuery } from "@/lib/checkout-client/queries";
+import { formatDate, OrderLines, StatusBadge } from "../../_components/order-lines";
+
+const HEADINGS = {
+  paid: "Thank you — your order is paid",
+  failed: "Payment declined",
+  pending: "Payment in progress",
+} as const;
+
+/** The confirmation a shopper lands on after paying, and any order's page later. */
+export function OrderConfirmation({ id }: { id: string }) {
+  const order = useQuery(orderQuery(id));
+  const heading = useRef<HTMLHeadingElement>(null);
+  const loaded = order.data !== undefined;
+  // A client-side navigation leaves focus on the old page's button: start reading here.
+  useEffect(() => {
+    if (loaded) heading.current?.focus();
+  }, [loaded]);
+
+  if (order.isPending) return <p className="muted">Loading your order…</p>;
+  if (order.isError) {
+    const missing = order.error instanceof ApiError && order.error.status === 404;
+    return (
+      <section aria-labelledby="order-heading">
+        <h1 id="order-heading">{missing ? "Order not found" : "This order could not be loaded"}</h1>
+        <p>{missing ? "There is no such order in this browser’s history." : "Please try again in a moment."}</p>
+        <p><Link href="/orders">See all your orders</Link></p>
+      </section>
+    );
+  }
+
+  const o = order.data;
+  return (
+    <section aria-labelledby="order-heading" className={`confirmation confirmation-${o.status}`}>
+      <h1 id="order-heading" ref={heading} tabIndex={-1}>{HEADINGS[o.status]}</h1>
+      <p className="order-meta">
+        <StatusBadge status={o.status} /> Order <code>{o.id.slice(0, 8)}</code> · {formatDate(o.createdAt)}
+      </p>
+      <div className="panel">
+        <OrderLines order={o} />
+        <dl className="payment-facts">
+          <div>
+            <dt>Payment reference</dt>
+            <dd><code>{o.paymentIntentId ?? "—"}</code></dd>
+          </div>
+          {o.declineCode && (
+            <div>
+              <dt>Decline reason</dt>
+              <dd>{o.declineCode.replaceAll("_", " ")}</dd>
+            </div>
+          )}
+        </dl>
+      </div>
+      <p className="actions">
+        <Link href="/" className="button-link">Continue shopping</Link>
+        <Link href="/orders">All your orders</Link>
+      </p>
+    </section>
+  );
+}

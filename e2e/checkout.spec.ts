@@ -1,0 +1,81 @@
+import { expect, recordCheckoutKeys, test } from "./fixtures";
+import { addToCart, confirmationHeading, goToCheckout, payButton, paymentStatus } from "./shop";
+
+test("A shopper buys two products and sees the confirmation and the order in history", async ({ page, shopper }) => {
+  const keys = recordCheckoutKeys(page);
+  await page.goto("/");
+  await addToCart(page, "Classic Tee", 2);
+  await addToCart(page, "Enamel Mug");
+  const nav = page.getByRole("navigation", { name: "Main" });
+  await expect(nav.getByRole("link", { name: /^Cart/ })).toHaveAccessibleName("Cart 3 items");
+
+  await goToCheckout(page);
+  const lines = page.getByRole("list", { name: "Items in your cart" }).getByRole("listitem");
+  await expect(lines).toHaveCount(2);
+  await expect(page.getByLabel("Quantity of Classic Tee")).toHaveValue("2");
+  await expect(page.getByLabel("Quantity of Enamel Mug")).toHaveValue("1");
+  await expect(page.getByRole("radio", { name: /Visa — succeeds/ })).toBeChecked();
+  // 2 × $25.00 + $18.00, priced by the server's catalogue.
+  await payButton(page).click();
+
+  await expect(confirmationHeading(page)).toBeVisible();
+  await expect(confirmationHeading(page)).toBeFocused();
+  const orderId = new URL(page.url()).pathname.split("/").pop();
+  await expect(page.getByRole("row", { name: /Classic Tee/ })).toContainText("$50.00");
+  await expect(page.getByRole("row", { name: /Total/ })).toContainText("$68.00");
+  await expect(nav.getByRole("link", { name: /^Cart/ })).toHaveAccessibleName("Cart 0 items");
+
+  const intents = await shopper.paymentIntents();
+  expect(intents).toHaveLength(1);
+  expect(intents[0]).toMatchObject({ status: "succeeded", amount: 6800, currency: "usd", metadata: { orderId, idempotencyKey: keys[0] } });
+  expect(new Set(keys).size).toBe(1);
+  await expect(page.getByText(intents[0]!.id)).toBeVisible();
+
+  await nav.getByRole("link", { name: "Orders", exact: true }).click();
+  const orders = page.getByRole("list", { name: "Orders" }).getByRole("listitem");
+  await expect(orders).toHaveCount(1);
+  await expect(orders.first()).toContainText("Paid");
+  await expect(orders.first()).toContainText("2 × Classic Tee, 1 × Enamel Mug");
+  await expect(orders.first()).toContainText("$68.00");
+  await orders.first().getByRole("link").click();
+  await expect(page).toHaveURL(`/orders/${orderId}`);
+});
+
+test("A declined card shows the reason and a second try with Visa succeeds with a new key", async ({ page, shopper }) => {
+  const keys = recordCheckoutKeys(page);
+  await page.goto("/");
+  await addToCart(page, "Market Tote");
+  await goToCheckout(page);
+
+  await page.getByRole("radio", { name: /Visa — insufficient funds/ }).check();
+  await payButton(page).click();
+  await expect(paymentStatus(page)).toContainText("Card declined: The card has insufficient funds.");
+  await expect(paymentStatus(page)).toBeFocused();
+  await expect(payButton(page)).toBeEnabled();
+  const [declined] = await shopper.paymentIntents();
+  expect(declined).toMatchObject({ status: "requires_payment_method", amount: 1600, last_payment_error: { decline_code: "insufficient_funds" } });
+  const declinedKey = keys[0]!;
+  // One attempt so far (a transient 503 would be retried, with the same key).
+  expect(new Set(keys)).toEqual(new Set([declinedKey]));
+  const sentForDecline = keys.length;
+
+  await page.getByRole("radio", { name: /Visa — succeeds/ }).check();
+  await payButton(page).click();
+  await expect(confirmationHeading(page)).toBeVisible();
+
+  const paidKey = keys.at(-1)!;
+  expect(paidKey).not.toBe(declinedKey);
+  // The 402 was final: the declined attempt's key was never sent again.
+  expect(keys.filter((key) => key === declinedKey)).toHaveLength(sentForDecline);
+  const intents = await shopper.paymentIntents();
+  expect(intents.map((i) => [i.status, i.metadata.idempotencyKey])).toEqual([
+    ["succeeded", paidKey],
+    ["requires_payment_method", declinedKey],
+  ]);
+
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Orders", exact: true }).click();
+  const orders = page.getByRole("list", { name: "Orders" }).getByRole("listitem");
+  await expect(orders).toHaveCount(2);
+  await expect(orders.nth(0)).toContainText("Paid");
+  await expect(orders.nth(1)).toContainText("Declined");
+});

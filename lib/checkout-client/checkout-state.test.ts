@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import { ApiError } from "./api";
+import { CheckoutFailure } from "./checkout-failure";
+import { isDefinitive, locksCart, outcomeAfterFailure, refusalFrom, stateFromCheckFailure, stateFromStatus } from "./checkout-state";
+
+const paid = { orderId: "o1", status: "paid", amountCents: 2500, currency: "usd", paymentIntentId: "pi_1" };
+const http = (status: number, code = "x") => new CheckoutFailure({ kind: "http", status, code, retryAfterMs: undefined }, "m");
+
+describe("the truth after retries run out", () => {
+  it("shows a completed attempt as paid, with its order", () => {
+    expect(stateFromStatus({ status: "completed", response: { statusCode: 201, body: paid } })).toEqual({ kind: "paid", order: paid });
+  });
+
+  it("shows a failed attempt as declined, with the reason", () => {
+    const body = { error: "card_declined", message: "Your card was declined.", declineCode: "generic_decline" };
+    expect(stateFromStatus({ status: "failed", response: { statusCode: 402, body } })).toEqual({
+      kind: "declined",
+      declineCode: "generic_decline",
+      message: "Your card was declined.",
+    });
+  });
+
+  it("shows an attempt still in progress as processing, never as a new attempt", () => {
+    expect(stateFromStatus({ status: "in_progress" })).toEqual({ kind: "processing" });
+    expect(isDefinitive({ kind: "processing" })).toBe(false);
+    expect(locksCart({ kind: "processing" })).toBe(true);
+  });
+
+  it("tells an unknown attempt (404) from an unreachable shop", () => {
+    expect(stateFromCheckFailure(new ApiError(404, "not_found", "no"))).toEqual({ kind: "not_recorded" });
+    expect(stateFromCheckFailure(new TypeError("Failed to fetch"))).toEqual({ kind: "unreachable" });
+    expect(locksCart({ kind: "not_recorded" })).toBe(false);
+  });
+});
+
+describe("refusals", () => {
+  it("closes the attempt on 400, 401, 403 and 422 with a way forward", () => {
+    for (const status of [400, 401, 403, 422]) {
+      const state = refusalFrom(http(status));
+      expect(state?.kind).toBe("rejected");
+      expect(isDefinitive(state!)).toBe(true);
+    }
+    expect(refusalFrom(http(422, "idempotency_key_reuse"))).toMatchObject({ message: expect.stringContaining("no longer matches your cart") });
+  });
+
+  it("leaves retryable and unknown failures to the shop's record", () => {
+    expect(refusalFrom(http(409))).toBeNull();
+    expect(refusalFrom(http(500))).toBeNull();
+    expect(refusalFrom(CheckoutFailure.network(new TypeError("x")))).toBeNull();
+  });
+});
+
+describe("when retries run out", () => {
+  const exhausted = http(409, "in_progress");
+
+  it("asks the shop and shows what it recorded", async () => {
+    const asked: string[] = [];
+    const state = await outcomeAfterFailure(exhausted, async () => {
+      asked.push("GET");
+      return { status: "completed", response: { statusCode: 201, body: paid } };
+    });
+    expect(state).toEqual({ kind: "paid", order: paid });
+    expect(asked).toEqual(["GET"]);
+  });
+
+  it("shows a payment still running as processing", async () => {
+    expect(await outcomeAfterFailure(exhausted, async () => ({ status: "in_progress" }))).toEqual({ kind: "processing" });
+  });
+
+  it("says so when the shop cannot be asked either", async () => {
+    const offline = CheckoutFailure.network(new TypeError("Failed to fetch"));
+    expect(await outcomeAfterFailure(offline, () => Promise.reject(new TypeError("Failed to fetch")))).toEqual({ kind: "unreachable" });
+  });
+
+  it("does not ask about a refused request", async () => {
+    const state = await outcomeAfterFailure(http(422, "idempotency_key_reuse"), () => Promise.reject(new Error("must not be asked")));
+    expect(state.kind).toBe("rejected");
+  });
+});

@@ -1,0 +1,74 @@
+"use client";
+
+import { useSyncExternalStore } from "react";
+import { countItems, parseCart, quantityOf, withoutPaid, withQuantity } from "./cart";
+import type { CartItem } from "./types";
+
+/**
+ * The cart in localStorage, shared by every component and every tab (the
+ * `storage` event). On the server and during hydration it is `null`: the
+ * server cannot know it, and rendering an empty cart first would flash.
+ */
+export const CART_STORAGE_KEY = "never-twice:cart";
+
+const listeners = new Set<() => void>();
+let snapshot: { raw: string | null; items: CartItem[] } = { raw: null, items: [] };
+let unsaved: string | null = null; // when localStorage refuses writes, the cart lives as long as the page
+
+function read(): CartItem[] {
+  let raw: string | null;
+  try {
+    raw = unsaved ?? window.localStorage.getItem(CART_STORAGE_KEY);
+  } catch {
+    raw = unsaved;
+  }
+  if (raw !== snapshot.raw) snapshot = { raw, items: parseCart(raw) };
+  return snapshot.items;
+}
+
+function subscribe(listener: () => void): () => void {
+  listeners.add(listener);
+  const onStorage = (event: StorageEvent) => {
+    if (event.key === CART_STORAGE_KEY || event.key === null) listener();
+  };
+  window.addEventListener("storage", onStorage);
+  return () => {
+    listeners.delete(listener);
+    window.removeEventListener("storage", onStorage);
+  };
+}
+
+function write(items: CartItem[]): void {
+  const raw = JSON.stringify(items);
+  try {
+    window.localStorage.setItem(CART_STORAGE_KEY, raw);
+    unsaved = null;
+  } catch {
+    unsaved = raw;
+  }
+  listeners.forEach((listener) => listener());
+}
+
+export function setCartQuantity(sku: string, quantity: number): void {
+  write(withQuantity(read(), sku, quantity));
+}
+
+export function removePaidItems(paid: CartItem[]): void {
+  write(withoutPaid(read(), paid));
+}
+
+/** The cart outside React, for decisions taken once on mount. */
+export function currentCartItems(): CartItem[] {
+  return read();
+}
+
+export function useCart() {
+  const items = useSyncExternalStore(subscribe, read, () => null);
+  return {
+    /** null until the browser's copy has been read. */
+    items,
+    count: items ? countItems(items) : 0,
+    quantityOf: (sku: string) => (items ? quantityOf(items, sku) : 0),
+    setQuantity: setCartQuantity,
+  };
+}

@@ -1,0 +1,168 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
+import { startStripeEmulator, type StripeEmulator } from "../../scripts/stripe-emulator/server";
+import { createPrismaClient } from "../db";
+import { IdempotencyEngine } from "../idempotency/engine";
+import { fingerprint } from "../idempotency/fingerprint";
+import { settlePayment } from "../payments/settle";
+import { createStripeClient } from "../payments/stripe-client";
+import { checkout, type CheckoutDeps } from "./checkout";
+import { findOrCreateOrder } from "./orders";
+import { priceCart } from "./price-cart";
+import { reconcileAbandoned } from "./reconcile";
+import { CHECKOUT_ENDPOINT, type CheckoutRequest } from "./request";
+
+/**
+ * The reconciler against a real database and the emulator through the real
+ * SDK: attempts whose shopper never came back end paid or declined, charged
+ * exactly once. A short in-progress TTL stands in for the 90 s default.
+ */
+const TTL_MS = 1000;
+const prisma = createPrismaClient(inject("databaseUrl"));
+let emulator: StripeEmulator;
+let deps: CheckoutDeps;
+
+const body: CheckoutRequest = { items: [{ sku: "mug-enamel", quantity: 2 }], paymentMethod: "pm_card_visa" };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function control(path: string, payload?: unknown) {
+  const response = await fetch(`${emulator.url}/_emulator/${path}`, {
+    method: payload === undefined && path === "faults" ? "GET" : "POST",
+    headers: { "content-type": "application/json" },
+    body: payload === undefined ? undefined : JSON.stringify(payload),
+  });
+  return response.json() as Promise<{ stats: { charges: number; failedInjected: number; requests: number } }>;
+}
+
+async function ledgerFor(customerId: string) {
+  const list = await deps.stripe.paymentIntents.list({ limit: 100 });
+  return list.data.filter((pi) => pi.metadata.customerId === customerId);
+}
+
+async function newCustomer() {
+  return (await prisma.customer.create({ data: {}, select: { id: true } })).id;
+}
+
+beforeAll(async () => {
+  emulator = await startStripeEmulator({ port: 0 });
+  deps = {
+    prisma,
+    stripe: createStripeClient({ secretKey: "sk_test_reconcile", apiBase: emulator.url, timeoutMs: 5_000, maxNetworkRetries: 0 }),
+    idempotency: new IdempotencyEngine(prisma, { inProgressTtlMs: TTL_MS, retentionHours: 24 }),
+    log: process.env.DEBUG_RECONCILE ? (e, f) => console.log(e, JSON.stringify(f)) : undefined,
+  };
+});
+afterAll(async () => {
+  await emulator.close();
+  await prisma.$disconnect();
+});
+beforeEach(() => control("reset", {}));
+
+describe("the reconciler", () => {
+  it("finishes an attempt whose owner died after the card was charged, without charging again", async () => {
+    const customerId = await newCustomer();
+    const key = randomUUID();
+    // What a server does up to the charge, then it dies before recording anything.
+    const claim = await deps.idempotency.claim({ subjectId: customerId, endpoint: CHECKOUT_ENDPOINT, key }, fingerprint(body));
+    if (claim.kind !== "claimed") throw new Error("expected a claim");
+    const cart = await priceCart(prisma, body.items);
+    if (!cart.ok) throw new Error("cart");
+    const order = await prisma.$transaction((tx) =>
+      findOrCreateOrder(tx, { idempotencyKeyId: claim.owner.recordId, customerId, paymentMethod: body.paymentMethod, ...cart }),
+    );
+    // The server's own payment code runs to the charge; the write of the
+    // PaymentIntent's id is lost with the crash, and nothing is recorded after.
+    const charged = await settlePayment(
+      deps.stripe,
+      { recordId: claim.owner.recordId, attempt: 1, amountCents: cart.amountCents, currency: cart.currency,
+        paymentMethod: body.paymentMethod, paymentIntentId: null, metadata: { orderId: order.id, customerId, idempotencyKey: key } },
+      async () => undefined,
+    );
+    if (charged.kind !== "succeeded") throw new Error(`expected a charge, got ${charged.kind}`);
+    const intent = { id: charged.paymentIntentId };
+    expect((await control("faults")).stats.charges).toBe(1);
+
+    expect((await reconcileAbandoned(deps)).paid).toBe(0); // the owner is not presumed dead yet
+    await sleep(TTL_MS + 100);
+    const counts = await reconcileAbandoned(deps);
+    expect(counts.paid).toBeGreaterThanOrEqual(1);
+
+    expect(await prisma.order.findUnique({ where: { id: order.id }, select: { status: true, paymentIntentId: true } }))
+      .toEqual({ status: "paid", paymentIntentId: intent.id });
+    const record = await prisma.idempotencyKey.findUniqueOrThrow({ where: { id: claim.owner.recordId } });
+    expect(record).toMatchObject({ status: "completed", responseStatus: 201, attempts: 2 });
+    expect((await ledgerFor(customerId)).map((pi) => pi.status)).toEqual(["succeeded"]);
+    expect((await control("faults")).stats.charges).toBe(1);
+  });
+
+  it("charges once an attempt whose first charge never reached the provider", async () => {
+    const customerId = await newCustomer();
+    const key = randomUUID();
+    await control("faults", { failNext: { status: 503, times: 1 } });
+    const first = await checkout(deps, { customerId, key, body });
+    expect(first).toEqual({ kind: "unavailable", retryAfterSeconds: 2 });
+    expect((await control("faults")).stats.failedInjected).toBe(1);
+    expect(await ledgerFor(customerId)).toHaveLength(0);
+
+    await sleep(TTL_MS + 100); // the shopper never retries
+    expect((await reconcileAbandoned(deps)).paid).toBeGreaterThanOrEqual(1);
+    const ledger = await ledgerFor(customerId);
+    expect(ledger.map((pi) => pi.status)).toEqual(["succeeded"]);
+    const orders = await prisma.order.findMany({ where: { customerId }, select: { status: true, paymentIntentId: true } });
+    expect(orders).toEqual([{ status: "paid", paymentIntentId: ledger[0]!.id }]);
+    // The shopper comes back later: the stored confirmation, no new charge.
+    const later = await checkout(deps, { customerId, key, body });
+    expect(later).toMatchObject({ kind: "response", replayed: true, response: { statusCode: 201 } });
+    expect(await ledgerFor(customerId)).toHaveLength(1);
+  });
+
+  it("finishes an attempt whose charge timed out at the client but landed at the provider", async () => {
+    const customerId = await newCustomer();
+    await control("faults", { latencyMs: 600 }); // longer than this client's 250 ms timeout
+    const impatient = { ...deps, stripe: createStripeClient({ secretKey: "sk_test_reconcile", apiBase: emulator.url, timeoutMs: 250, maxNetworkRetries: 0 }) };
+    const first = await checkout(impatient, { customerId, key: randomUUID(), body });
+    expect(first.kind).toBe("unavailable");
+    await control("faults", { latencyMs: 0 });
+    await sleep(Math.max(TTL_MS, 600) + 200); // the provider finished creating the intent meanwhile
+    expect((await reconcileAbandoned(deps)).paid).toBeGreaterThanOrEqual(1);
+    const ledger = await ledgerFor(customerId);
+    expect(ledger.map((pi) => pi.status)).toEqual(["succeeded"]);
+  });
+
+  it("records a decline for an abandoned attempt with a declined card", async () => {
+    const customerId = await newCustomer();
+    await control("faults", { failNext: { status: 500, times: 1 } });
+    const declined = { ...body, paymentMethod: "pm_card_chargeDeclinedInsufficientFunds" };
+    const key = randomUUID();
+    expect((await checkout(deps, { customerId, key, body: declined })).kind).toBe("unavailable");
+    await sleep(TTL_MS + 100);
+    expect((await reconcileAbandoned(deps)).declined).toBeGreaterThanOrEqual(1);
+    const replay = await checkout(deps, { customerId, key, body: declined });
+    expect(replay).toMatchObject({ kind: "response", replayed: true, response: { statusCode: 402, body: { declineCode: "insufficient_funds" } } });
+  });
+
+  it("forgets a claim whose owner died before creating the order, so a retry starts afresh", async () => {
+    const customerId = await newCustomer();
+    const key = randomUUID();
+    await deps.idempotency.claim({ subjectId: customerId, endpoint: CHECKOUT_ENDPOINT, key }, fingerprint(body));
+    await sleep(TTL_MS + 100);
+    expect((await reconcileAbandoned(deps)).abandoned).toBeGreaterThanOrEqual(1);
+    expect(await prisma.idempotencyKey.count({ where: { subjectId: customerId } })).toBe(0);
+    expect((await checkout(deps, { customerId, key, body })).kind).toBe("response");
+    expect(await ledgerFor(customerId)).toHaveLength(1);
+  });
+
+  it("lets several reconcilers run at once, each attempt finished once", async () => {
+    const customerId = await newCustomer();
+    await control("faults", { failNext: { status: 503, times: 5 } });
+    for (let i = 0; i < 5; i++) await checkout(deps, { customerId, key: randomUUID(), body });
+    expect((await control("faults")).stats.failedInjected).toBe(5);
+    await sleep(TTL_MS + 100);
+    const runs = await Promise.all([reconcileAbandoned(deps), reconcileAbandoned(deps), reconcileAbandoned(deps)]);
+    expect(runs.reduce((n, r) => n + r.unknown, 0)).toBe(0);
+    const ledger = await ledgerFor(customerId);
+    expect(ledger).toHaveLength(5);
+    expect(new Set(ledger.map((pi) => pi.metadata.idempotencyKey)).size).toBe(5);
+    expect(await prisma.order.count({ where: { customerId, status: "paid" } })).toBe(5);
+  });
+});
