@@ -9,6 +9,6 @@ export const E2E = {
   appUrl: `http://localhost:${appPort}`,
   emulatorPort,
   emulatorUrl: `http://127.0.0.1:${emulatorPort}`,
-  database: "checkout_e2e",
+  database: process.env.E2E_DATABASE || "checkout_e2e",
   distDir: TEST_DIST_DIR,
 } as const;

@@ -1,5 +1,5 @@
-/** The production build that Vitest's HTTP tests and Playwright share (never a running demo's `.next`). */
-export const TEST_DIST_DIR = ".next-test";
+/** The production build that Vitest's HTTP tests and Playwright share (never a running demo's `.next`); TEST_DIST_DIR lets runs side by side keep apart. */
+export const TEST_DIST_DIR = process.env.TEST_DIST_DIR || ".next-test";
 
 /**
  * Test runs keep their embedded PostgreSQL apart from the demo's (its own
