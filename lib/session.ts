@@ -12,27 +12,41 @@ interface SessionData {
   customerId?: string;
 }
 
+const COOKIE_NAME = "checkout_session";
+
 function options(secure: boolean): SessionOptions {
   const password = env().SESSION_SECRET;
   if (!password) throw new ConfigError("SESSION_SECRET: required to sign session cookies (npm run demo generates one)");
   return {
     password,
-    cookieName: "checkout_session",
+    cookieName: COOKIE_NAME,
     cookieOptions: { httpOnly: true, sameSite: "lax", secure, path: "/", maxAge: 60 * 60 * 24 * 30 },
   };
 }
 
 const isHttps = (request: Request) => new URL(request.url).protocol === "https:";
 
+/** iron-session throws on some malformed seals instead of returning an empty session: such a cookie is dropped. */
+async function readSession(request: Request) {
+  const store = await cookies();
+  try {
+    return await getIronSession<SessionData>(store, options(isHttps(request)));
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    store.delete(COOKIE_NAME);
+    return getIronSession<SessionData>(store, options(isHttps(request)));
+  }
+}
+
 /** The signed-in customer, or null for a missing, expired or forged cookie. */
 export async function currentCustomerId(request: Request): Promise<string | null> {
-  const session = await getIronSession<SessionData>(await cookies(), options(isHttps(request)));
+  const session = await readSession(request);
   return typeof session.customerId === "string" ? session.customerId : null;
 }
 
 /** Returns the session's customer, creating the customer and the cookie when absent. */
 export async function startSession(request: Request, prisma: PrismaClient): Promise<{ customerId: string; created: boolean }> {
-  const session = await getIronSession<SessionData>(await cookies(), options(isHttps(request)));
+  const session = await readSession(request);
   if (typeof session.customerId === "string") return { customerId: session.customerId, created: false };
   const customer = await prisma.customer.create({ data: {}, select: { id: true } });
   session.customerId = customer.id;

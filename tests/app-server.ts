@@ -36,7 +36,10 @@ export async function startTestApp(env: Record<string, string> = {}, emulator?: 
   const testApp: TestApp = {
     url: `http://localhost:${port}`,
     emulator: stripe,
-    app: await startApp({ port, env: appEnv, log }),
+    app: await startApp({ port, env: appEnv, log }).catch(async (err: unknown) => {
+      if (ownEmulator) await stripe.close();
+      throw err;
+    }),
     env: appEnv,
     async restart() {
       testApp.app = await startApp({ port, env: appEnv, log });

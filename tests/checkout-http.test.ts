@@ -231,6 +231,23 @@ describe("a checkout refused before anything is stored", () => {
     await expectNothingStored(shopper.customerId, key, before);
   });
 
+  // iron-session's unseal turns only some malformed seals into an empty
+  // session and throws on others; lib/session.ts drops such a cookie.
+  it.each([
+    ["a seal with the wrong mac prefix", "checkout_session=Fe26.1*1*a*b*c*d*e*f"],
+    ["a seal with a non-numeric expiry", "checkout_session=Fe26.2*1*a*b*c*tomorrow*e*f"],
+  ])("401 unauthenticated, not a 500, with a forged session cookie: %s", async (_, cookie) => {
+    const shopper = await h.shopper();
+    const key = newKey();
+    const before = await h.emulator.stats();
+    expectError(await shopper.checkout(key, cart(), { cookie }), 401, "unauthenticated");
+    expectError(await shopper.request("GET", `/api/checkout/${key}`, { headers: { cookie } }), 401, "unauthenticated");
+    expectError(await shopper.request("GET", "/api/orders", { headers: { cookie } }), 401, "unauthenticated");
+    await expectNothingStored(shopper.customerId, key, before);
+    const fresh = await shopper.request("POST", "/api/session", { headers: { cookie } });
+    expect(fresh.status).toBe(201); // a new session replaces the garbage cookie
+  });
+
   it("403 forbidden_origin for a browser POST from another site, even with a valid session", async () => {
     const shopper = await h.shopper();
     const key = newKey();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { startTestApp } from "./app-server";
 import { useTestApp } from "./helpers/harness";
-import { cart, newKey, waitFor, type Answer } from "./helpers/shopper";
+import { cart, newKey, Shopper, waitFor, type Answer } from "./helpers/shopper";
 
 /**
  * A slow payment provider (every write to Stripe takes 5 s, so a payment,
@@ -87,5 +88,32 @@ describe("a shopper who clicks Pay again while the payment provider is slow", ()
     expect(await h.emulator.stats()).toMatchObject({ charges: 1, delayed: 2 });
     expect(await h.emulator.ledger()).toHaveLength(1);
     console.log(`[double click] paid after ${Math.round(paid[0]!.ms)} ms; 409s ${busy.map((a) => Math.round(a.ms)).join(", ")} ms`);
+  });
+
+  it("on two app instances at once: the second instance answers 409 during the first one's charge, then replays its 201", async () => {
+    const second = await startTestApp({}, h.app.emulator); // same database, same provider
+    try {
+      await h.emulator.faults({ latencyMs: 2_000 });
+      const shopper = await h.shopper();
+      const sameShopperElsewhere = Object.assign(new Shopper(second.url), { cookie: shopper.cookie, customerId: shopper.customerId });
+      // Warm the fresh instance (route modules, database connections) so it is timed like one in service.
+      expect((await sameShopperElsewhere.attempt(newKey())).status).toBe(404);
+      const key = newKey();
+      const first = shopper.checkout(key, cart());
+      await waitFor("the payment to be in flight", async () => (await h.emulator.stats()).delayed >= 1);
+      const reuse = await sameShopperElsewhere.checkout(key, cart("pm_card_visa", [{ sku: "tote-bag", quantity: 1 }]));
+      expect(reuse.status).toBe(422); // also warms this instance's claim path
+      for (let i = 0; i < 3; i++) expectInProgress(await sameShopperElsewhere.checkout(key, cart()));
+      const paid = await first;
+      expect(paid.status).toBe(201);
+      const replay = await sameShopperElsewhere.checkout(key, cart());
+      expect(replay.status).toBe(201);
+      expect(replay.headers.get("idempotent-replayed")).toBe("true");
+      expect(replay.body).toEqual(paid.body);
+      expect(await h.emulator.stats()).toMatchObject({ charges: 1 });
+      expect(await h.emulator.ledger()).toHaveLength(1);
+    } finally {
+      await second.stop();
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { useTestApp } from "./helpers/harness";
-import { cart, newKey, waitFor, type Answer } from "./helpers/shopper";
+import { cart, newKey, sleep, waitFor, type Answer } from "./helpers/shopper";
 
 /**
  * The app gives up on a slow provider (client timeout 2 s, no retries) while
@@ -52,6 +52,37 @@ describe("a shopper whose payment times out at the app", () => {
     expect(await h.emulator.ledger()).toHaveLength(1);
     expect(await h.db.record(shopper.customerId!, key)).toMatchObject({ status: "completed", attempts: 2 });
     expect(await h.db.order(retry.body.orderId)).toMatchObject({ status: "paid", payment_intent_id: intent!.id });
+  });
+
+  it("and who retries at once, while the first charge is still running at the provider, is still charged once", async () => {
+    await h.emulator.faults({ latencyMs: 500 });
+    const shopper = await h.shopper();
+    const key = newKey();
+    const first = shopper.checkout(key, cart());
+    await waitFor("the PaymentIntent to be in flight", async () => (await h.emulator.stats()).delayed >= 1);
+    await h.emulator.faults({ latencyMs: 2 * TIMEOUT_MS });
+    expectUnavailable(await first);
+
+    // The first confirm is still sleeping at the provider: the retry confirms
+    // the same PaymentIntent again (under its own Stripe key) and times out too.
+    expect((await h.emulator.stats()).charges).toBe(0);
+    expectUnavailable(await shopper.checkout(key, cart()));
+    expect((await h.emulator.stats()).delayed).toBe(3); // create, first confirm, second confirm
+
+    // The second confirm wakes at the provider about TIMEOUT_MS after the
+    // app gave up on it; by then both have run, and only one could charge.
+    await sleep(TIMEOUT_MS + 500);
+    expect((await h.emulator.stats()).charges).toBe(1);
+    expect((await h.emulator.ledger())[0]).toMatchObject({ status: "succeeded" });
+
+    await h.emulator.faults({ latencyMs: 0 });
+    const paid = await shopper.checkout(key, cart());
+    expect(paid.status).toBe(201);
+    expect((await h.emulator.stats()).charges).toBe(1);
+    const ledger = await h.emulator.ledger();
+    expect(ledger).toHaveLength(1);
+    expect(ledger[0]).toMatchObject({ id: paid.body.paymentIntentId, status: "succeeded" });
+    expect(await h.db.record(shopper.customerId!, key)).toMatchObject({ status: "completed", attempts: 3 });
   });
 
   it("while creating the PaymentIntent: a retry during the provider's work gets 503 again, a later one pays with the same PaymentIntent", async () => {

@@ -47,7 +47,14 @@ export async function checkout(
     case "mismatch":
       return claim;
     case "claimed":
-      return pay(deps, claim.owner, input, cart);
+      try {
+        return await pay(deps, claim.owner, input, cart);
+      } catch (err) {
+        // Unexpected (the database went away mid-request): give the claim up
+        // so the client's retry resumes at once instead of waiting out the TTL.
+        await deps.idempotency.release(claim.owner).catch(() => undefined);
+        throw err;
+      }
   }
 }
 

@@ -36,6 +36,12 @@ export interface OrderRow {
 export class TestDb {
   private readonly pool = new pg.Pool({ connectionString: inject("databaseUrl"), max: 2 });
 
+  constructor() {
+    // An idle connection closed by the server must not crash the test process;
+    // the next query reports the problem where it happens.
+    this.pool.on("error", () => undefined);
+  }
+
   /** Rows a request could have written: idempotency records (by customer or by key) and orders (by customer). */
   async stored(customerId: string | null, key: string): Promise<{ keys: number; orders: number }> {
     const keys = await this.pool.query<{ n: string }>(

@@ -1,0 +1,83 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { checkout, type CheckoutDeps } from "../lib/checkout/checkout";
+import { createPrismaClient } from "../lib/db";
+import { IdempotencyEngine } from "../lib/idempotency/engine";
+import { createStripeClient } from "../lib/payments/stripe-client";
+import { startStripeEmulator, type StripeEmulator } from "../scripts/stripe-emulator/server";
+import { TestDb } from "./helpers/db";
+import { Emulator } from "./helpers/emulator";
+import { cart, sleep, waitFor } from "./helpers/shopper";
+
+/**
+ * The fence at the use-case level (the engine-level test is in
+ * lib/idempotency/engine.test.ts): an owner presumed dead, whose claim was
+ * retaken, comes back late with a successful charge. Its outcome write must
+ * be refused, and the payment must still converge on that one charge.
+ *
+ * In the app the in-progress TTL is validated to outlive the Stripe client's
+ * worst case, so this takes an engine built directly with a TTL (1 s) shorter
+ * than the provider's latency (3 s): exactly the misconfiguration the fence
+ * exists to survive.
+ */
+const TTL_MS = 1_000;
+const LATENCY_MS = 3_000;
+
+let server: StripeEmulator;
+let emulator: Emulator;
+const prisma = createPrismaClient(inject("databaseUrl"));
+const db = new TestDb();
+let deps: CheckoutDeps;
+
+beforeAll(async () => {
+  server = await startStripeEmulator({ port: 0 });
+  emulator = new Emulator(server.url);
+  deps = {
+    prisma,
+    stripe: createStripeClient({ secretKey: "sk_test_stale_owner", apiBase: server.url, timeoutMs: 10_000, maxNetworkRetries: 0 }),
+    idempotency: new IdempotencyEngine(prisma, { inProgressTtlMs: TTL_MS, retentionHours: 24 }),
+  };
+});
+afterAll(async () => {
+  await server?.close();
+  await prisma.$disconnect();
+  await db.close();
+});
+
+describe("an owner presumed dead who comes back late with a successful charge", () => {
+  it("has its outcome refused by the fence, and the next retry settles on that one charge", async () => {
+    const customerId = randomUUID();
+    const key = randomUUID();
+    const input = { customerId, key, body: cart() };
+
+    await emulator.faults({ latencyMs: LATENCY_MS });
+    const stale = checkout(deps, input); // owner 1: its create sleeps 3 s at the provider
+    await waitFor("owner 1's PaymentIntent to be in flight", async () => (await emulator.stats()).delayed >= 1);
+    await sleep(TTL_MS + 200);
+
+    // Owner 2 retakes the expired claim. Owner 1's create is still running
+    // under the same Stripe key, so owner 2 learns nothing and gives up.
+    const usurper = await checkout(deps, input);
+    expect(usurper).toEqual({ kind: "unavailable", retryAfterSeconds: expect.any(Number) });
+    expect(await db.record(customerId, key)).toMatchObject({ status: "in_progress", attempts: 2 });
+
+    // Owner 1 wakes up, charges the card, and tries to record its 201.
+    await emulator.faults({ latencyMs: 0 });
+    const late = await stale;
+    expect(late).toEqual({ kind: "in_progress", retryAfterSeconds: expect.any(Number) }); // not its own 201
+    expect(await emulator.stats()).toMatchObject({ charges: 1 });
+    const record = await db.record(customerId, key);
+    expect(record).toMatchObject({ status: "in_progress", response_status: null }); // the fence held
+    const [order] = await db.ordersOf(customerId);
+    expect(order).toMatchObject({ status: "pending", payment_intent_id: expect.stringMatching(/^pi_/) });
+
+    // The shopper's next retry retakes the claim and finds the charge.
+    const retry = await checkout(deps, input);
+    expect(retry).toMatchObject({ kind: "response", replayed: false, response: { statusCode: 201, body: { orderId: order!.id, paymentIntentId: order!.payment_intent_id } } });
+    expect(await db.record(customerId, key)).toMatchObject({ status: "completed", attempts: 3 });
+    expect(await emulator.stats()).toMatchObject({ charges: 1 });
+    const ledger = await emulator.ledger();
+    expect(ledger).toHaveLength(1);
+    expect(ledger[0]).toMatchObject({ id: order!.payment_intent_id, status: "succeeded" });
+  });
+});
