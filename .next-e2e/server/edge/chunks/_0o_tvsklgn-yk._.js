@@ -1,3 +1,0 @@
-(globalThis.TURBOPACK||(globalThis.TURBOPACK=[])).push(["chunks/_0o_tvsklgn-yk._.js",10977,e=>{"use strict";async function t(){}e.s(["register",0,t])},59858,(e,t,n)=>{self._ENTRIES||={};let s=Promise.resolve().then(()=>e.i(10977));s.catch(()=>{}),self._ENTRIES.middleware_instrumentation=new Proxy(s,{get(e,t){if("then"===t)return(t,n)=>e.then(t,n);let n=(...n)=>e.then(e=>(0,e[t])(...n));return n.then=(n,s)=>e.then(e=>e[t]).then(n,s),n}})}]);
-
-//# sourceMappingURL=_0o_tvsklgn-yk._.js.map

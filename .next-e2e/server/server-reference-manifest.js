@@ -1,1 +1,0 @@
-self.__RSC_SERVER_MANIFEST="{\n  \"node\": {},\n  \"edge\": {},\n  \"encryptionKey\": \"6I/F0fsFS4SgwKUEJWjuWlshZDriUQpBtCzg2A/vDmQ=\"\n}"
