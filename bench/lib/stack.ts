@@ -1,0 +1,76 @@
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { parseEnv } from "../../lib/env";
+import { startStack, type Stack } from "../../scripts/lib/stack";
+
+/**
+ * The benchmark's own stack, apart from the demo (3000/12111) and the tests
+ * (3100/12112): an embedded PostgreSQL in `<DATA_DIR>/bench` (or
+ * DATABASE_URL's server) with a `checkout_bench` database recreated on every
+ * run, the Stripe emulator in this process, and the production build in
+ * `bench/.next` served by `next start`, with the lab's naive route enabled.
+ */
+export const BENCH_DIST_DIR = "bench/.next";
+const APP_PORT = 3300;
+const EMULATOR_PORT = 12113;
+
+/**
+ * The storm holds an owner in a 40 s emulated charge: the SDK's per-attempt
+ * timeout must outlast it, and the in-progress TTL must outlast the SDK's
+ * worst case (3 attempts × 50 s + 2 × 5 s backoff = 160 s), as the app's
+ * configuration check demands.
+ */
+const APP_SETTINGS = {
+  STRIPE_TIMEOUT_MS: "50000",
+  IDEMPOTENCY_IN_PROGRESS_TTL_MS: "170000",
+  LAB_NAIVE_ENDPOINT: "1",
+  // The request paths are measured alone: no in-process reconciler or cleanup timer.
+  MAINTENANCE_INTERVAL_MS: "0",
+};
+
+export interface BenchStack {
+  appUrl: string;
+  appPid: number;
+  /** The embedded server's postmaster; null for DATABASE_URL's server. */
+  postmasterPid: number | null;
+  emulatorUrl: string;
+  databaseUrl: string;
+  embedded: boolean;
+  stop(): Promise<void>;
+}
+
+export async function startBenchStack(options: { reuseBuild: boolean; log: (line: string) => void }): Promise<BenchStack> {
+  const dataDir = process.env.DATA_DIR || ".data";
+  const env = parseEnv({
+    ...process.env,
+    DATA_DIR: path.join(dataDir, "bench"),
+    EMBEDDED_PG_PORT: String(Number(process.env.EMBEDDED_PG_PORT || 54329) + 2),
+    // Always the local emulator: a benchmark never reaches real Stripe.
+    STRIPE_SECRET_KEY: "sk_test_emulator",
+    STRIPE_API_BASE: undefined,
+    STRIPE_EMULATOR_PORT: String(EMULATOR_PORT),
+    ...APP_SETTINGS,
+  });
+  const build = !(options.reuseBuild && existsSync(path.join(BENCH_DIST_DIR, "BUILD_ID")));
+  const stack: Stack = await startStack({
+    env,
+    appPort: APP_PORT,
+    database: "checkout_bench",
+    recreateDatabase: true,
+    startEmulator: true,
+    build,
+    distDir: BENCH_DIST_DIR,
+    appEnv: APP_SETTINGS,
+    log: options.log,
+  });
+  const pidFile = path.join(env.DATA_DIR, "postgres", "postmaster.pid");
+  return {
+    appUrl: `http://127.0.0.1:${APP_PORT}`,
+    appPid: stack.app.pid,
+    postmasterPid: stack.database.embedded && existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8").split("\n")[0]) : null,
+    emulatorUrl: stack.emulator!.url,
+    databaseUrl: stack.database.url,
+    embedded: stack.database.embedded,
+    stop: () => stack.stop(),
+  };
+}

@@ -1,0 +1,61 @@
+import { randomUUID } from "node:crypto";
+import { CART, checkoutHeaders, checkoutOnce, getFaults, setFaults, startSession } from "../lib/app-client";
+import { alternate, unexpected } from "../lib/http-load";
+import { goal, type Scenario } from "../lib/scenario";
+
+/**
+ * A duplicate storm: the owner of a key is held in a 40 s charge (emulated
+ * Stripe latency, which delays `/v1` POSTs only) while 200 connections send
+ * the same key over and over. Each must get 409 at once, about as fast as a
+ * health check (which reads the database and lists PaymentIntents, a GET the
+ * latency does not touch), measured right after with the same connections.
+ */
+const HOLD_MS = 40_000;
+
+export const storm: Scenario = {
+  name: "storm",
+  title: "duplicate storm",
+  async run(ctx) {
+    const { appUrl, emulatorUrl, sizes } = ctx;
+    const cookie = await startSession(appUrl);
+    const key = randomUUID();
+    const before = await setFaults(emulatorUrl, { latencyMs: HOLD_MS });
+    const owner = checkoutOnce(appUrl, cookie, key, { signal: AbortSignal.timeout(HOLD_MS + 30_000) }).catch(() => null);
+    try {
+      await waitFor(async () => (await getFaults(emulatorUrl)).stats.delayed > before.stats.delayed, "the owner's charge to reach the emulator");
+      const { cpu } = ctx;
+      const connections = sizes.stormConnections;
+      const [conflicts, health] = await alternate(
+        { url: `${appUrl}/api/checkout`, method: "POST", headers: checkoutHeaders(cookie, key), body: CART, connections, cpu },
+        { url: `${appUrl}/api/health`, connections, cpu },
+        sizes,
+      );
+
+      // The fault really held the owner, and no duplicate reached the provider.
+      const after = await getFaults(emulatorUrl);
+      const notes = [
+        `owner still in flight after the storm: ${after.stats.charges === before.stats.charges ? "yes" : "NO"}; ` +
+          `charges during the storm: ${after.stats.charges - before.stats.charges}`,
+      ];
+      if (unexpected(conflicts, 409)) notes.push(`${unexpected(conflicts, 409)} duplicate answers were not 409`);
+      if (unexpected(health, 200)) notes.push(`${unexpected(health, 200)} health answers were not 200`);
+      return {
+        measures: { "409 in_progress (duplicates)": conflicts, "GET /api/health": health },
+        goals: [goal("409 p99 ÷ health p99", conflicts.p99Ms / health.p99Ms, "<=", 2)],
+        notes,
+      };
+    } finally {
+      // The owner finishes on its own 40 s after it started; later scenarios run at 0 ms.
+      await setFaults(emulatorUrl, { latencyMs: 0 });
+      void owner;
+    }
+  },
+};
+
+async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
