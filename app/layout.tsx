@@ -26,6 +26,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
             <nav aria-label="Main" className="site-nav">
               <NavLink href="/">Shop</NavLink>
               <NavLink href="/orders">Orders</NavLink>
+              <NavLink href="/lab">Lab</NavLink>
               <CartLink />
             </nav>
           </header>

@@ -1,5 +1,6 @@
 import pino from "pino";
 import { Counter, Registry } from "prom-client";
+import { tapLabEvent } from "./lab/event-log";
 
 /**
  * Every decision the payment path makes is one event: a structured JSON log
@@ -61,6 +62,8 @@ export function observe(event: string, fields: Fields = {}): void {
       o.cleanupDeleted.inc(Number(fields.deleted) || 0);
       break;
   }
+  // The lab's timeline (/lab) hears the same events; a no-op outside a lab-tagged request.
+  tapLabEvent(event, fields);
 }
 
 /** Unexpected failures: logged with the error, counted nowhere else. */

@@ -15,8 +15,9 @@ export type NaiveResult =
   | { kind: "invalid"; issues: Array<{ path: Array<string | number>; message: string }> };
 
 export async function naiveCheckout(
-  deps: { prisma: PrismaClient; stripe: Stripe },
-  input: { customerId: string; body: CheckoutRequest },
+  deps: { prisma: PrismaClient; stripe: Stripe; log?: (event: string, fields: Record<string, unknown>) => void },
+  /** `labRun` tags the PaymentIntent so the lab can count this run's charges in the gateway's ledger. */
+  input: { customerId: string; body: CheckoutRequest; labRun?: string | undefined },
 ): Promise<NaiveResult> {
   const cart = await priceCart(deps.prisma, input.body.items);
   if (!cart.ok) return { kind: "invalid", issues: cart.issues };
@@ -25,6 +26,7 @@ export async function naiveCheckout(
     data: { customerId: input.customerId, amountCents: cart.amountCents, currency: cart.currency, lines: { create: cart.lines } },
     select: { id: true },
   });
+  deps.log?.("order", { orderId: order.id });
   try {
     const intent = await deps.stripe.paymentIntents.create({
       amount: cart.amountCents,
@@ -32,13 +34,18 @@ export async function naiveCheckout(
       payment_method: input.body.paymentMethod,
       confirm: true,
       automatic_payment_methods: { enabled: true, allow_redirects: "never" },
-      metadata: { orderId: order.id, customerId: input.customerId, lane: "naive" },
+      metadata: { orderId: order.id, customerId: input.customerId, lane: "naive", ...(input.labRun ? { labRun: input.labRun } : {}) },
     });
+    deps.log?.("payment", { kind: "succeeded", paymentIntentId: intent.id, orderId: order.id });
     await deps.prisma.order.update({ where: { id: order.id }, data: { status: "paid", paymentIntentId: intent.id } });
     return { kind: "paid", orderId: order.id, paymentIntentId: intent.id, amountCents: cart.amountCents, currency: cart.currency };
   } catch (err) {
     const card = err as Stripe.errors.StripeCardError;
-    if (card.type !== "StripeCardError") throw err;
+    if (card.type !== "StripeCardError") {
+      deps.log?.("payment", { kind: "unknown", orderId: order.id, reason: card.message });
+      throw err;
+    }
+    deps.log?.("payment", { kind: "declined", paymentIntentId: card.payment_intent?.id, orderId: order.id, declineCode: card.decline_code });
     await deps.prisma.order.update({ where: { id: order.id }, data: { status: "failed", declineCode: card.decline_code ?? null } });
     return { kind: "declined", orderId: order.id, declineCode: card.decline_code ?? "card_declined", message: card.message };
   }

@@ -1,13 +1,15 @@
 import { checkout, type CheckoutResult } from "@/lib/checkout/checkout";
 import { checkoutRequestSchema } from "@/lib/checkout/request";
 import { isForeignOrigin, isUuid, jsonError, readJsonBody } from "@/lib/http";
+import { traceLabRequest } from "@/lib/lab/lab-trace";
 import { observe, observeError } from "@/lib/observability";
 import { checkoutDeps } from "@/lib/services";
 import { currentCustomerId } from "@/lib/session";
 
 /** POST /api/checkout — SPEC section 3. Parse, call the use case, map its result to HTTP. */
 export async function POST(request: Request) {
-  const response = await handle(request);
+  // Requests a /lab page tagged are recorded for its timeline; all others pass straight through.
+  const response = await traceLabRequest(request, "idempotent", () => handle(request));
   observe("response", { status: response.status });
   return response;
 }

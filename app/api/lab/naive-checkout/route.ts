@@ -1,12 +1,18 @@
 import { checkoutRequestSchema } from "@/lib/checkout/request";
 import { env } from "@/lib/env";
 import { isForeignOrigin, json, jsonError, readJsonBody } from "@/lib/http";
+import { tapLabEvent } from "@/lib/lab/event-log";
+import { labTagOf, traceLabRequest } from "@/lib/lab/lab-trace";
 import { naiveCheckout } from "@/lib/lab/naive-checkout";
 import { checkoutDeps } from "@/lib/services";
 import { currentCustomerId } from "@/lib/session";
 
 /** POST /api/lab/naive-checkout — DEMO ONLY, no idempotency; 404 unless LAB_NAIVE_ENDPOINT=1. */
 export async function POST(request: Request) {
+  return traceLabRequest(request, "naive", () => handle(request));
+}
+
+async function handle(request: Request): Promise<Response> {
   if (!env().LAB_NAIVE_ENDPOINT) return jsonError(404, "not_found", "The naive endpoint is off (LAB_NAIVE_ENDPOINT=1 enables it).");
   if (isForeignOrigin(request)) return jsonError(403, "forbidden_origin", "Cross-site requests are not accepted.");
   const customerId = await currentCustomerId(request);
@@ -20,7 +26,10 @@ export async function POST(request: Request) {
     });
   }
   const { prisma, stripe } = checkoutDeps();
-  const result = await naiveCheckout({ prisma, stripe }, { customerId, body: parsed.data });
+  const result = await naiveCheckout(
+    { prisma, stripe, log: tapLabEvent },
+    { customerId, body: parsed.data, labRun: labTagOf(request.headers)?.runId },
+  );
   switch (result.kind) {
     case "paid":
       return json({ orderId: result.orderId, status: "paid", amountCents: result.amountCents, currency: result.currency, paymentIntentId: result.paymentIntentId }, 201);

@@ -1,0 +1,41 @@
+import { env } from "@/lib/env";
+import { isForeignOrigin, json, jsonError, readJsonBody } from "@/lib/http";
+import { emulatorFaults, faultPatchSchema, labFaultsEnabled } from "@/lib/lab/emulator-faults";
+import { observeError } from "@/lib/observability";
+import { currentCustomerId } from "@/lib/session";
+
+/**
+ * GET/POST /api/lab/faults — DEMO ONLY: the Stripe emulator's faults, set by
+ * the lab's scenarios. 404 unless LAB_NAIVE_ENDPOINT=1 and the app's Stripe
+ * is the local emulator.
+ */
+export async function GET(request: Request) {
+  return forward(request, undefined);
+}
+
+export async function POST(request: Request) {
+  if (isForeignOrigin(request)) return jsonError(403, "forbidden_origin", "Cross-site requests are not accepted.");
+  const body = await readJsonBody(request);
+  if (!body.ok) return body.response;
+  const patch = faultPatchSchema.safeParse(body.value);
+  if (!patch.success) {
+    return jsonError(400, "invalid_request", "Not a fault the lab can set.", {
+      issues: patch.error.issues.map((i) => ({ path: i.path, message: i.message })),
+    });
+  }
+  return forward(request, patch.data);
+}
+
+async function forward(request: Request, patch: Parameters<typeof emulatorFaults>[1]): Promise<Response> {
+  if (!labFaultsEnabled(env())) {
+    return jsonError(404, "not_found", "Lab faults need LAB_NAIVE_ENDPOINT=1 and the local Stripe emulator.");
+  }
+  if (!(await currentCustomerId(request))) return jsonError(401, "unauthenticated", "Start a session first (POST /api/session).");
+  try {
+    const answer = await emulatorFaults(env(), patch);
+    return json(answer.body, answer.status, { "Cache-Control": "no-store" });
+  } catch (err) {
+    observeError("lab_faults_error", err);
+    return jsonError(503, "unavailable", "The Stripe emulator did not answer.");
+  }
+}

@@ -1,0 +1,52 @@
+import { env } from "@/lib/env";
+import { jsonError } from "@/lib/http";
+import { recordLabEvent } from "@/lib/lab/event-log";
+import { labTagOf } from "@/lib/lab/lab-trace";
+import { currentCustomerId } from "@/lib/session";
+import { POST as idempotentCheckout } from "../../checkout/route";
+import { POST as naiveCheckout } from "../naive-checkout/route";
+
+/**
+ * POST /api/lab/lose-response?lane=naive|idempotent — DEMO ONLY, a lossy
+ * network in front of a lane's endpoint. The request is served by that
+ * endpoint in full (so the card is charged and the outcome recorded), then the
+ * connection is cut a few bytes into the answer: the browser never gets to
+ * read it, what a phone losing signal mid-response looks like.
+ */
+export async function POST(request: Request) {
+  if (!env().LAB_NAIVE_ENDPOINT) return jsonError(404, "not_found", "The lab's lossy route is off (LAB_NAIVE_ENDPOINT=1 enables it).");
+  const lane = new URL(request.url).searchParams.get("lane");
+  const tag = labTagOf(request.headers);
+  if ((lane !== "naive" && lane !== "idempotent") || !tag) {
+    return jsonError(400, "invalid_request", "Send ?lane=naive|idempotent and the lab's run headers.");
+  }
+  const answer = await (lane === "naive" ? naiveCheckout : idempotentCheckout)(request);
+  const firstBytes = (await answer.text()).slice(0, 8);
+  recordLabEvent({ type: "dropped" }, { ...tag, lane, customerId: await currentCustomerId(request) });
+  return cutMidAnswer(answer, firstBytes);
+}
+
+/**
+ * The answer's status, headers and first bytes, then a failing body: Next
+ * destroys the socket mid-body (pipe-readable.ts), so the browser's read of it
+ * fails. Some bytes must go out first: when a kept-alive connection dies
+ * before any answer, Chromium quietly resends the POST (up to once per idle
+ * connection), which would turn one lost answer into several charges.
+ */
+const CUT_AFTER_MS = 50;
+
+function cutMidAnswer(answer: Response, firstBytes: string): Response {
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode(firstBytes));
+    },
+    async pull(controller) {
+      // Only once the first bytes are on the wire; an AbortError keeps Next from logging a crash.
+      await new Promise((resolve) => setTimeout(resolve, CUT_AFTER_MS));
+      controller.error(new DOMException("The lab cut this answer on purpose", "AbortError"));
+    },
+  });
+  const headers = new Headers(answer.headers);
+  headers.delete("content-length");
+  return new Response(stream, { status: answer.status, headers });
+}

@@ -1,0 +1,99 @@
+import type { Page } from "@playwright/test";
+import { expect, test, type LedgerIntent } from "./fixtures";
+
+/**
+ * The reliability lab (/lab): each scenario runs in both lanes at once, and
+ * the numbers on screen must be the gateway's own — the emulator's ledger,
+ * counted here per lane (the naive endpoint tags its PaymentIntents
+ * `lane: naive`; the real endpoint's carry only the attempt's key).
+ */
+type LaneName = "Naive checkout" | "Idempotent checkout";
+
+const lane = (page: Page, name: LaneName) => page.getByRole("region", { name });
+const charges = (page: Page, name: LaneName) => lane(page, name).getByLabel("Charges at the gateway", { exact: true });
+const ordersSeen = (page: Page, name: LaneName) => lane(page, name).getByLabel("Orders the shopper sees", { exact: true });
+const requestLog = (page: Page, name: LaneName) => lane(page, name).getByRole("table");
+
+async function run(page: Page, scenario: string): Promise<void> {
+  await page.getByRole("button", { name: scenario, exact: true }).click();
+  await expect(page.getByText(`“${scenario}” finished`)).toBeVisible({ timeout: 45_000 });
+  await expect(page.getByText("The run stopped early")).toHaveCount(0);
+}
+
+function ledgerByLane(intents: LedgerIntent[]) {
+  const succeeded = intents.filter((i) => i.status === "succeeded");
+  return {
+    naive: succeeded.filter((i) => i.metadata.lane === "naive"),
+    idempotent: succeeded.filter((i) => i.metadata.lane === undefined),
+  };
+}
+
+async function openLogs(page: Page): Promise<void> {
+  for (const name of ["Naive checkout", "Idempotent checkout"] as const) {
+    await lane(page, name).getByText(/^Request log/).click();
+  }
+}
+
+test("A double click in the lab charges the naive lane twice and the idempotent lane once", async ({ page, shopper, emulator }) => {
+  await page.goto("/lab");
+  await expect(page.getByRole("heading", { name: "Reliability lab", level: 1 })).toBeVisible();
+  await run(page, "Double click");
+
+  const ledger = ledgerByLane(await shopper.paymentIntents());
+  expect(ledger.naive).toHaveLength(2);
+  expect(ledger.idempotent).toHaveLength(1);
+  await expect(charges(page, "Naive checkout")).toHaveText(String(ledger.naive.length));
+  await expect(charges(page, "Idempotent checkout")).toHaveText(String(ledger.idempotent.length));
+  await expect(ordersSeen(page, "Naive checkout")).toHaveText("1");
+  await expect(ordersSeen(page, "Idempotent checkout")).toHaveText("1");
+  await expect(lane(page, "Naive checkout")).toContainText("Charged twice for one order");
+  await expect(lane(page, "Idempotent checkout")).toContainText("Charged once for one order");
+
+  // The gateway really was slow, so the second press met the first one still charging.
+  expect((await emulator.stats()).delayed).toBeGreaterThan(0);
+  await openLogs(page);
+  await expect(requestLog(page, "Naive checkout").getByRole("row", { name: /^Press \d/ })).toHaveCount(2);
+  await expect(requestLog(page, "Naive checkout")).not.toContainText("409");
+  await expect(requestLog(page, "Idempotent checkout")).toContainText("409 in progress · Retry-After 1 s");
+  await expect(requestLog(page, "Idempotent checkout")).toContainText("201 replay");
+  const idempotentIntent = ledger.idempotent[0]!;
+  await expect(lane(page, "Idempotent checkout")).toContainText(idempotentIntent.id);
+});
+
+test("A lost response in the lab is charged again by the naive lane and replayed by the idempotent one", async ({ page, shopper }) => {
+  const cut: string[] = [];
+  page.on("requestfailed", (request) => {
+    if (new URL(request.url()).pathname === "/api/lab/lose-response") cut.push(request.failure()?.errorText ?? "failed");
+  });
+  await page.goto("/lab");
+  await run(page, "Lost response after charge");
+
+  // The connection really was cut, once per lane, before the answer could be read.
+  expect(cut).toHaveLength(2);
+  for (const error of cut) expect(error).toMatch(/^net::ERR_/);
+  const ledger = ledgerByLane(await shopper.paymentIntents());
+  expect(ledger.naive).toHaveLength(2);
+  expect(ledger.idempotent).toHaveLength(1);
+  await expect(charges(page, "Naive checkout")).toHaveText(String(ledger.naive.length));
+  await expect(charges(page, "Idempotent checkout")).toHaveText(String(ledger.idempotent.length));
+  await expect(ordersSeen(page, "Naive checkout")).toHaveText("1");
+  await expect(ordersSeen(page, "Idempotent checkout")).toHaveText("1");
+
+  await openLogs(page);
+  for (const name of ["Naive checkout", "Idempotent checkout"] as const) {
+    await expect(requestLog(page, name)).toContainText("201 · cut off mid-answer");
+  }
+  await expect(requestLog(page, "Idempotent checkout")).toContainText("201 replay");
+  await expect(lane(page, "Naive checkout")).toContainText("The shop wrote 2 orders; the shopper saw 1.");
+});
+
+test("Screenshot: the lab after a double click", async ({ page }) => {
+  test.skip(!process.env.SCREENSHOTS, "set SCREENSHOTS=1 to retake the README's screenshots");
+  await page.setViewportSize({ width: 1200, height: 1000 });
+  await page.goto("/lab");
+  // The second run: the picture shows a warm app, not its first requests' start-up.
+  await run(page, "Double click");
+  await run(page, "Double click");
+  await page.mouse.move(0, 0);
+  await page.screenshot({ path: "docs/screenshots/lab.png", fullPage: true, animations: "disabled" });
+});
