@@ -1,4 +1,5 @@
-import { expect, test as base, type APIRequestContext, type Page } from "@playwright/test";
+import { expect, test as base, type APIRequestContext, type BrowserContext, type Page, type Request } from "@playwright/test";
+import type { OrderView } from "../lib/checkout-client/types";
 import { E2E } from "./settings";
 
 /**
@@ -42,6 +43,8 @@ export interface Emulator {
 export interface Shopper {
   customerId: string;
   paymentIntents(): Promise<LedgerIntent[]>;
+  /** The shop's own record: GET /api/orders with the page's session, newest first. */
+  orders(): Promise<OrderView[]>;
 }
 
 export const test = base.extend<{ emulator: Emulator; shopper: Shopper; pageErrors: string[] }>({
@@ -73,7 +76,12 @@ export const test = base.extend<{ emulator: Emulator; shopper: Shopper; pageErro
     const response = await page.request.post("/api/session");
     expect(response.ok()).toBe(true);
     const { customerId } = (await response.json()) as { customerId: string };
-    await use({ customerId, paymentIntents: () => emulator.paymentIntents(customerId) });
+    const orders = async () => {
+      const list = await page.request.get("/api/orders");
+      expect(list.ok(), await list.text()).toBe(true);
+      return (await list.json()) as OrderView[];
+    };
+    await use({ customerId, paymentIntents: () => emulator.paymentIntents(customerId), orders });
   },
 });
 
@@ -104,6 +112,102 @@ export function recordCheckoutKeys(page: Page): string[] {
     }
   });
   return keys;
+}
+
+/** One POST /api/checkout as the browser saw it: what was sent, and what came back or how it failed. */
+export interface CheckoutExchange {
+  key: string;
+  /** The exact body sent. */
+  body: string;
+  /** Which page sent it (1 = the first page seen). */
+  tab: number;
+  sentAt: number;
+  /** When the response's headers arrived (null: none did). */
+  answeredAt: number | null;
+  /** The browser's own clock (Resource Timing), free of the test runner's delays: request start and response end. */
+  browserTiming: { startedAt: number; finishedAt: number } | null;
+  status: number | null;
+  /** The response's Idempotent-Replayed header was `true`. */
+  replayed: boolean;
+  retryAfter: string | null;
+  /** The parsed JSON body, once read (see `settled`). */
+  json: Record<string, unknown> | null;
+  /** The network error, e.g. `net::ERR_CONNECTION_RESET`, when no response arrived. */
+  failure: string | null;
+}
+
+export interface CheckoutTraffic {
+  exchanges: CheckoutExchange[];
+  /** Waits until every response body seen so far has been read. */
+  settled(): Promise<CheckoutExchange[]>;
+}
+
+/**
+ * Every POST /api/checkout of a page (or of all pages of a context), with its
+ * answer or its failure: the evidence that a duplicate was answered 409, a
+ * lost response was retried, a replay carried Idempotent-Replayed.
+ */
+export function recordCheckoutTraffic(source: Page | BrowserContext): CheckoutTraffic {
+  const exchanges: CheckoutExchange[] = [];
+  const byRequest = new Map<Request, CheckoutExchange>();
+  const tabs = new Map<Page | null, number>();
+  const reads: Array<Promise<unknown>> = [];
+  // A context emits the same network events as a page, for all its pages.
+  const events = source as Page;
+  events.on("request", (request) => {
+    if (request.method() !== "POST" || new URL(request.url()).pathname !== "/api/checkout") return;
+    const frame = request.frame();
+    const page = frame.page();
+    if (!tabs.has(page)) tabs.set(page, tabs.size + 1);
+    const exchange: CheckoutExchange = {
+      key: request.headers()["idempotency-key"] ?? "(none)",
+      body: request.postData() ?? "",
+      tab: tabs.get(page)!,
+      sentAt: Date.now(),
+      answeredAt: null,
+      browserTiming: null,
+      status: null,
+      replayed: false,
+      retryAfter: null,
+      json: null,
+      failure: null,
+    };
+    exchanges.push(exchange);
+    byRequest.set(request, exchange);
+  });
+  events.on("response", (response) => {
+    const exchange = byRequest.get(response.request());
+    if (!exchange) return;
+    const headers = response.headers();
+    exchange.answeredAt = Date.now();
+    exchange.status = response.status();
+    exchange.replayed = headers["idempotent-replayed"] === "true";
+    exchange.retryAfter = headers["retry-after"] ?? null;
+    reads.push(
+      response.json().then(
+        (json: Record<string, unknown>) => (exchange.json = json),
+        () => undefined, // the page navigated away before the body was kept
+      ),
+    );
+  });
+  events.on("requestfinished", (request) => {
+    const exchange = byRequest.get(request);
+    const timing = request.timing();
+    if (exchange && timing.responseEnd >= 0) {
+      exchange.browserTiming = { startedAt: timing.startTime, finishedAt: timing.startTime + timing.responseEnd };
+    }
+  });
+  events.on("requestfailed", (request) => {
+    const exchange = byRequest.get(request);
+    if (exchange) exchange.failure = request.failure()?.errorText ?? "failed";
+  });
+  return {
+    exchanges,
+    async settled() {
+      await Promise.all(reads);
+      return exchanges;
+    },
+  };
 }
 
 export { expect };

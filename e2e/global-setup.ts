@@ -1,7 +1,7 @@
 import { parseEnv } from "../lib/env";
 import { startStack } from "../scripts/lib/stack";
 import { testEnvironment } from "../tests/constants";
-import { E2E } from "./settings";
+import { E2E, STACK_APP_ENV } from "./settings";
 
 /**
  * Starts once per run: a recreated `checkout_e2e` database (embedded, or on
@@ -26,5 +26,7 @@ export default async function globalSetup() {
     log: (line) => console.log(`[e2e] ${line}`),
     appLog: process.env.E2E_APP_LOG ? (line) => console.log(`[app] ${line}`) : undefined,
   });
+  // For specs that run an app server of their own against this stack (workers inherit process.env).
+  process.env[STACK_APP_ENV] = JSON.stringify(stack.appEnv);
   return () => stack.stop();
 }

@@ -12,3 +12,6 @@ export const E2E = {
   database: process.env.E2E_DATABASE || "checkout_e2e",
   distDir: TEST_DIST_DIR,
 } as const;
+
+/** Set by global-setup: the environment (database URL, emulator, session secret, build) of the stack's app server, as JSON. */
+export const STACK_APP_ENV = "E2E_STACK_APP_ENV";

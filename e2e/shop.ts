@@ -16,3 +16,19 @@ export async function goToCheckout(page: Page): Promise<void> {
 export const paymentStatus = (page: Page) => page.getByRole("region", { name: "Payment" }).getByRole("status");
 export const payButton = (page: Page) => page.getByRole("button", { name: /^Pay / });
 export const confirmationHeading = (page: Page) => page.getByRole("heading", { name: "Thank you — your order is paid" });
+
+/**
+ * Counts, from now on, the presses that reached the page (pointerdown, which
+ * fires even on a disabled button) and the form submissions they caused (each
+ * one a press of Pay that reached the checkout code). A reload starts a new
+ * document and new counts.
+ */
+export async function watchPresses(page: Page): Promise<() => Promise<{ pointerDowns: number; submits: number }>> {
+  await page.evaluate(() => {
+    const counts = { pointerDowns: 0, submits: 0 };
+    (window as unknown as { presses: typeof counts }).presses = counts;
+    document.addEventListener("pointerdown", () => counts.pointerDowns++, true);
+    document.addEventListener("submit", () => counts.submits++, true);
+  });
+  return () => page.evaluate(() => ({ ...(window as unknown as { presses: { pointerDowns: number; submits: number } }).presses }));
+}

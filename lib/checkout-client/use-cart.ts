@@ -14,6 +14,9 @@ export const CART_STORAGE_KEY = "never-twice:cart";
 const listeners = new Set<() => void>();
 let snapshot: { raw: string | null; items: CartItem[] } = { raw: null, items: [] };
 let unsaved: string | null = null; // when localStorage refuses writes, the cart lives as long as the page
+/** Orders whose items have already left the cart, shared by the tabs (see removePaidItems). */
+const SETTLED_ORDERS_KEY = "never-twice:settled-orders";
+const settledInPage = new Set<string>();
 
 function read(): CartItem[] {
   let raw: string | null;
@@ -53,8 +56,31 @@ export function setCartQuantity(sku: string, quantity: number): void {
   write(withQuantity(read(), sku, quantity));
 }
 
-export function removePaidItems(paid: CartItem[]): void {
+/**
+ * Takes a paid order's items out of the cart, once per order. The same order
+ * is confirmed more than once when a second tab or a duplicate request of the
+ * attempt learns the outcome later; by then the shopper may have added the
+ * same product again for a new order, which must stay.
+ */
+export function removePaidItems(orderId: string, paid: CartItem[]): void {
+  const settled = settledOrders();
+  if (settled.includes(orderId) || settledInPage.has(orderId)) return;
+  settledInPage.add(orderId);
+  try {
+    window.localStorage.setItem(SETTLED_ORDERS_KEY, JSON.stringify([...settled, orderId].slice(-20)));
+  } catch {
+    // storage refuses writes: this page still remembers
+  }
   write(withoutPaid(read(), paid));
+}
+
+function settledOrders(): string[] {
+  try {
+    const value: unknown = JSON.parse(window.localStorage.getItem(SETTLED_ORDERS_KEY) ?? "[]");
+    return Array.isArray(value) ? value.filter((id): id is string => typeof id === "string") : [];
+  } catch {
+    return [];
+  }
 }
 
 /** The cart outside React, for decisions taken once on mount. */

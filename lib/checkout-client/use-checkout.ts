@@ -32,7 +32,7 @@ export function useCheckout() {
       setAttempt((open) => (open?.key === settled.key ? null : open));
     }
     if (next.kind === "paid") {
-      removePaidItems(bodyOf(settled).items);
+      removePaidItems(next.order.orderId, bodyOf(settled).items);
       void client.invalidateQueries({ queryKey: ordersQuery.queryKey });
     }
     setOutcome(next);
