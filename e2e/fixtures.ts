@@ -1,4 +1,5 @@
 import { expect, test as base, type APIRequestContext, type BrowserContext, type Page, type Request } from "@playwright/test";
+import type { FaultStats } from "../scripts/stripe-emulator/faults";
 import type { OrderView } from "../lib/checkout-client/types";
 import { E2E } from "./settings";
 
@@ -23,15 +24,7 @@ export interface Faults {
   dropAfterCharge?: number;
 }
 
-export interface FaultStats {
-  requests: number;
-  failedInjected: number;
-  dropped: number;
-  charges: number;
-  declines: number;
-  replayed: number;
-  delayed: number;
-}
+export type { FaultStats };
 
 export interface Emulator {
   setFaults(faults: Faults): Promise<void>;

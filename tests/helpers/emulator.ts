@@ -3,15 +3,9 @@
  * (scripts/stripe-emulator/README.md). Every fault a test injects is checked
  * against `stats`, the emulator's counters of what really happened.
  */
-export interface FaultStats {
-  requests: number;
-  failedInjected: number;
-  dropped: number;
-  charges: number;
-  declines: number;
-  replayed: number;
-  delayed: number;
-}
+import type { FaultStats } from "../../scripts/stripe-emulator/faults";
+
+export type { FaultStats };
 
 export interface FaultSnapshot {
   latencyMs: number;
