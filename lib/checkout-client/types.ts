@@ -1,3 +1,5 @@
+import type { OrderView as ServerOrderView } from "../checkout/orders";
+
 /** Shapes of the app's JSON API as the browser sees it (dates arrive as ISO strings). */
 export interface Product {
   sku: string;
@@ -31,16 +33,8 @@ export interface PaidOrder {
   paymentIntentId: string;
 }
 
-export interface OrderView {
-  id: string;
-  status: "pending" | "paid" | "failed";
-  amountCents: number;
-  currency: string;
-  paymentIntentId: string | null;
-  declineCode: string | null;
-  createdAt: string;
-  lines: Array<{ sku: string; name: string; unitPriceCents: number; quantity: number }>;
-}
+/** The server's order view as it arrives over JSON (dates become strings). */
+export type OrderView = Omit<ServerOrderView, "createdAt"> & { createdAt: string };
 
 /** GET /api/checkout/{key}. */
 export interface AttemptStatus {
