@@ -45,16 +45,16 @@ async function dropDatabase(adminUrl: string, name: string): Promise<void> {
   }
 }
 
-/** A run that was killed could not drop its database: do it for it. */
+/** A run that was killed could not drop its databases: do it for it. */
 async function dropDatabasesOfDeadRuns(adminUrl: string): Promise<void> {
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   const { rows } = await client.query<{ datname: string }>(
-    "select datname from pg_database where datname ~ '^checkout_vitest_[0-9]+$'",
+    "select datname from pg_database where datname ~ '^checkout_vitest_[0-9]+(_[a-z]+)?$'",
   );
   await client.end();
   for (const { datname } of rows) {
-    const pid = Number(datname.split("_").pop());
+    const pid = Number(datname.split("_")[2]); // checkout_vitest_<pid>[_<label>] (tests/helpers/own-database.ts)
     if (!isAlive(pid)) await dropDatabase(adminUrl, datname).catch(() => undefined);
   }
 }

@@ -3,8 +3,9 @@ import { inject } from "vitest";
 
 /**
  * Read-only views of the test database, for asserting what the app stored
- * (or did not). Counts are scoped by customer or key, because other test
- * files write to the same database at the same time.
+ * (or did not), plus one write (`expire`) standing in for time passing.
+ * Counts are scoped by customer or key, because other test files write to
+ * the same database at the same time.
  */
 export interface IdempotencyRow {
   id: string;
@@ -34,9 +35,10 @@ export interface OrderRow {
 }
 
 export class TestDb {
-  private readonly pool = new pg.Pool({ connectionString: inject("databaseUrl"), max: 2 });
+  private readonly pool: pg.Pool;
 
-  constructor() {
+  constructor(databaseUrl: string = inject("databaseUrl")) {
+    this.pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
     // An idle connection closed by the server must not crash the test process;
     // the next query reports the problem where it happens.
     this.pool.on("error", () => undefined);
@@ -76,6 +78,16 @@ export class TestDb {
       [customerId],
     );
     return rows;
+  }
+
+  /** Moves a finished record's expiry into the past, as if its retention had run out. */
+  async expire(customerId: string, key: string): Promise<void> {
+    const { rowCount } = await this.pool.query(
+      `update idempotency_keys set expires_at = now() - interval '1 second'
+        where subject_id = $1 and key = lower($2)::uuid and status <> 'in_progress'`,
+      [customerId, key],
+    );
+    if (rowCount !== 1) throw new Error(`no finished record for key ${key} to expire`);
   }
 
   close(): Promise<void> {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach } from "vitest";
 import { startTestApp, type TestApp } from "../app-server";
 import { TestDb } from "./db";
+import { createOwnDatabase, type OwnDatabase } from "./own-database";
 import { Emulator } from "./emulator";
 import { Shopper } from "./shopper";
 
@@ -18,19 +19,22 @@ export interface Harness {
   shopper(): Promise<Shopper>;
 }
 
-export function useTestApp(env: Record<string, string> = {}): Harness {
+export function useTestApp(env: Record<string, string> = {}, options: { ownDatabase?: string } = {}): Harness {
   let app: TestApp | undefined;
   let emulator: Emulator | undefined;
   let db: TestDb | undefined;
+  let own: OwnDatabase | undefined;
 
   beforeAll(async () => {
-    app = await startTestApp(env);
+    own = options.ownDatabase ? await createOwnDatabase(options.ownDatabase) : undefined;
+    app = await startTestApp(own ? { ...env, DATABASE_URL: own.url } : env);
     emulator = new Emulator(app.emulator.url);
-    db = new TestDb();
+    db = new TestDb(own?.url);
   });
   afterAll(async () => {
     await app?.stop();
     await db?.close();
+    await own?.drop();
   });
   beforeEach(async () => {
     await emulator?.reset();

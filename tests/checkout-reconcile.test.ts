@@ -1,0 +1,134 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import type { ReconcileOutcome } from "../lib/checkout/reconcile";
+import { useTestApp } from "./helpers/harness";
+import { cart, newKey, sleep, waitFor, type Shopper } from "./helpers/shopper";
+
+/**
+ * The server dies (kill -9) mid-payment and the shopper never comes back:
+ * nobody retries. `npm run reconcile` — a separate process, as cron runs it —
+ * finds the attempt once its claim is older than the in-progress TTL, takes it
+ * over with the fenced compare-and-set and drives it on with the same
+ * downstream Stripe keys: the order ends paid with one PaymentIntent, whether
+ * or not the charge had reached the provider when the server died.
+ *
+ * This file has a database of its own: a reconciler takes over every
+ * abandoned attempt it finds, including other test files' in the shared one.
+ */
+const TTL_MS = 8_000;
+const LATENCY_MS = 2_000;
+const h = useTestApp(
+  {
+    IDEMPOTENCY_IN_PROGRESS_TTL_MS: String(TTL_MS),
+    STRIPE_TIMEOUT_MS: "4000", // above LATENCY_MS, below the TTL
+    STRIPE_MAX_NETWORK_RETRIES: "0",
+    MAINTENANCE_INTERVAL_MS: "0", // no in-process reconciler: only the command below finishes attempts
+  },
+  { ownDatabase: "reconcile" },
+);
+
+interface ReconcileRun {
+  counts: Record<ReconcileOutcome, number>;
+  /** The JSON log lines of its "reconcile" events. */
+  events: Array<{ outcome: ReconcileOutcome; recordId: string; key: string; customerId: string }>;
+}
+
+/** Runs `npm run reconcile` against the test app's database and emulator, with the app's TTL. */
+async function runReconciler(): Promise<ReconcileRun> {
+  const { stdout } = await promisify(execFile)("npm", ["run", "--silent", "reconcile"], {
+    env: { ...process.env, ...h.app.env },
+    timeout: 60_000,
+  });
+  const lines = stdout.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as Record<string, unknown>);
+  const summary = lines.find((line) => line.event === "reconcile_run");
+  if (!summary) throw new Error(`npm run reconcile printed no summary:\n${stdout}`);
+  const { event: _event, ...counts } = summary;
+  return { counts: counts as ReconcileRun["counts"], events: lines.filter((line) => line.event === "reconcile") as ReconcileRun["events"] };
+}
+
+const nothing = { paid: 0, declined: 0, unknown: 0, abandoned: 0, skipped: 0 };
+
+/** Sends a checkout, kills the server with SIGKILL once `inFlight` Stripe writes have started, and leaves it dead. */
+async function crashDuringPayment(shopper: Shopper, key: string, inFlight: number) {
+  await h.emulator.faults({ latencyMs: LATENCY_MS });
+  const doomed = shopper.checkout(key, cart()).then(
+    (answer) => ({ answered: answer.status }),
+    (error: unknown) => ({ failed: String(error) }),
+  );
+  await waitFor(`${inFlight} Stripe call(s) to be in flight`, async () => (await h.emulator.stats()).delayed >= inFlight);
+  await h.app.app.stop("SIGKILL");
+  expect(await doomed).toMatchObject({ failed: expect.stringContaining("fetch failed") }); // the answer is lost
+  await h.emulator.faults({ latencyMs: 0 });
+}
+
+/** The reconciler leaves a claim younger than the TTL alone (its owner may still be charging), then finishes it. */
+async function reconcileAfterTtl(shopper: Shopper, key: string): Promise<ReconcileRun> {
+  const early = await runReconciler();
+  const age = (await h.db.record(shopper.customerId!, key))!.lock_age_ms!;
+  expect(age).toBeLessThan(TTL_MS); // or "early" was not early
+  expect(early.counts).toEqual(nothing);
+  expect(await h.db.record(shopper.customerId!, key)).toMatchObject({ status: "in_progress", attempts: 1 });
+
+  await sleep(Math.max(0, TTL_MS - age + 250)); // past the TTL by the database's clock
+  const run = await runReconciler();
+  expect(run.counts).toEqual({ ...nothing, paid: 1 });
+  const record = (await h.db.record(shopper.customerId!, key))!;
+  expect(run.events).toEqual([expect.objectContaining({ outcome: "paid", recordId: record.id, key, customerId: shopper.customerId })]);
+  expect(record).toMatchObject({ status: "completed", attempts: 2, response_status: 201, lock_token: null });
+  return run;
+}
+
+/** What the shopper sees whenever they come back: the stored confirmation, and no new charge. */
+async function expectShopperSeesConfirmation(shopper: Shopper, key: string, order: { id: string; paymentIntentId: string }) {
+  await h.app.restart();
+  expect((await shopper.attempt(key)).body).toMatchObject({ status: "completed", response: { statusCode: 201, body: { orderId: order.id } } });
+  const later = await shopper.checkout(key, cart());
+  expect(later.status).toBe(201);
+  expect(later.headers.get("idempotent-replayed")).toBe("true");
+  expect(later.body).toMatchObject({ orderId: order.id, status: "paid", paymentIntentId: order.paymentIntentId });
+  expect(await runReconciler()).toMatchObject({ counts: nothing }); // nothing left to do
+  expect((await h.emulator.stats()).charges).toBe(1);
+}
+
+describe("npm run reconcile after a crash, with no retry from the shopper", () => {
+  it("the charge had landed: the order ends paid with that one PaymentIntent, and nothing is charged again", async () => {
+    const shopper = await h.shopper();
+    const key = newKey();
+    await crashDuringPayment(shopper, key, 2); // create done, confirm (the charge) in flight
+
+    await waitFor("the orphaned charge to land", async () => (await h.emulator.stats()).charges === 1, 10_000);
+    const [pending] = await h.db.ordersOf(shopper.customerId!);
+    expect(pending).toMatchObject({ status: "pending", payment_intent_id: expect.stringMatching(/^pi_/) });
+
+    await reconcileAfterTtl(shopper, key);
+
+    expect(await h.emulator.stats()).toMatchObject({ charges: 1, delayed: 2 });
+    const ledger = await h.emulator.ledger();
+    expect(ledger).toEqual([expect.objectContaining({ id: pending!.payment_intent_id, status: "succeeded" })]);
+    expect(await h.db.order(pending!.id)).toMatchObject({ status: "paid", payment_intent_id: pending!.payment_intent_id });
+    await expectShopperSeesConfirmation(shopper, key, { id: pending!.id, paymentIntentId: pending!.payment_intent_id! });
+  });
+
+  it("the charge never reached the provider: the reconciler charges once", async () => {
+    const shopper = await h.shopper();
+    const key = newKey();
+    await crashDuringPayment(shopper, key, 1); // the PaymentIntent's create is in flight; the confirm is never sent
+
+    await waitFor("the orphaned PaymentIntent to be created", async () => (await h.emulator.ledger()).length === 1, 10_000);
+    const [orphan] = await h.emulator.ledger();
+    expect(orphan).toMatchObject({ status: "requires_confirmation" });
+    expect((await h.emulator.stats()).charges).toBe(0);
+    const [pending] = await h.db.ordersOf(shopper.customerId!);
+    expect(pending).toMatchObject({ status: "pending", payment_intent_id: null }); // the app died before recording it
+
+    await reconcileAfterTtl(shopper, key);
+
+    const stats = await h.emulator.stats();
+    expect(stats.charges).toBe(1);
+    expect(stats.replayed).toBeGreaterThanOrEqual(1); // the create was replayed under the derived Stripe key
+    expect(await h.emulator.ledger()).toEqual([expect.objectContaining({ id: orphan!.id, status: "succeeded" })]);
+    expect(await h.db.order(pending!.id)).toMatchObject({ status: "paid", payment_intent_id: orphan!.id });
+    await expectShopperSeesConfirmation(shopper, key, { id: pending!.id, paymentIntentId: orphan!.id });
+  });
+});
