@@ -1,9 +1,8 @@
 import { createHash, randomUUID } from "node:crypto";
-import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { CHECKOUT_ENDPOINT } from "../../lib/checkout/request";
-import { createPrismaClient } from "../../lib/db";
-import { PrismaClient } from "../../lib/generated/prisma/client";
+import { createPrismaClient, POOL_SIZE } from "../../lib/db";
+import type { PrismaClient } from "../../lib/generated/prisma/client";
 import { IdempotencyEngine } from "../../lib/idempotency/engine";
 
 /**
@@ -13,7 +12,7 @@ import { IdempotencyEngine } from "../../lib/idempotency/engine";
  * and housekeeping. `countStatements` instead builds the Prisma client on a
  * pool that counts every statement sent to the server.
  */
-export const POOL_SIZE = 10; // lib/db.ts
+export { POOL_SIZE };
 
 export interface BenchDb {
   pool: pg.Pool;
@@ -34,7 +33,7 @@ export function openDb(url: string, options: { countStatements?: boolean } = {})
       Object.assign(client, { query: (...args: unknown[]) => (statements++, query(...args)) });
     });
   }
-  const prisma = options.countStatements ? new PrismaClient({ adapter: new PrismaPg(pool) }) : createPrismaClient(url);
+  const prisma = createPrismaClient(options.countStatements ? pool : url);
   const engine = new IdempotencyEngine(prisma, { inProgressTtlMs: 90_000, retentionHours: 24 });
   return {
     pool,
