@@ -4,7 +4,7 @@ import type { IdempotencyEngine } from "../idempotency/engine";
 import { fingerprint } from "../idempotency/fingerprint";
 import type { Ownership, StoredResponse } from "../idempotency/types";
 import { settlePayment, type PaymentOutcome } from "../payments/settle";
-import { findOrCreateOrder, markOrder, recordPaymentIntent, type PendingOrder } from "./orders";
+import { createOrder, markAttemptOrder, recordPaymentIntent, type PendingOrder } from "./orders";
 import { priceCart, type PricedCart } from "./price-cart";
 import { CHECKOUT_ENDPOINT, type CheckoutRequest } from "./request";
 
@@ -64,18 +64,13 @@ async function pay(
   input: { customerId: string; key: string; body: CheckoutRequest },
   cart: Extract<PricedCart, { ok: true }>,
 ): Promise<CheckoutResult> {
-  const { prisma, idempotency } = deps;
-  // The order is written only while this request still owns the claim.
-  const order = await prisma.$transaction(async (tx) =>
-    (await idempotency.holds(owner, tx))
-      ? findOrCreateOrder(tx, {
-          idempotencyKeyId: owner.recordId,
-          customerId: input.customerId,
-          paymentMethod: input.body.paymentMethod,
-          ...cart,
-        })
-      : null,
-  );
+  // Written only while this request still owns the claim (null once fenced out).
+  const order = await createOrder(deps.prisma, {
+    owner,
+    customerId: input.customerId,
+    paymentMethod: input.body.paymentMethod,
+    ...cart,
+  });
   if (!order) return answerAsDuplicate(deps, input);
   return settleAttempt(deps, owner, { ...order, paymentMethod: input.body.paymentMethod }, input);
 }
@@ -115,12 +110,11 @@ export async function settleAttempt(
   const recorded = await idempotency.finish(
     owner,
     { status: outcome.kind === "succeeded" ? "completed" : "failed", response },
-    (tx) =>
-      markOrder(tx, order.id, {
-        status: outcome.kind === "succeeded" ? "paid" : "failed",
-        paymentIntentId: outcome.paymentIntentId,
-        ...(outcome.kind === "declined" ? { declineCode: outcome.declineCode } : {}),
-      }),
+    markAttemptOrder({
+      status: outcome.kind === "succeeded" ? "paid" : "failed",
+      paymentIntentId: outcome.paymentIntentId,
+      ...(outcome.kind === "declined" ? { declineCode: outcome.declineCode } : {}),
+    }),
   );
   // Fenced out: a newer owner took over while this one was charging.
   return recorded ? { kind: "response", response, replayed: false } : answerAsDuplicate(deps, ids);

@@ -1,5 +1,6 @@
-import type { PrismaClient } from "../generated/prisma/client";
-import type { Transaction } from "../idempotency/engine";
+import { Prisma, type PrismaClient } from "../generated/prisma/client";
+import { heldBy, type OutcomeEffect } from "../idempotency/engine";
+import type { Ownership } from "../idempotency/types";
 import type { PricedLine } from "./price-cart";
 
 /** Order persistence for checkout: one pending order per claimed attempt. */
@@ -13,34 +14,61 @@ export interface PendingOrder {
 
 const pendingSelect = { id: true, amountCents: true, currency: true, paymentMethod: true, paymentIntentId: true } as const;
 
-/** The attempt's order, created on first use. A retake finds the first owner's order and its price. */
-export async function findOrCreateOrder(
-  tx: Transaction,
+/**
+ * Writes a pending order and its lines in one statement (atomic without a
+ * transaction, one round trip), creating the customer row if a session
+ * outlived a database reset (the signed cookie is proof enough).
+ *
+ * With `owner`, the order belongs to that claimed attempt: it is written only
+ * while the claim is still the owner's (null once fenced out), at most once
+ * per attempt, and a retaken attempt gets the first owner's order — and price
+ * — back. Without, it is a plain order (the lab's naive checkout).
+ */
+export async function createOrder(
+  prisma: PrismaClient,
   input: {
-    idempotencyKeyId: string;
+    owner: Ownership | null;
     customerId: string;
     amountCents: number;
     currency: string;
     paymentMethod: string;
     lines: PricedLine[];
   },
-): Promise<PendingOrder> {
-  const existing = await tx.order.findUnique({ where: { idempotencyKeyId: input.idempotencyKeyId }, select: pendingSelect });
-  if (existing) return existing;
-  // A session outlives a database reset in development; the signed cookie is proof enough.
-  await tx.customer.upsert({ where: { id: input.customerId }, create: { id: input.customerId }, update: {} });
-  return tx.order.create({
-    data: {
-      customerId: input.customerId,
-      idempotencyKeyId: input.idempotencyKeyId,
-      amountCents: input.amountCents,
-      currency: input.currency,
-      paymentMethod: input.paymentMethod,
-      lines: { create: input.lines },
-    },
-    select: pendingSelect,
-  });
+): Promise<PendingOrder | null> {
+  const owner = input.owner ? heldBy(input.owner) : Prisma.sql`select null::uuid as id`;
+  const rows = await prisma.$queryRaw<PendingOrder[]>`
+    with owner as (${owner}),
+    customer as (
+      insert into customers (id) select ${input.customerId}::uuid from owner
+      on conflict (id) do nothing
+    ),
+    created as (
+      insert into orders (customer_id, idempotency_key_id, amount_cents, currency, payment_method)
+      select ${input.customerId}::uuid, owner.id, ${input.amountCents}, ${input.currency}, ${input.paymentMethod} from owner
+      on conflict (idempotency_key_id) do nothing
+      returning ${pendingColumns("orders")}
+    ),
+    lines as (
+      insert into order_lines (order_id, sku, name, unit_price_cents, quantity)
+      select created.id, line.sku, line.name, line.unit_price_cents, line.quantity
+        from created,
+             jsonb_to_recordset(${JSON.stringify(input.lines.map(toRow))}::jsonb)
+               as line(sku text, name text, unit_price_cents int, quantity int)
+    )
+    select * from created
+    union all
+    select ${pendingColumns("existing")} from orders existing join owner on existing.idempotency_key_id = owner.id
+     where not exists (select 1 from created)`;
+  return rows[0] ?? null;
 }
+
+const pendingColumns = (table: string) =>
+  Prisma.raw(
+    `${table}.id, ${table}.amount_cents as "amountCents", ${table}.currency, ` +
+      `${table}.payment_method as "paymentMethod", ${table}.payment_intent_id as "paymentIntentId"`,
+  );
+
+const toRow = (line: PricedLine) => ({ sku: line.sku, name: line.name, unit_price_cents: line.unitPriceCents, quantity: line.quantity });
 
 /** The order an attempt created, if its owner got that far. */
 export function findAttemptOrder(prisma: PrismaClient, idempotencyKeyId: string): Promise<PendingOrder | null> {
@@ -53,15 +81,15 @@ export async function recordPaymentIntent(prisma: PrismaClient, orderId: string,
   await prisma.order.updateMany({ where: { id: orderId, paymentIntentId: null }, data: { paymentIntentId } });
 }
 
-export async function markOrder(
-  tx: Transaction,
-  orderId: string,
-  outcome: { status: "paid" | "failed"; paymentIntentId: string | null; declineCode?: string },
-): Promise<void> {
-  await tx.order.update({
-    where: { id: orderId },
-    data: { status: outcome.status, paymentIntentId: outcome.paymentIntentId ?? undefined, declineCode: outcome.declineCode ?? null },
-  });
+/** Marks the attempt's order with its outcome, as the effect of the claim's fenced finish. */
+export function markAttemptOrder(outcome: { status: "paid" | "failed"; paymentIntentId: string | null; declineCode?: string }): OutcomeEffect {
+  return (finishedId) => Prisma.sql`
+    update orders
+       set status = ${outcome.status}::order_status,
+           payment_intent_id = coalesce(${outcome.paymentIntentId}, payment_intent_id),
+           decline_code = ${outcome.declineCode ?? null},
+           updated_at = now()
+     where idempotency_key_id = ${finishedId}`;
 }
 
 export interface OrderView {

@@ -9,7 +9,7 @@ import { fingerprint } from "../idempotency/fingerprint";
 import { settlePayment } from "../payments/settle";
 import { createStripeClient } from "../payments/stripe-client";
 import { checkout, type CheckoutDeps } from "./checkout";
-import { findOrCreateOrder } from "./orders";
+import { createOrder } from "./orders";
 import { priceCart } from "./price-cart";
 import { reconcileAbandoned } from "./reconcile";
 import { CHECKOUT_ENDPOINT, type CheckoutRequest } from "./request";
@@ -76,9 +76,8 @@ describe("the reconciler", () => {
     if (claim.kind !== "claimed") throw new Error("expected a claim");
     const cart = await priceCart(prisma, body.items);
     if (!cart.ok) throw new Error("cart");
-    const order = await prisma.$transaction((tx) =>
-      findOrCreateOrder(tx, { idempotencyKeyId: claim.owner.recordId, customerId, paymentMethod: body.paymentMethod, ...cart }),
-    );
+    const order = await createOrder(prisma, { owner: claim.owner, customerId, paymentMethod: body.paymentMethod, ...cart });
+    if (!order) throw new Error("expected the order to be written");
     // The server's own payment code runs to the charge; the write of the
     // PaymentIntent's id is lost with the crash, and nothing is recorded after.
     const charged = await settlePayment(

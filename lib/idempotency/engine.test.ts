@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { createPrismaClient } from "../db";
+import { Prisma } from "../generated/prisma/client";
 import { IdempotencyEngine } from "./engine";
 import type { ClaimResult, KeyScope, Ownership } from "./types";
 
@@ -17,6 +18,9 @@ const owner = (r: ClaimResult): Ownership => {
   if (r.kind !== "claimed") throw new Error(`expected claimed, got ${r.kind}`);
   return r.owner;
 };
+/** An effect that leaves a trace: a customer row with this id, written only with the outcome. */
+const marker = (customerId: string) => (finishedId: Prisma.Sql) =>
+  Prisma.sql`insert into customers (id) select ${customerId}::uuid where ${finishedId} is not null`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("claiming a key", () => {
@@ -71,14 +75,20 @@ describe("finishing a claim", () => {
     expect(row.expiresAt!.getTime() - row.completedAt!.getTime()).toBe(24 * 3600_000);
   });
 
-  it("rolls back the caller's effect with the outcome when the effect fails", async () => {
+  it("writes the caller's effect with the outcome, and neither when the effect fails", async () => {
     const e = engine();
     const s = scope();
     const o = owner(await e.claim(s, HASH));
-    await expect(e.finish(o, { status: "completed", response: ok }, async () => {
-      throw new Error("boom");
-    })).rejects.toThrow("boom");
+    // An order for a customer that does not exist: the foreign key refuses it.
+    const failing = (finishedId: Prisma.Sql) => Prisma.sql`
+      insert into orders (customer_id, amount_cents, currency) select ${randomUUID()}::uuid, 1, 'usd' where ${finishedId} is not null`;
+    await expect(e.finish(o, { status: "completed", response: ok }, failing)).rejects.toThrow(/foreign key/);
     expect(await e.claim(s, HASH)).toMatchObject({ kind: "in_progress" });
+
+    const customerId = randomUUID();
+    expect(await e.finish(o, { status: "completed", response: ok }, marker(customerId))).toBe(true);
+    expect(await prisma.customer.count({ where: { id: customerId } })).toBe(1);
+    expect(await e.claim(s, HASH)).toEqual({ kind: "replay", status: "completed", response: ok });
   });
 
   it("lets the next request retake a released claim at once", async () => {
@@ -101,11 +111,9 @@ describe("stale owners", () => {
     expect(fresh).toMatchObject({ attempt: 2, retaken: true });
 
     // The presumed-dead owner wakes up late: none of its writes land.
-    let effectRan = false;
-    expect(await e.finish(stale, { status: "failed", response: ok }, async () => {
-      effectRan = true;
-    })).toBe(false);
-    expect(effectRan).toBe(false);
+    const customerId = randomUUID();
+    expect(await e.finish(stale, { status: "failed", response: ok }, marker(customerId))).toBe(false);
+    expect(await prisma.customer.count({ where: { id: customerId } })).toBe(0);
     expect(await e.release(stale)).toBe(false);
     expect(await e.holds(stale)).toBe(false);
 

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { PrismaClient } from "../generated/prisma/client";
+import { Prisma, type PrismaClient } from "../generated/prisma/client";
 import type { ClaimResult, IdempotencyStatus, KeyScope, Ownership, StoredResponse } from "./types";
 
 /**
@@ -24,8 +24,13 @@ export interface IdempotencyOptions {
 /** How long a duplicate should wait before asking again: a charge usually takes about a second. */
 export const IN_PROGRESS_RETRY_AFTER_SECONDS = 1;
 
-type Db = Pick<PrismaClient, "$queryRaw" | "$executeRaw">;
-export type Transaction = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
+/**
+ * A write that must land together with an outcome (e.g. marking the order
+ * paid): one data-modifying statement, given `finishedId` — the record's id
+ * if this owner's outcome was written, NULL if it was fenced out — to match
+ * its rows by, so a fenced-out owner's effect touches nothing.
+ */
+export type OutcomeEffect = (finishedId: Prisma.Sql) => Prisma.Sql;
 
 interface Row {
   id: string;
@@ -143,36 +148,31 @@ export class IdempotencyEngine {
   }
 
   /**
-   * Records the outcome and runs `effect` (e.g. marking the order paid) in one
-   * transaction, only if `owner` still holds the claim. Returns false, having
-   * written nothing, when the owner was fenced out.
+   * Records the outcome and `effect` in one statement (atomic without a
+   * transaction, one round trip), only if `owner` still holds the claim.
+   * Returns false, having written nothing, when the owner was fenced out.
    */
   async finish(
     owner: Ownership,
     outcome: { status: "completed" | "failed"; response: StoredResponse },
-    effect?: (tx: Transaction) => Promise<unknown>,
+    effect?: OutcomeEffect,
   ): Promise<boolean> {
-    const fencedOut = Symbol("fenced out");
-    try {
-      await this.prisma.$transaction(async (tx) => {
-        const updated = await tx.$executeRaw`
-          update idempotency_keys
-             set status = ${outcome.status}::idempotency_status,
-                 response_status = ${outcome.response.statusCode},
-                 response_body = ${JSON.stringify(outcome.response.body)}::jsonb,
-                 response_headers = ${JSON.stringify(outcome.response.headers)}::jsonb,
-                 completed_at = now(),
-                 expires_at = now() + ${this.options.retentionHours} * interval '1 hour',
-                 lock_token = null, locked_at = null
-           where id = ${owner.recordId}::uuid and lock_token = ${owner.lockToken}::uuid and status = 'in_progress'`;
-        if (updated !== 1) throw fencedOut;
-        await effect?.(tx);
-      });
-      return true;
-    } catch (err) {
-      if (err === fencedOut) return false;
-      throw err;
-    }
+    // Data-modifying WITH clauses always run to completion, read or not.
+    const rows = await this.prisma.$queryRaw<Array<{ finished: number }>>`
+      with finished as (
+        update idempotency_keys
+           set status = ${outcome.status}::idempotency_status,
+               response_status = ${outcome.response.statusCode},
+               response_body = ${JSON.stringify(outcome.response.body)}::jsonb,
+               response_headers = ${JSON.stringify(outcome.response.headers)}::jsonb,
+               completed_at = now(),
+               expires_at = now() + ${this.options.retentionHours} * interval '1 hour',
+               lock_token = null, locked_at = null
+         where id = ${owner.recordId}::uuid and lock_token = ${owner.lockToken}::uuid and status = 'in_progress'
+        returning id
+      )${effect ? Prisma.sql`, effect as (${effect(Prisma.sql`(select id from finished)`)})` : Prisma.empty}
+      select count(*)::int as finished from finished`;
+    return rows[0]?.finished === 1;
   }
 
   /**
@@ -180,20 +180,16 @@ export class IdempotencyEngine {
    * transient): the record stays in_progress with no owner, so the next retry
    * with the same key retakes it at once and repeats the effect safely.
    */
-  async release(owner: Ownership, db: Db = this.prisma): Promise<boolean> {
-    const updated = await db.$executeRaw`
+  async release(owner: Ownership): Promise<boolean> {
+    const updated = await this.prisma.$executeRaw`
       update idempotency_keys set lock_token = null, locked_at = null
        where id = ${owner.recordId}::uuid and lock_token = ${owner.lockToken}::uuid and status = 'in_progress'`;
     return updated === 1;
   }
 
-  /** True while `owner` still holds the claim (for writes between claim and outcome). */
-  async holds(owner: Ownership, db: Db = this.prisma): Promise<boolean> {
-    const rows = await db.$queryRaw<unknown[]>`
-      select 1 from idempotency_keys
-       where id = ${owner.recordId}::uuid and lock_token = ${owner.lockToken}::uuid and status = 'in_progress'
-         for update`;
-    return rows.length === 1;
+  /** True while `owner` still holds the claim. */
+  async holds(owner: Ownership): Promise<boolean> {
+    return (await this.prisma.$queryRaw<unknown[]>(heldBy(owner))).length === 1;
   }
 
   /** The state of one attempt, for `GET /api/checkout/{key}`. */
@@ -207,6 +203,19 @@ export class IdempotencyEngine {
     if (!row) return null;
     return row.status === "in_progress" ? { status: row.status } : { status: row.status, response: storedResponse(row) };
   }
+}
+
+/**
+ * The claim's record while `owner` holds it, locked until the statement (or
+ * transaction) ends, so it cannot be retaken meanwhile; no row once the owner
+ * is fenced out. Writes made between claim and outcome select from it (as a
+ * WITH clause) to land only while the claim is theirs.
+ */
+export function heldBy(owner: Ownership): Prisma.Sql {
+  return Prisma.sql`
+    select id from idempotency_keys
+     where id = ${owner.recordId}::uuid and lock_token = ${owner.lockToken}::uuid and status = 'in_progress'
+       for update`;
 }
 
 function normalise(row: Row): Row {

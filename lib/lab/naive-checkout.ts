@@ -1,4 +1,5 @@
 import type Stripe from "stripe";
+import { createOrder } from "../checkout/orders";
 import { priceCart } from "../checkout/price-cart";
 import type { CheckoutRequest } from "../checkout/request";
 import type { PrismaClient } from "../generated/prisma/client";
@@ -21,11 +22,8 @@ export async function naiveCheckout(
 ): Promise<NaiveResult> {
   const cart = await priceCart(deps.prisma, input.body.items);
   if (!cart.ok) return { kind: "invalid", issues: cart.issues };
-  await deps.prisma.customer.upsert({ where: { id: input.customerId }, create: { id: input.customerId }, update: {} });
-  const order = await deps.prisma.order.create({
-    data: { customerId: input.customerId, amountCents: cart.amountCents, currency: cart.currency, lines: { create: cart.lines } },
-    select: { id: true },
-  });
+  // The same order write as the real checkout, minus the claim it belongs to.
+  const order = (await createOrder(deps.prisma, { owner: null, customerId: input.customerId, paymentMethod: input.body.paymentMethod, ...cart }))!;
   deps.log?.("order", { orderId: order.id });
   try {
     const intent = await deps.stripe.paymentIntents.create({
