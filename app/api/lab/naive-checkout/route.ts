@@ -1,9 +1,9 @@
 import { checkoutRequestSchema } from "@/lib/checkout/request";
 import { env } from "@/lib/env";
 import { isForeignOrigin, json, jsonError, readJsonBody } from "@/lib/http";
-import { tapLabEvent } from "@/lib/lab/event-log";
 import { labTagOf, traceLabRequest } from "@/lib/lab/lab-trace";
 import { naiveCheckout } from "@/lib/lab/naive-checkout";
+import { observe } from "@/lib/observability";
 import { checkoutDeps } from "@/lib/services";
 import { currentCustomerId } from "@/lib/session";
 
@@ -27,7 +27,7 @@ async function handle(request: Request): Promise<Response> {
   }
   const { prisma, stripe } = checkoutDeps();
   const result = await naiveCheckout(
-    { prisma, stripe, log: tapLabEvent },
+    { prisma, stripe, log: observe }, // logged and counted like the real checkout's payments
     { customerId, body: parsed.data, labRun: labTagOf(request.headers)?.runId },
   );
   switch (result.kind) {
