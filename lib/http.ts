@@ -68,6 +68,10 @@ export function isForeignOrigin(request: Request): boolean {
   }
 }
 
+/** The answers to a cross-site write (403) and to a request without a session (401), the same on every route. */
+export const forbiddenOrigin = () => jsonError(403, "forbidden_origin", "Cross-site requests are not accepted.");
+export const unauthenticated = () => jsonError(401, "unauthenticated", "Start a session first (POST /api/session).");
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function isUuid(value: string): boolean {

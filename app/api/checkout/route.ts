@@ -1,6 +1,6 @@
 import { checkout, type CheckoutResult } from "@/lib/checkout/checkout";
 import { checkoutRequestSchema } from "@/lib/checkout/request";
-import { isForeignOrigin, isUuid, jsonError, readJsonBody } from "@/lib/http";
+import { forbiddenOrigin, isForeignOrigin, isUuid, jsonError, readJsonBody, unauthenticated } from "@/lib/http";
 import { traceLabRequest } from "@/lib/lab/lab-trace";
 import { observe, observeError } from "@/lib/observability";
 import { checkoutDeps } from "@/lib/services";
@@ -15,9 +15,9 @@ export async function POST(request: Request) {
 }
 
 async function handle(request: Request): Promise<Response> {
-  if (isForeignOrigin(request)) return jsonError(403, "forbidden_origin", "Cross-site requests are not accepted.");
+  if (isForeignOrigin(request)) return forbiddenOrigin();
   const customerId = await currentCustomerId(request);
-  if (!customerId) return jsonError(401, "unauthenticated", "Start a session first (POST /api/session).");
+  if (!customerId) return unauthenticated();
 
   const key = request.headers.get("idempotency-key");
   if (key === null || key.trim() === "") {

@@ -1,9 +1,9 @@
 import { db } from "@/lib/db";
-import { isForeignOrigin, json, jsonError } from "@/lib/http";
+import { forbiddenOrigin, isForeignOrigin, json } from "@/lib/http";
 import { startSession } from "@/lib/session";
 
 export async function POST(request: Request) {
-  if (isForeignOrigin(request)) return jsonError(403, "forbidden_origin", "Cross-site requests are not accepted.");
+  if (isForeignOrigin(request)) return forbiddenOrigin();
   const { customerId, created } = await startSession(request, db());
   return json({ customerId }, created ? 201 : 200);
 }

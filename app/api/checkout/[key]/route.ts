@@ -1,12 +1,12 @@
 import { CHECKOUT_ENDPOINT } from "@/lib/checkout/request";
-import { isUuid, json, jsonError } from "@/lib/http";
+import { isUuid, json, jsonError, unauthenticated } from "@/lib/http";
 import { checkoutDeps } from "@/lib/services";
 import { currentCustomerId } from "@/lib/session";
 
 /** GET /api/checkout/{key} — the state of one attempt of the current customer. */
 export async function GET(request: Request, ctx: { params: Promise<{ key: string }> }) {
   const customerId = await currentCustomerId(request);
-  if (!customerId) return jsonError(401, "unauthenticated", "Start a session first (POST /api/session).");
+  if (!customerId) return unauthenticated();
   const { key } = await ctx.params;
   const notFound = () => jsonError(404, "not_found", "No checkout attempt with this key for this customer.");
   if (!isUuid(key)) return notFound();

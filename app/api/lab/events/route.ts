@@ -1,4 +1,4 @@
-import { isUuid, json, jsonError } from "@/lib/http";
+import { isUuid, json, jsonError, unauthenticated } from "@/lib/http";
 import { labEvents } from "@/lib/lab/event-log";
 import type { LabEventsResponse } from "@/lib/lab/lab-event";
 import { currentCustomerId } from "@/lib/session";
@@ -6,7 +6,7 @@ import { currentCustomerId } from "@/lib/session";
 /** GET /api/lab/events?run={id} — what this app process recorded for one of the caller's lab runs. */
 export async function GET(request: Request) {
   const customerId = await currentCustomerId(request);
-  if (!customerId) return jsonError(401, "unauthenticated", "Start a session first (POST /api/session).");
+  if (!customerId) return unauthenticated();
   const runId = new URL(request.url).searchParams.get("run") ?? "";
   if (!isUuid(runId)) return jsonError(400, "invalid_request", "Pass the lab run's id as ?run=<uuid>.");
   const body: LabEventsResponse = { now: Date.now(), events: labEvents(runId.toLowerCase(), customerId) };

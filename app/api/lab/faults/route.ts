@@ -1,5 +1,5 @@
 import { env } from "@/lib/env";
-import { isForeignOrigin, json, jsonError, readJsonBody } from "@/lib/http";
+import { forbiddenOrigin, isForeignOrigin, json, jsonError, readJsonBody, unauthenticated } from "@/lib/http";
 import { emulatorFaults, faultPatchSchema, labFaultsEnabled } from "@/lib/lab/emulator-faults";
 import { observeError } from "@/lib/observability";
 import { currentCustomerId } from "@/lib/session";
@@ -14,7 +14,7 @@ export async function GET(request: Request) {
 }
 
 export async function POST(request: Request) {
-  if (isForeignOrigin(request)) return jsonError(403, "forbidden_origin", "Cross-site requests are not accepted.");
+  if (isForeignOrigin(request)) return forbiddenOrigin();
   const body = await readJsonBody(request);
   if (!body.ok) return body.response;
   const patch = faultPatchSchema.safeParse(body.value);
@@ -30,7 +30,7 @@ async function forward(request: Request, patch: Parameters<typeof emulatorFaults
   if (!labFaultsEnabled(env())) {
     return jsonError(404, "not_found", "Lab faults need LAB_NAIVE_ENDPOINT=1 and the local Stripe emulator.");
   }
-  if (!(await currentCustomerId(request))) return jsonError(401, "unauthenticated", "Start a session first (POST /api/session).");
+  if (!(await currentCustomerId(request))) return unauthenticated();
   try {
     const answer = await emulatorFaults(env(), patch);
     return json(answer.body, answer.status, { "Cache-Control": "no-store" });

@@ -1,5 +1,5 @@
 import { env } from "@/lib/env";
-import { isUuid, json, jsonError } from "@/lib/http";
+import { isUuid, json, jsonError, unauthenticated } from "@/lib/http";
 import { labEvents } from "@/lib/lab/event-log";
 import { labLedger } from "@/lib/lab/ledger";
 import { observeError } from "@/lib/observability";
@@ -14,7 +14,7 @@ import { currentCustomerId } from "@/lib/session";
 export async function GET(request: Request) {
   if (!env().LAB_NAIVE_ENDPOINT) return jsonError(404, "not_found", "The lab's ledger view is off (LAB_NAIVE_ENDPOINT=1 enables it).");
   const customerId = await currentCustomerId(request);
-  if (!customerId) return jsonError(401, "unauthenticated", "Start a session first (POST /api/session).");
+  if (!customerId) return unauthenticated();
   const runId = (new URL(request.url).searchParams.get("run") ?? "").toLowerCase();
   if (!isUuid(runId)) return jsonError(400, "invalid_request", "Pass the lab run's id as ?run=<uuid>.");
   const idempotencyKeys = new Set(

@@ -1,6 +1,6 @@
 import { checkoutRequestSchema } from "@/lib/checkout/request";
 import { env } from "@/lib/env";
-import { isForeignOrigin, json, jsonError, readJsonBody } from "@/lib/http";
+import { forbiddenOrigin, isForeignOrigin, json, jsonError, readJsonBody, unauthenticated } from "@/lib/http";
 import { labTagOf, traceLabRequest } from "@/lib/lab/lab-trace";
 import { naiveCheckout } from "@/lib/lab/naive-checkout";
 import { observe } from "@/lib/observability";
@@ -14,9 +14,9 @@ export async function POST(request: Request) {
 
 async function handle(request: Request): Promise<Response> {
   if (!env().LAB_NAIVE_ENDPOINT) return jsonError(404, "not_found", "The naive endpoint is off (LAB_NAIVE_ENDPOINT=1 enables it).");
-  if (isForeignOrigin(request)) return jsonError(403, "forbidden_origin", "Cross-site requests are not accepted.");
+  if (isForeignOrigin(request)) return forbiddenOrigin();
   const customerId = await currentCustomerId(request);
-  if (!customerId) return jsonError(401, "unauthenticated", "Start a session first (POST /api/session).");
+  if (!customerId) return unauthenticated();
   const body = await readJsonBody(request);
   if (!body.ok) return body.response;
   const parsed = checkoutRequestSchema.safeParse(body.value);
