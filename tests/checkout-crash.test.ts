@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { killDuringPayment } from "./helpers/crash";
 import { useTestApp } from "./helpers/harness";
 import { cart, newKey, sleep, waitFor, type Shopper } from "./helpers/shopper";
 
@@ -18,16 +19,8 @@ const h = useTestApp({
 });
 
 /** Kills the server with SIGKILL once `inFlight` Stripe writes have started, and starts it again. */
-async function crashDuringPayment(shopper: Shopper, key: string, inFlight: number) {
-  await h.emulator.faults({ latencyMs: LATENCY_MS });
-  const doomed = shopper.checkout(key, cart()).then(
-    (answer) => ({ answered: answer.status }),
-    (error: unknown) => ({ failed: String(error) }),
-  );
-  await waitFor(`${inFlight} Stripe call(s) to be in flight`, async () => (await h.emulator.stats()).delayed >= inFlight);
-  const killedPid = h.app.app.pid;
-  await h.app.app.stop("SIGKILL");
-  expect(await doomed).toMatchObject({ failed: expect.stringContaining("fetch failed") }); // the shopper lost the answer
+async function crashDuringPayment(shopper: Shopper, key: string, inFlight: 1 | 2) {
+  const killedPid = await killDuringPayment(h, shopper, key, inFlight, LATENCY_MS);
   const restartStarted = performance.now();
   await h.app.restart();
   const restartMs = performance.now() - restartStarted;

@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import type { ReconcileOutcome } from "../lib/checkout/reconcile";
+import { killDuringPayment } from "./helpers/crash";
 import { useTestApp } from "./helpers/harness";
 import { cart, newKey, sleep, waitFor, type Shopper } from "./helpers/shopper";
 
@@ -49,16 +50,9 @@ async function runReconciler(): Promise<ReconcileRun> {
 
 const nothing = { paid: 0, declined: 0, unknown: 0, abandoned: 0, skipped: 0 };
 
-/** Sends a checkout, kills the server with SIGKILL once `inFlight` Stripe writes have started, and leaves it dead. */
-async function crashDuringPayment(shopper: Shopper, key: string, inFlight: number) {
-  await h.emulator.faults({ latencyMs: LATENCY_MS });
-  const doomed = shopper.checkout(key, cart()).then(
-    (answer) => ({ answered: answer.status }),
-    (error: unknown) => ({ failed: String(error) }),
-  );
-  await waitFor(`${inFlight} Stripe call(s) to be in flight`, async () => (await h.emulator.stats()).delayed >= inFlight);
-  await h.app.app.stop("SIGKILL");
-  expect(await doomed).toMatchObject({ failed: expect.stringContaining("fetch failed") }); // the answer is lost
+/** Kills the server mid-payment (see killDuringPayment) and leaves it dead. */
+async function crashDuringPayment(shopper: Shopper, key: string, inFlight: 1 | 2) {
+  await killDuringPayment(h, shopper, key, inFlight, LATENCY_MS);
   await h.emulator.faults({ latencyMs: 0 });
 }
 

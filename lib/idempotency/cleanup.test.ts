@@ -30,8 +30,12 @@ describe("cleanup of expired keys", () => {
     await insertKeys(40, { status: "completed", expiresAt: new Date(Date.now() + HOUR) });
     await insertKeys(5, { status: "in_progress", expiresAt: null });
 
-    const result = await deleteExpiredKeys(prisma, { batchSize: 100 });
+    const pauses: number[] = [];
+    const result = await deleteExpiredKeys(prisma, { batchSize: 100, rest: async (ms) => void pauses.push(ms) });
     expect(result).toEqual({ deleted: 280, batches: 3 });
+    // It rests between batches, as long as each batch took (restRatio 1), and not after the last.
+    expect(pauses).toHaveLength(2);
+    expect(pauses.every((ms) => ms > 0)).toBe(true);
     const left = Object.fromEntries((await remaining()).map((g) => [g.status, g._count]));
     expect(left).toEqual({ completed: 40, in_progress: 5 });
   });
@@ -58,6 +62,20 @@ describe("cleanup of expired keys", () => {
     ]);
     expect(a.deleted + b.deleted).toBe(600);
     expect(await remaining()).toEqual([]);
+  });
+
+  it("rests between batches, not after the last, and not at all with restRatio 0", async () => {
+    await insertKeys(30, { status: "completed", expiresAt: new Date(Date.now() - HOUR) });
+    const pauses: number[] = [];
+    expect(await deleteExpiredKeys(prisma, { batchSize: 10, restRatio: 3, rest: async (ms) => void pauses.push(ms) }))
+      .toEqual({ deleted: 30, batches: 4 });
+    expect(pauses).toHaveLength(3);
+    expect(pauses.every((ms) => ms > 0)).toBe(true);
+
+    await insertKeys(30, { status: "completed", expiresAt: new Date(Date.now() - HOUR) });
+    const none: number[] = [];
+    await deleteExpiredKeys(prisma, { batchSize: 10, restRatio: 0, rest: async (ms) => void none.push(ms) });
+    expect(none).toEqual([]);
   });
 
   it("stops after maxBatches", async () => {
