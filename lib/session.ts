@@ -24,7 +24,15 @@ function options(secure: boolean): SessionOptions {
   };
 }
 
-const isHttps = (request: Request) => new URL(request.url).protocol === "https:";
+/**
+ * Secure cookies whenever the browser talks https: to this server directly,
+ * or to a TLS-terminating proxy or load balancer in front of it (which says
+ * so in X-Forwarded-Proto). Trusting the header is safe here: a client that
+ * forges it only gets a cookie its own plain-http browser will not send back.
+ */
+const isHttps = (request: Request) =>
+  new URL(request.url).protocol === "https:" ||
+  request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() === "https";
 
 /** iron-session throws on some malformed seals instead of returning an empty session: such a cookie is dropped. */
 async function readSession(request: Request) {

@@ -42,10 +42,19 @@ describe("a shopper's session", () => {
     expect(attributes).toContain("samesite=lax");
     expect(attributes).toContain("path=/");
     expect(cookies[0]).not.toContain(first.body.customerId); // sealed, not a readable id
+    expect(attributes).not.toContain("secure"); // plain http: a Secure cookie would never come back
 
     const again = await shopper.startSession();
     expect(again.status).toBe(200);
     expect(again.body).toEqual({ customerId: first.body.customerId });
+  });
+
+  it("sets a Secure cookie behind a TLS-terminating proxy (X-Forwarded-Proto: https)", async () => {
+    const answer = await new Shopper(h.url).startSession({ "x-forwarded-proto": "https" });
+    expect(answer.status).toBe(201);
+    const attributes = answer.headers.getSetCookie()[0]!.split(";").map((part) => part.trim().toLowerCase());
+    expect(attributes).toContain("secure");
+    expect(attributes).toContain("httponly");
   });
 
   it("is not started by a POST from another site's origin", async () => {
