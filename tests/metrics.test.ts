@@ -9,12 +9,15 @@ import { cart, newKey, waitFor } from "./helpers/shopper";
  * A database of its own, because the maintenance reconciles and cleans up
  * whatever it finds.
  */
-const TTL_MS = 3_000;
+// Long enough that a Stripe call on a busy CI machine never times out (which
+// would count an "unknown" payment), short enough to wait out the TTL.
+const STRIPE_TIMEOUT_MS = 8_000;
+const TTL_MS = STRIPE_TIMEOUT_MS + 1_000;
 const h = useTestApp(
   {
     MAINTENANCE_INTERVAL_MS: "500",
     IDEMPOTENCY_IN_PROGRESS_TTL_MS: String(TTL_MS),
-    STRIPE_TIMEOUT_MS: "2000",
+    STRIPE_TIMEOUT_MS: String(STRIPE_TIMEOUT_MS),
     STRIPE_MAX_NETWORK_RETRIES: "0",
   },
   { ownDatabase: "metrics" },

@@ -1,4 +1,4 @@
-import Stripe from "stripe";
+import type Stripe from "stripe";
 
 /**
  * Drives one payment to an outcome, any number of times, charging at most
@@ -60,7 +60,7 @@ export async function settlePayment(
     }
     return outcomeOf(intent);
   } catch (err) {
-    if (err instanceof Stripe.errors.StripeCardError) {
+    if (isStripeError(err, "StripeCardError")) {
       return {
         kind: "declined",
         paymentIntentId: paymentIntentId ?? err.payment_intent?.id ?? null,
@@ -89,7 +89,7 @@ async function confirm(stripe: Stripe, id: string, request: PaymentRequest): Pro
       { idempotencyKey: `${request.recordId}:confirm:${request.attempt}` },
     );
   } catch (err) {
-    if (err instanceof Stripe.errors.StripeInvalidRequestError && err.code === "payment_intent_unexpected_state") {
+    if (isStripeError(err, "StripeInvalidRequestError") && err.code === "payment_intent_unexpected_state") {
       return stripe.paymentIntents.retrieve(id);
     }
     throw err;
@@ -111,6 +111,24 @@ function outcomeOf(intent: Stripe.PaymentIntent): PaymentOutcome {
 }
 
 function describe(err: unknown): string {
-  if (err instanceof Stripe.errors.StripeError) return `${err.type} ${err.statusCode ?? ""} ${err.message}`.trim();
+  if (isStripeError(err)) return `${err.type} ${err.statusCode ?? ""} ${err.message}`.trim();
   return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * Stripe's errors told apart by their `type`, never by `instanceof`: Next.js
+ * bundles the SDK into each server bundle, so the client the maintenance timer
+ * built (instrumentation bundle) throws errors whose classes are not the ones
+ * a route's bundle imports. Every StripeError carries its class name as `type`.
+ */
+interface StripeErrorTypes {
+  StripeError: Stripe.errors.StripeError;
+  StripeCardError: Stripe.errors.StripeCardError;
+  StripeInvalidRequestError: Stripe.errors.StripeInvalidRequestError;
+}
+
+function isStripeError<K extends keyof StripeErrorTypes = "StripeError">(err: unknown, type?: K): err is StripeErrorTypes[K] {
+  if (typeof err !== "object" || err === null) return false;
+  const actual = (err as { type?: unknown }).type;
+  return typeof actual === "string" && actual.startsWith("Stripe") && (type === undefined || actual === type);
 }

@@ -3,7 +3,7 @@ import { inject } from "vitest";
 
 /**
  * Read-only views of the test database, for asserting what the app stored
- * (or did not), plus one write (`expire`) standing in for time passing.
+ * (or did not), plus writes (`expire`, `insertExpired`) standing in for time passing.
  * Counts are scoped by customer or key, because other test files write to
  * the same database at the same time.
  */
@@ -78,6 +78,17 @@ export class TestDb {
       [customerId],
     );
     return rows;
+  }
+
+  /** A finished record of `subjectId` whose retention has already run out: the next cleanup deletes it. */
+  async insertExpired(subjectId: string): Promise<string> {
+    const { rows } = await this.pool.query<{ key: string }>(
+      `insert into idempotency_keys (subject_id, endpoint, key, request_hash, status, completed_at, expires_at)
+       values ($1, 'POST /api/checkout', gen_random_uuid(), repeat('e', 64), 'completed', now() - interval '2 days', now() - interval '1 second')
+       returning key::text`,
+      [subjectId],
+    );
+    return rows[0]!.key;
   }
 
   /** Moves a finished record's expiry into the past, as if its retention had run out. */
