@@ -28,6 +28,22 @@ function ledgerByLane(intents: LedgerIntent[]) {
   };
 }
 
+/**
+ * The verdict both scenarios must reach, on the gateway's ledger and on screen
+ * alike: the naive lane charged twice, the idempotent lane once, and each
+ * shopper saw one order. Returns the ledger for the scenario's own checks.
+ */
+async function expectChargedTwiceAndOnce(page: Page, shopper: { paymentIntents(): Promise<LedgerIntent[]> }) {
+  const ledger = ledgerByLane(await shopper.paymentIntents());
+  expect(ledger.naive).toHaveLength(2);
+  expect(ledger.idempotent).toHaveLength(1);
+  await expect(charges(page, "Naive checkout")).toHaveText(String(ledger.naive.length));
+  await expect(charges(page, "Idempotent checkout")).toHaveText(String(ledger.idempotent.length));
+  await expect(ordersSeen(page, "Naive checkout")).toHaveText("1");
+  await expect(ordersSeen(page, "Idempotent checkout")).toHaveText("1");
+  return ledger;
+}
+
 async function openLogs(page: Page): Promise<void> {
   for (const name of ["Naive checkout", "Idempotent checkout"] as const) {
     await lane(page, name).getByText(/^Request log/).click();
@@ -39,13 +55,7 @@ test("A double click in the lab charges the naive lane twice and the idempotent 
   await expect(page.getByRole("heading", { name: "Reliability lab", level: 1 })).toBeVisible();
   await run(page, "Double click");
 
-  const ledger = ledgerByLane(await shopper.paymentIntents());
-  expect(ledger.naive).toHaveLength(2);
-  expect(ledger.idempotent).toHaveLength(1);
-  await expect(charges(page, "Naive checkout")).toHaveText(String(ledger.naive.length));
-  await expect(charges(page, "Idempotent checkout")).toHaveText(String(ledger.idempotent.length));
-  await expect(ordersSeen(page, "Naive checkout")).toHaveText("1");
-  await expect(ordersSeen(page, "Idempotent checkout")).toHaveText("1");
+  const ledger = await expectChargedTwiceAndOnce(page, shopper);
   await expect(lane(page, "Naive checkout")).toContainText("Charged twice for one order");
   await expect(lane(page, "Idempotent checkout")).toContainText("Charged once for one order");
 
@@ -71,13 +81,7 @@ test("A lost response in the lab is charged again by the naive lane and replayed
   // The connection really was cut, once per lane, before the answer could be read.
   expect(cut).toHaveLength(2);
   for (const error of cut) expect(error).toMatch(/^net::ERR_/);
-  const ledger = ledgerByLane(await shopper.paymentIntents());
-  expect(ledger.naive).toHaveLength(2);
-  expect(ledger.idempotent).toHaveLength(1);
-  await expect(charges(page, "Naive checkout")).toHaveText(String(ledger.naive.length));
-  await expect(charges(page, "Idempotent checkout")).toHaveText(String(ledger.idempotent.length));
-  await expect(ordersSeen(page, "Naive checkout")).toHaveText("1");
-  await expect(ordersSeen(page, "Idempotent checkout")).toHaveText("1");
+  await expectChargedTwiceAndOnce(page, shopper);
 
   await openLogs(page);
   for (const name of ["Naive checkout", "Idempotent checkout"] as const) {

@@ -1,3 +1,5 @@
+import type { z } from "zod";
+
 /** JSON responses in the contract's shape: errors are `{ error, message, ...extra }`. */
 export function json(body: unknown, status = 200, headers?: HeadersInit): Response {
   return Response.json(body, { status, headers });
@@ -15,7 +17,24 @@ export function jsonError(
 
 export const MAX_BODY_BYTES = 16 * 1024;
 
-export type BodyResult = { ok: true; value: unknown } | { ok: false; response: Response };
+export type BodyResult<T = unknown> = { ok: true; value: T } | { ok: false; response: Response };
+
+export interface Issue {
+  path: PropertyKey[];
+  message: string;
+}
+
+/** 400 invalid_request, with what is wrong where. */
+export const invalidRequest = (message: string, issues: Issue[]) => jsonError(400, "invalid_request", message, { issues });
+
+/** A JSON body (see readJsonBody) that `schema` accepts; otherwise 400 invalid_request with `message` and the schema's issues. */
+export async function readValidJson<T>(request: Request, schema: z.ZodType<T>, message: string): Promise<BodyResult<T>> {
+  const body = await readJsonBody(request);
+  if (!body.ok) return body;
+  const parsed = schema.safeParse(body.value);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  return { ok: false, response: invalidRequest(message, parsed.error.issues.map((i) => ({ path: i.path, message: i.message }))) };
+}
 
 /**
  * Reads a JSON body of at most `limit` bytes. A declared Content-Length over

@@ -12,8 +12,6 @@ import { IdempotencyEngine } from "../../lib/idempotency/engine";
  * and housekeeping. `countStatements` instead builds the Prisma client on a
  * pool that counts every statement sent to the server.
  */
-export { POOL_SIZE };
-
 export interface BenchDb {
   pool: pg.Pool;
   prisma: PrismaClient;

@@ -1,4 +1,5 @@
-import { claim, keyRows, openDb, POOL_SIZE, rawInsert, resetKeys } from "../lib/database";
+import { POOL_SIZE } from "../../lib/db";
+import { claim, keyRows, openDb, rawInsert, resetKeys } from "../lib/database";
 import { Recorder, runConcurrent } from "../lib/measure";
 import { goal, type Scenario } from "../lib/scenario";
 

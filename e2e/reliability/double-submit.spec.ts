@@ -1,3 +1,4 @@
+import type { Page } from "@playwright/test";
 import { expect, recordCheckoutTraffic, test } from "../fixtures";
 import { addToCart, confirmationHeading, goToCheckout, payButton, watchPresses } from "../shop";
 import { expectChargedOnce, onlyKey, orderIdOf, outcomes } from "./evidence";
@@ -6,6 +7,20 @@ import { expectChargedOnce, onlyKey, orderIdOf, outcomes } from "./evidence";
 // always arrives while the first request is still charging: the server must
 // answer it as a duplicate (409); it cannot pass by arriving late.
 const LATENCY_MS = 1_000;
+
+/**
+ * Two submissions of one attempt: the page shows the confirmation, each
+ * request ends in a 201 (the first answer and the duplicate's replay of it),
+ * all under one key, and the second left before either was answered.
+ */
+async function bothInFlightThenConfirmed(page: Page, traffic: ReturnType<typeof recordCheckoutTraffic>) {
+  await expect(confirmationHeading(page)).toBeVisible();
+  await expect.poll(async () => outcomes(await traffic.settled()).filter((o) => o.startsWith("201")).sort()).toEqual(["201", "201 replayed"]);
+  const exchanges = await traffic.settled();
+  const key = onlyKey(exchanges);
+  expect(exchanges[1]!.sentAt).toBeLessThanOrEqual(Math.min(exchanges[0]!.answeredAt!, exchanges[1]!.answeredAt!));
+  return { exchanges, key };
+}
 
 test("A double click that lands before React re-renders charges the card once", async ({ page, shopper, emulator }) => {
   const traffic = recordCheckoutTraffic(page);
@@ -26,13 +41,8 @@ test("A double click that lands before React re-renders charges the card once", 
   expect(enabledForSecondClick).toBe(true);
   expect((await presses()).submits).toBe(2);
 
-  await expect(confirmationHeading(page)).toBeVisible();
-  // Each click's request ends in a 201: the first answer, and the duplicate's replay of it.
-  await expect.poll(async () => outcomes(await traffic.settled()).filter((o) => o.startsWith("201")).sort()).toEqual(["201", "201 replayed"]);
-  const exchanges = await traffic.settled();
-  const key = onlyKey(exchanges);
-  // Two POSTs left together (one per click); after that, one more per 409 the duplicate got while the first was charging.
-  expect(exchanges[1]!.sentAt).toBeLessThanOrEqual(Math.min(exchanges[0]!.answeredAt!, exchanges[1]!.answeredAt!));
+  const { exchanges, key } = await bothInFlightThenConfirmed(page, traffic);
+  // After the two POSTs, one more per 409 the duplicate got while the first was charging.
   const conflicts = exchanges.filter((e) => e.status === 409).length;
   expect(conflicts).toBeGreaterThanOrEqual(1);
   expect(exchanges).toHaveLength(2 + conflicts);
@@ -87,12 +97,7 @@ test("Two submissions of one attempt at once: the duplicate gets 409, polls, and
   });
   expect((await presses()).submits).toBe(2);
 
-  await expect(confirmationHeading(page)).toBeVisible();
-  await expect.poll(async () => outcomes(await traffic.settled()).filter((o) => o.startsWith("201")).sort()).toEqual(["201", "201 replayed"]);
-  const exchanges = await traffic.settled();
-  const key = onlyKey(exchanges);
-  // Both were in flight together: the second left before either was answered.
-  expect(exchanges[1]!.sentAt).toBeLessThanOrEqual(Math.min(exchanges[0]!.answeredAt!, exchanges[1]!.answeredAt!));
+  const { exchanges, key } = await bothInFlightThenConfirmed(page, traffic);
   // The server answered the duplicate at once instead of making it wait…
   const conflict = exchanges.find((e) => e.status === 409)!;
   expect(conflict.json).toMatchObject({ error: "in_progress", retryAfterSeconds: 1 });

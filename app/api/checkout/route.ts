@@ -1,6 +1,6 @@
 import { checkout, type CheckoutResult } from "@/lib/checkout/checkout";
-import { checkoutRequestSchema } from "@/lib/checkout/request";
-import { forbiddenOrigin, isForeignOrigin, isUuid, jsonError, readJsonBody, unauthenticated } from "@/lib/http";
+import { checkoutRequestSchema, INVALID_CHECKOUT } from "@/lib/checkout/request";
+import { forbiddenOrigin, invalidRequest, isForeignOrigin, isUuid, jsonError, readValidJson, unauthenticated } from "@/lib/http";
 import { traceLabRequest } from "@/lib/lab/lab-trace";
 import { observe, observeError } from "@/lib/observability";
 import { checkoutDeps } from "@/lib/services";
@@ -25,16 +25,11 @@ async function handle(request: Request): Promise<Response> {
   }
   if (!isUuid(key.trim())) return jsonError(400, "idempotency_key_invalid", "The Idempotency-Key header must be a UUID.");
 
-  const body = await readJsonBody(request);
+  const body = await readValidJson(request, checkoutRequestSchema, INVALID_CHECKOUT);
   if (!body.ok) return body.response;
-  const parsed = checkoutRequestSchema.safeParse(body.value);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => ({ path: i.path, message: i.message }));
-    return jsonError(400, "invalid_request", "The checkout request is not valid.", { issues });
-  }
 
   try {
-    const result = await checkout(checkoutDeps(), { customerId, key: key.trim().toLowerCase(), body: parsed.data });
+    const result = await checkout(checkoutDeps(), { customerId, key: key.trim().toLowerCase(), body: body.value });
     return toResponse(result);
   } catch (err) {
     observeError("checkout_error", err, { key, customerId });
@@ -51,7 +46,7 @@ function toResponse(result: CheckoutResult): Response {
       return Response.json(result.response.body, { status: result.response.statusCode, headers });
     }
     case "invalid":
-      return jsonError(400, "invalid_request", "The checkout request is not valid.", { issues: result.issues });
+      return invalidRequest(INVALID_CHECKOUT, result.issues);
     case "in_progress":
       return jsonError(409, "in_progress", "This checkout attempt is still being processed. Ask again shortly with the same key.",
         { retryAfterSeconds: result.retryAfterSeconds }, { "Retry-After": String(result.retryAfterSeconds) });

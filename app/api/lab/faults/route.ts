@@ -1,5 +1,5 @@
 import { env } from "@/lib/env";
-import { forbiddenOrigin, isForeignOrigin, json, jsonError, readJsonBody, unauthenticated } from "@/lib/http";
+import { forbiddenOrigin, isForeignOrigin, json, jsonError, readValidJson, unauthenticated } from "@/lib/http";
 import { emulatorFaults, faultPatchSchema, labFaultsEnabled } from "@/lib/lab/emulator-faults";
 import { observeError } from "@/lib/observability";
 import { currentCustomerId } from "@/lib/session";
@@ -15,15 +15,9 @@ export async function GET(request: Request) {
 
 export async function POST(request: Request) {
   if (isForeignOrigin(request)) return forbiddenOrigin();
-  const body = await readJsonBody(request);
-  if (!body.ok) return body.response;
-  const patch = faultPatchSchema.safeParse(body.value);
-  if (!patch.success) {
-    return jsonError(400, "invalid_request", "Not a fault the lab can set.", {
-      issues: patch.error.issues.map((i) => ({ path: i.path, message: i.message })),
-    });
-  }
-  return forward(request, patch.data);
+  const patch = await readValidJson(request, faultPatchSchema, "Not a fault the lab can set.");
+  if (!patch.ok) return patch.response;
+  return forward(request, patch.value);
 }
 
 async function forward(request: Request, patch: Parameters<typeof emulatorFaults>[1]): Promise<Response> {

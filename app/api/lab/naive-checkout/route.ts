@@ -1,6 +1,6 @@
-import { checkoutRequestSchema } from "@/lib/checkout/request";
+import { checkoutRequestSchema, INVALID_CHECKOUT } from "@/lib/checkout/request";
 import { env } from "@/lib/env";
-import { forbiddenOrigin, isForeignOrigin, json, jsonError, readJsonBody, unauthenticated } from "@/lib/http";
+import { forbiddenOrigin, invalidRequest, isForeignOrigin, json, jsonError, readValidJson, unauthenticated } from "@/lib/http";
 import { labTagOf, traceLabRequest } from "@/lib/lab/lab-trace";
 import { naiveCheckout } from "@/lib/lab/naive-checkout";
 import { observe } from "@/lib/observability";
@@ -17,18 +17,12 @@ async function handle(request: Request): Promise<Response> {
   if (isForeignOrigin(request)) return forbiddenOrigin();
   const customerId = await currentCustomerId(request);
   if (!customerId) return unauthenticated();
-  const body = await readJsonBody(request);
+  const body = await readValidJson(request, checkoutRequestSchema, INVALID_CHECKOUT);
   if (!body.ok) return body.response;
-  const parsed = checkoutRequestSchema.safeParse(body.value);
-  if (!parsed.success) {
-    return jsonError(400, "invalid_request", "The checkout request is not valid.", {
-      issues: parsed.error.issues.map((i) => ({ path: i.path, message: i.message })),
-    });
-  }
   const { prisma, stripe } = checkoutDeps();
   const result = await naiveCheckout(
     { prisma, stripe, log: observe }, // logged and counted like the real checkout's payments
-    { customerId, body: parsed.data, labRun: labTagOf(request.headers)?.runId },
+    { customerId, body: body.value, labRun: labTagOf(request.headers)?.runId },
   );
   switch (result.kind) {
     case "paid":
@@ -36,6 +30,6 @@ async function handle(request: Request): Promise<Response> {
     case "declined":
       return jsonError(402, "card_declined", result.message, { declineCode: result.declineCode, orderId: result.orderId });
     case "invalid":
-      return jsonError(400, "invalid_request", "The checkout request is not valid.", { issues: result.issues });
+      return invalidRequest(INVALID_CHECKOUT, result.issues);
   }
 }
