@@ -29,6 +29,13 @@ export interface EmbeddedServer {
   /** False when another process (a running demo) already serves this data dir. */
   owned: boolean;
   stop(): Promise<void>;
+  /**
+   * Stops the server (fast shutdown: every connection is cut), waits
+   * `downMs`, and starts it again on the same files and port, as a database
+   * failover looks to its clients. Only a server this process started can
+   * be restarted (the chaos soak, `npm run chaos`, uses it).
+   */
+  restart?(downMs: number): Promise<void>;
 }
 
 export async function startEmbeddedPostgres(options: {
@@ -82,7 +89,12 @@ export async function startEmbeddedPostgres(options: {
     if (child && (child.exitCode !== null || child.signalCode !== null)) return;
     await server.stop();
   };
-  return { adminUrl: urlFor(port), port, owned: true, stop };
+  const restart = async (downMs: number) => {
+    await server.stop();
+    await new Promise((resolve) => setTimeout(resolve, downMs));
+    await server.start();
+  };
+  return { adminUrl: urlFor(port), port, owned: true, stop, restart };
 }
 
 async function hasOtherClients(url: string): Promise<boolean> {

@@ -11,6 +11,8 @@ export interface ProvisionedDatabase {
   embedded: boolean;
   /** Stops the embedded server if this process started it. */
   stop(): Promise<void>;
+  /** Restarts the embedded server, when this process started it (see EmbeddedServer.restart). */
+  restart?(downMs: number): Promise<void>;
 }
 
 export const APP_DATABASE = "checkout";
@@ -28,7 +30,12 @@ export async function provisionDatabase(
   const server = await startEmbeddedPostgres({ dataDir: env.DATA_DIR, port: env.EMBEDDED_PG_PORT });
   const name = options.database ?? APP_DATABASE;
   await ensureDatabase(server.adminUrl, name, options.recreate);
-  return { url: withDatabase(server.adminUrl, name), embedded: true, stop: () => server.stop() };
+  return {
+    url: withDatabase(server.adminUrl, name),
+    embedded: true,
+    stop: () => server.stop(),
+    ...(server.restart ? { restart: server.restart } : {}),
+  };
 }
 
 export function withDatabase(url: string, database: string): string {

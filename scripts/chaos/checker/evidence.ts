@@ -1,0 +1,62 @@
+import type { AttemptLog } from "../journal";
+
+/** Everything the checker judges, gathered after convergence from three independent sources. */
+export interface LedgerIntent {
+  id: string;
+  status: string;
+  amount: number;
+  metadata: Record<string, string>;
+}
+
+export interface LedgerRefund {
+  id: string;
+  payment_intent: string | null;
+  amount: number;
+  status: string;
+  reason: string | null;
+  metadata: Record<string, string>;
+}
+
+export interface LedgerEvent {
+  id: string;
+  type: string;
+}
+
+export interface DbOrder {
+  id: string;
+  customerId: string;
+  status: string;
+  amountCents: number;
+  paymentIntentId: string | null;
+  /** The attempt's Idempotency-Key, while its record exists. */
+  attemptKey: string | null;
+}
+
+export interface DbAttempt {
+  key: string;
+  subjectId: string;
+  status: string;
+  lockToken: string | null;
+  responseStatus: number | null;
+}
+
+export interface DbInboxEvent {
+  eventId: string;
+  /** How many times the app ran its processing for this event (1 = exactly once). */
+  processedCount: number;
+  processed: boolean;
+}
+
+export interface Evidence {
+  attempts: AttemptLog[];
+  intents: LedgerIntent[];
+  refunds: LedgerRefund[];
+  /** null: the provider (emulator) has no event log yet. */
+  events: LedgerEvent[] | null;
+  orders: DbOrder[];
+  keys: DbAttempt[];
+  /** null: the app has no webhook inbox yet. */
+  inbox: DbInboxEvent[] | null;
+  /** Customers of capability probes, not of the soak: left out of every count. */
+  probeCustomers: string[];
+}

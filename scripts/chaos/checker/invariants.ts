@@ -1,0 +1,201 @@
+import type { AttemptLog } from "../journal";
+import type { Evidence, LedgerIntent } from "./evidence";
+
+/**
+ * The six invariants of issue 17, judged from the evidence alone: the
+ * provider's ledger (what was charged and refunded), the database (what the
+ * shop recorded) and the answers shoppers saw. Pure, so its own test can feed
+ * it fabricated evidence of every kind of failure.
+ */
+export const INVARIANTS = {
+  one_charge_per_attempt: "1 at most one successful charge per attempt",
+  charge_has_one_paid_order: "2 every charge belongs to one paid order, or was refunded with a reason",
+  shopper_saw_the_truth: "3 every 201 seen matches a charge; no decline seen for a charge that stands",
+  nothing_left_in_progress: "4 no attempt in_progress or unowned after convergence",
+  webhook_events_once: "5 every webhook event processed exactly once",
+  no_paid_order_without_charge: "6 no order paid without a charge",
+} as const;
+
+export type Invariant = keyof typeof INVARIANTS;
+
+export interface Violation {
+  invariant: Invariant;
+  /** The attempt (Idempotency-Key), or the object, the evidence is about. */
+  subject: string;
+  evidence: string;
+}
+
+export interface Verdict {
+  violations: Violation[];
+  counts: Record<Invariant, number>;
+  /** Invariants the evidence could not judge (e.g. no webhooks yet), with why. */
+  notApplicable: Partial<Record<Invariant, string>>;
+}
+
+export function check(evidence: Evidence): Verdict {
+  const probes = new Set(evidence.probeCustomers);
+  const intents = evidence.intents.filter((pi) => !probes.has(pi.metadata.customerId ?? ""));
+  const orders = evidence.orders.filter((o) => !probes.has(o.customerId));
+  const keys = evidence.keys.filter((k) => !probes.has(k.subjectId));
+  const attempts = evidence.attempts.filter((a) => !probes.has(a.customerId));
+
+  const refunded = new Map<string, { amount: number; reasons: string[] }>();
+  for (const refund of evidence.refunds) {
+    if (!refund.payment_intent || refund.status === "failed" || refund.status === "canceled") continue;
+    const entry = refunded.get(refund.payment_intent) ?? { amount: 0, reasons: [] };
+    entry.amount += refund.amount;
+    const reason = refund.reason ?? refund.metadata.reason ?? "";
+    if (reason) entry.reasons.push(reason);
+    refunded.set(refund.payment_intent, entry);
+  }
+  const fullyRefunded = (pi: LedgerIntent) => (refunded.get(pi.id)?.amount ?? 0) >= pi.amount;
+  const succeeded = intents.filter((pi) => pi.status === "succeeded");
+  const standing = (pi: LedgerIntent) => pi.status === "succeeded" && !fullyRefunded(pi);
+  const intentById = new Map(intents.map((pi) => [pi.id, pi]));
+  const ordersByIntent = groupBy(orders.filter((o) => o.paymentIntentId), (o) => o.paymentIntentId!);
+  const orderById = new Map(orders.map((o) => [o.id, o]));
+  const attemptOf = linkIntentsToAttempts(intents, orderById, attempts);
+
+  const violations: Violation[] = [];
+  const add = (invariant: Invariant, subject: string, text: string) => violations.push({ invariant, subject, evidence: text });
+
+  // 1. At most one successful charge per attempt.
+  const chargesPerAttempt = groupBy(succeeded.filter((pi) => attemptOf.has(pi.id)), (pi) => attemptOf.get(pi.id)!);
+  for (const [attempt, charges] of chargesPerAttempt) {
+    if (charges.length > 1) add("one_charge_per_attempt", attempt, `${charges.length} succeeded PaymentIntents: ${charges.map((c) => `${c.id} (${c.amount})`).join(", ")}`);
+  }
+
+  // 2. Every successful charge belongs to exactly one paid order, or was refunded with a recorded reason.
+  for (const pi of succeeded) {
+    const owners = ordersByIntent.get(pi.id) ?? [];
+    const paid = owners.filter((o) => o.status === "paid");
+    if (fullyRefunded(pi)) {
+      if ((refunded.get(pi.id)?.reasons.length ?? 0) === 0) add("charge_has_one_paid_order", attemptOf.get(pi.id) ?? pi.id, `${pi.id} refunded without a recorded reason`);
+      continue;
+    }
+    if (paid.length !== 1) {
+      const seen = owners.map((o) => `${o.id}=${o.status}`).join(", ") || "no order";
+      add("charge_has_one_paid_order", attemptOf.get(pi.id) ?? pi.id, `${pi.id} succeeded (${pi.amount}) but has ${paid.length} paid orders (${seen})`);
+    } else if (paid[0]!.amountCents !== pi.amount) {
+      add("charge_has_one_paid_order", attemptOf.get(pi.id) ?? pi.id, `${pi.id} charged ${pi.amount} for order ${paid[0]!.id} of ${paid[0]!.amountCents}`);
+    }
+  }
+
+  // 3. Every 201 a shopper saw matches a successful charge; no decline seen for a charge that stands.
+  for (const attempt of attempts) {
+    const charges = chargesPerAttempt.get(attempt.id) ?? [];
+    for (const seen of shownOutcomes(attempt)) {
+      if (seen.kind === "paid") {
+        const pi = seen.paymentIntentId ? intentById.get(seen.paymentIntentId) : undefined;
+        if (!pi || !standing(pi)) add("shopper_saw_the_truth", attempt.id, `shown ${seen.how} paid with ${seen.paymentIntentId ?? "no PaymentIntent"}, which is ${pi ? (fullyRefunded(pi) ? "refunded" : pi.status) : "not in the ledger"}`);
+        else if (attemptOf.get(pi.id) !== attempt.id) add("shopper_saw_the_truth", attempt.id, `shown ${seen.how} paid with ${pi.id}, which belongs to attempt ${attemptOf.get(pi.id) ?? "none"}`);
+        else if (seen.amountCents !== undefined && seen.amountCents !== pi.amount) add("shopper_saw_the_truth", attempt.id, `shown ${seen.amountCents} paid, ${pi.id} charged ${pi.amount}`);
+      } else {
+        const stands = charges.filter(standing);
+        if (stands.length > 0) add("shopper_saw_the_truth", attempt.id, `shown ${seen.how} ${seen.code} but ${stands.map((c) => c.id).join(", ")} succeeded and stands`);
+      }
+    }
+  }
+
+  // 4. No attempt left in_progress (owned or released) and no order left pending after convergence.
+  for (const key of keys) {
+    if (key.status === "in_progress") add("nothing_left_in_progress", key.key, `idempotency record still in_progress (${key.lockToken ? "owned" : "unowned"})`);
+  }
+  for (const order of orders) {
+    if (order.status === "pending") add("nothing_left_in_progress", order.attemptKey ?? order.id, `order ${order.id} still pending${order.paymentIntentId ? ` with ${order.paymentIntentId}` : ""}`);
+  }
+
+  // 5. Every webhook event processed exactly once.
+  const notApplicable: Verdict["notApplicable"] = {};
+  if (evidence.events === null || evidence.inbox === null) {
+    notApplicable.webhook_events_once = evidence.events === null ? "the provider has no event log" : "the app has no webhook inbox";
+  } else {
+    const inbox = new Map(evidence.inbox.map((e) => [e.eventId, e]));
+    for (const event of evidence.events) {
+      const row = inbox.get(event.id);
+      if (!row) add("webhook_events_once", event.id, `${event.type} never stored by the app`);
+      else if (!row.processed || row.processedCount !== 1) add("webhook_events_once", event.id, `${event.type} processed ${row.processed ? row.processedCount : 0} times`);
+    }
+  }
+
+  // 6. No order paid without a charge.
+  for (const order of orders) {
+    if (order.status !== "paid") continue;
+    const pi = order.paymentIntentId ? intentById.get(order.paymentIntentId) : undefined;
+    if (!pi || !standing(pi)) add("no_paid_order_without_charge", order.attemptKey ?? order.id, `order ${order.id} paid, its PaymentIntent ${order.paymentIntentId ?? "(none)"} is ${pi ? (fullyRefunded(pi) ? "refunded" : pi.status) : "not in the ledger"}`);
+    else if (pi.amount !== order.amountCents) add("no_paid_order_without_charge", order.attemptKey ?? order.id, `order ${order.id} of ${order.amountCents} paid by ${pi.id} of ${pi.amount}`);
+  }
+
+  const counts = Object.fromEntries(Object.keys(INVARIANTS).map((k) => [k, 0])) as Record<Invariant, number>;
+  for (const v of violations) counts[v.invariant] += 1;
+  return { violations, counts, notApplicable };
+}
+
+/**
+ * Which attempt each PaymentIntent was made for: the key in its metadata,
+ * else the attempt of the order in its metadata, else the attempt whose
+ * shopper was shown it (a build that tags nothing is still judged).
+ */
+function linkIntentsToAttempts(
+  intents: LedgerIntent[],
+  orders: Map<string, { attemptKey: string | null }>,
+  attempts: AttemptLog[],
+): Map<string, string> {
+  const shownIn = new Map<string, string>();
+  for (const attempt of attempts) {
+    for (const seen of shownOutcomes(attempt)) if (seen.paymentIntentId) shownIn.set(seen.paymentIntentId, attempt.id);
+  }
+  const links = new Map<string, string>();
+  for (const pi of intents) {
+    const byOrder = pi.metadata.orderId ? orders.get(pi.metadata.orderId)?.attemptKey : undefined;
+    const attempt = pi.metadata.idempotencyKey ?? byOrder ?? shownIn.get(pi.id);
+    if (attempt) links.set(pi.id, attempt.toLowerCase());
+  }
+  return links;
+}
+
+export interface ShownOutcome {
+  kind: "paid" | "declined";
+  /** Which answer said so. */
+  how: string;
+  paymentIntentId?: string;
+  amountCents?: number;
+  code?: string;
+}
+
+/** The outcomes an attempt's shopper was told: a 201 or 402 to the POST, or the same in the attempt's stored state. */
+export function shownOutcomes(attempt: AttemptLog): ShownOutcome[] {
+  const shown: ShownOutcome[] = [];
+  for (const answer of attempt.answers) {
+    const direct = answer.method === "POST" ? { status: answer.status, body: answer.body } : storedResponse(answer.body);
+    if (!direct) continue;
+    const how = `${answer.method} ${answer.path.split("?")[0]} → ${direct.status}`;
+    const body = (direct.body ?? {}) as Record<string, unknown>;
+    if (direct.status === 201) {
+      shown.push({
+        kind: "paid",
+        how,
+        ...(typeof body.paymentIntentId === "string" ? { paymentIntentId: body.paymentIntentId } : {}),
+        ...(typeof body.amountCents === "number" ? { amountCents: body.amountCents } : {}),
+      });
+    } else if (direct.status === 402) {
+      shown.push({ kind: "declined", how, code: typeof body.error === "string" ? body.error : "402" });
+    }
+  }
+  return shown;
+}
+
+/** GET /api/checkout/{key}: `{ status, response: { statusCode, body } }`. */
+function storedResponse(body: unknown): { status: number; body: unknown } | null {
+  const response = (body as { response?: { statusCode?: unknown; body?: unknown } } | null)?.response;
+  return typeof response?.statusCode === "number" ? { status: response.statusCode, body: response.body } : null;
+}
+
+function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    groups.set(k, [...(groups.get(k) ?? []), item]);
+  }
+  return groups;
+}

@@ -1,0 +1,131 @@
+import { existsSync } from "node:fs";
+import { chmod, mkdir } from "node:fs/promises";
+import path from "node:path";
+import { seedCatalogue } from "../../lib/catalog/seed";
+import { createPrismaClient } from "../../lib/db";
+import { migrate } from "../../lib/db/migrate";
+import { provisionDatabase, type ProvisionedDatabase } from "../../lib/db/provision";
+import { parseEnv } from "../../lib/env";
+import { startApp, type AppProcess } from "../lib/app-process";
+import { buildApp } from "../lib/stack";
+import { startStripeEmulator, type StripeEmulator } from "../stripe-emulator/server";
+import type { ChaosOptions } from "./options";
+import { startProxy, type Proxy } from "./proxy";
+
+/**
+ * What the soak runs against: one database (the embedded server in
+ * `<DATA_DIR>/chaos`, or DATABASE_URL's, with a `checkout_chaos` database
+ * recreated every run), the Stripe emulator in this process, N `next start`
+ * instances of one production build, and the round-robin proxy in front.
+ */
+export const SESSION_SECRET = "chaos-session-secret-0123456789abcdef0123456789";
+export const WEBHOOK_SECRET = "whsec_chaos";
+
+/**
+ * Short clocks so that everything a fault leaves behind converges in seconds:
+ * an owner's Stripe call is bounded at 2.5 s (one try), so a claim whose owner
+ * died may be retaken after 6 s, and the reconciler looks every second.
+ */
+export const APP_SETTINGS: Record<string, string> = {
+  STRIPE_TIMEOUT_MS: "2500",
+  STRIPE_MAX_NETWORK_RETRIES: "0",
+  IDEMPOTENCY_IN_PROGRESS_TTL_MS: "6000",
+  MAINTENANCE_INTERVAL_MS: "1000",
+  PAYMENT_ACTION_TIMEOUT_MS: "8000",
+  PAYMENT_ATTEMPT_DEADLINE_MS: "30000",
+};
+
+export interface Instance {
+  port: number;
+  process: AppProcess | null;
+}
+
+export interface Cluster {
+  proxy: Proxy;
+  emulator: StripeEmulator;
+  database: ProvisionedDatabase;
+  instances: Instance[];
+  appEnv: Record<string, string>;
+  /** SIGKILLs one instance; `restart` brings it back on the same port. */
+  kill(instance: Instance): Promise<void>;
+  restart(instance: Instance): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startCluster(options: ChaosOptions, log: (line: string) => void): Promise<Cluster> {
+  const cleanups: Array<() => Promise<unknown>> = [];
+  const stop = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch((err) => log(`cleanup failed: ${err}`));
+  };
+  try {
+    const env = parseEnv({
+      ...process.env,
+      DATA_DIR: path.join(process.env.DATA_DIR || ".data", "chaos"),
+      EMBEDDED_PG_PORT: process.env.EMBEDDED_PG_PORT || String(54329 + 3),
+    });
+    if (!env.DATABASE_URL) await prepareDataDir(env.DATA_DIR);
+    const database = await provisionDatabase(env, { database: "checkout_chaos", recreate: true });
+    cleanups.push(() => database.stop());
+    await migrate(database.url);
+    const prisma = createPrismaClient(database.url);
+    await seedCatalogue(prisma).finally(() => prisma.$disconnect());
+    log(`database   ${database.embedded ? "embedded" : "DATABASE_URL"}${database.restart ? " (restartable)" : ""}`);
+
+    const emulator = await startStripeEmulator({ port: options.emulatorPort });
+    cleanups.push(() => emulator.close());
+    log(`stripe     emulator on ${emulator.url}`);
+
+    if (!options.reuseBuild || !existsSync(path.join(options.distDir, "BUILD_ID"))) buildApp(options.distDir, log);
+
+    const instances: Instance[] = Array.from({ length: options.instances }, (_, i) => ({ port: options.port + 1 + i, process: null }));
+    const proxy = await startProxy({
+      port: options.port,
+      backends: () => instances.map((i) => i.port),
+      rewrite: options.broken === "naive" ? (method, p) => (method === "POST" && p === "/api/checkout" ? "/api/lab/naive-checkout" : p) : undefined,
+    });
+    cleanups.push(() => proxy.close());
+
+    const appEnv: Record<string, string> = {
+      DATABASE_URL: database.url,
+      STRIPE_SECRET_KEY: "sk_test_emulator",
+      STRIPE_API_BASE: emulator.url,
+      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      SESSION_SECRET,
+      APP_ORIGIN: proxy.url,
+      NEXT_DIST_DIR: options.distDir,
+      ...APP_SETTINGS,
+      ...(options.broken === "naive" ? { LAB_NAIVE_ENDPOINT: "1" } : {}),
+    };
+    const restart = async (instance: Instance) => {
+      instance.process = await startApp({ port: instance.port, env: appEnv, readyTimeoutMs: 120_000 });
+    };
+    cleanups.push(() => Promise.all(instances.map((i) => i.process?.stop())));
+    for (const instance of instances) await restart(instance);
+    log(`app        ${instances.length} instance(s) behind ${proxy.url}`);
+
+    return {
+      proxy,
+      emulator,
+      database,
+      instances,
+      appEnv,
+      async kill(instance) {
+        const doomed = instance.process;
+        instance.process = null;
+        await doomed?.stop("SIGKILL");
+      },
+      restart,
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** As root the embedded server runs as `postgres`, which must be able to reach its folder. */
+async function prepareDataDir(dataDir: string): Promise<void> {
+  await mkdir(dataDir, { recursive: true });
+  await chmod(dataDir, 0o755).catch(() => undefined);
+  await chmod(path.dirname(path.resolve(dataDir)), 0o755).catch(() => undefined);
+}
