@@ -14,6 +14,7 @@ import type { AddressInfo } from "node:net";
  */
 export interface Proxy {
   url: string;
+  /** Arms (or, with 0, disarms) the next n cuts. */
   cutResponses(n: number): void;
   stats: { requests: number; retriedElsewhere: number; badGateway: number; cut: number };
   close(): Promise<void>;
@@ -65,7 +66,7 @@ export async function startProxy(options: {
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}`,
-    cutResponses: (n) => (armedCuts += n),
+    cutResponses: (n) => (armedCuts = n),
     stats,
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

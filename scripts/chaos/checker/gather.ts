@@ -1,0 +1,79 @@
+import pg from "pg";
+import type { Journal } from "../journal";
+import type { DbAttempt, DbInboxEvent, DbOrder, Evidence, LedgerEvent, LedgerIntent, LedgerRefund } from "./evidence";
+
+/**
+ * Reads the evidence after convergence: the provider's ledger over its own
+ * HTTP API (as a finance team would reconcile against Stripe), the database
+ * with plain SQL (the checker shares no code with the app it judges), and the
+ * journal of answers shoppers saw.
+ */
+const AUTH = { authorization: "Bearer sk_test_emulator" };
+
+export async function gatherEvidence(options: {
+  emulatorUrl: string;
+  databaseUrl: string;
+  journal: Journal;
+  probeCustomers: string[];
+}): Promise<Evidence> {
+  const [intents, refunds, events] = await Promise.all([
+    listAll<LedgerIntent>(options.emulatorUrl, "/v1/payment_intents"),
+    listAll<LedgerRefund>(options.emulatorUrl, "/v1/refunds").then((r) => r ?? []),
+    listAll<LedgerEvent>(options.emulatorUrl, "/v1/events"),
+  ]);
+  const db = new pg.Client({ connectionString: options.databaseUrl });
+  await db.connect();
+  try {
+    const orders = await db.query<DbOrder>(
+      `select o.id, o.customer_id as "customerId", o.status::text as status, o.amount_cents as "amountCents",
+              o.payment_intent_id as "paymentIntentId", k.key::text as "attemptKey"
+         from orders o left join idempotency_keys k on k.id = o.idempotency_key_id`,
+    );
+    const keys = await db.query<DbAttempt>(
+      `select key::text as key, subject_id as "subjectId", status::text as status, lock_token::text as "lockToken",
+              response_status as "responseStatus"
+         from idempotency_keys`,
+    );
+    return {
+      attempts: [...options.journal.attempts.values()],
+      intents: intents ?? [],
+      refunds,
+      events,
+      orders: orders.rows,
+      keys: keys.rows,
+      inbox: await readInbox(db),
+      probeCustomers: options.probeCustomers,
+    };
+  } finally {
+    await db.end();
+  }
+}
+
+/** Stripe's list shape, followed page by page; null when the provider has no such list (404). */
+export async function listAll<T extends { id: string }>(baseUrl: string, path: string): Promise<T[] | null> {
+  const all: T[] = [];
+  let after = "";
+  for (;;) {
+    const response = await fetch(`${baseUrl}${path}?limit=100${after ? `&starting_after=${after}` : ""}`, { headers: AUTH });
+    if (response.status === 404) return null;
+    if (!response.ok) throw new Error(`GET ${path} answered ${response.status}: ${await response.text()}`);
+    const page = (await response.json()) as { data: T[]; has_more: boolean };
+    all.push(...page.data);
+    if (!page.has_more || page.data.length === 0) return all;
+    after = page.data[page.data.length - 1]!.id;
+  }
+}
+
+/** The webhook inbox, if the app has one (branch `webhooks`); null otherwise. */
+async function readInbox(db: pg.Client): Promise<DbInboxEvent[] | null> {
+  const table = await db.query<{ name: string }>(
+    `select table_name as name from information_schema.tables
+      where table_schema = 'public' and table_name in ('webhook_events', 'webhook_inbox', 'stripe_events')`,
+  );
+  const name = table.rows[0]?.name;
+  if (!name) return null;
+  const rows = await db.query<{ eventId: string; processed: boolean; processedCount: number }>(
+    `select id as "eventId", processed_at is not null as processed, 1 as "processedCount" from "${name}"`,
+  );
+  return rows.rows;
+}

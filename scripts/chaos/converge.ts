@@ -1,0 +1,53 @@
+import pg from "pg";
+
+/**
+ * After the faults stop: wait, bounded, until the maintenance loop has
+ * finished everything — no attempt in progress, no order pending, no webhook
+ * event unprocessed — and it stays that way for two looks in a row.
+ */
+export interface Convergence {
+  converged: boolean;
+  ms: number;
+  /** What was still open at the last look. */
+  open: { inProgress: number; pendingOrders: number; unprocessedEvents: number };
+}
+
+export async function awaitConvergence(databaseUrl: string, probeCustomers: string[], timeoutMs: number): Promise<Convergence> {
+  const started = Date.now();
+  let quietLooks = 0;
+  let open = { inProgress: 0, pendingOrders: 0, unprocessedEvents: 0 };
+  for (;;) {
+    open = await look(databaseUrl, probeCustomers).catch(() => ({ inProgress: -1, pendingOrders: -1, unprocessedEvents: -1 }));
+    quietLooks = open.inProgress === 0 && open.pendingOrders === 0 && open.unprocessedEvents === 0 ? quietLooks + 1 : 0;
+    if (quietLooks >= 2) return { converged: true, ms: Date.now() - started - 1_000, open };
+    if (Date.now() - started > timeoutMs) return { converged: false, ms: Date.now() - started, open };
+    await new Promise((r) => setTimeout(r, 1_000));
+  }
+}
+
+async function look(databaseUrl: string, probeCustomers: string[]) {
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const keys = await db.query<{ n: number }>(
+      `select count(*)::int as n from idempotency_keys where status = 'in_progress' and not (subject_id = any($1::text[]))`,
+      [probeCustomers],
+    );
+    const orders = await db.query<{ n: number }>(
+      `select count(*)::int as n from orders where status = 'pending' and not (customer_id::text = any($1::text[]))`,
+      [probeCustomers],
+    );
+    const inbox = await db.query<{ name: string }>(
+      `select table_name as name from information_schema.tables
+        where table_schema = 'public' and table_name in ('webhook_events', 'webhook_inbox', 'stripe_events')`,
+    );
+    let unprocessedEvents = 0;
+    if (inbox.rows[0]) {
+      const rows = await db.query<{ n: number }>(`select count(*)::int as n from "${inbox.rows[0].name}" where processed_at is null`);
+      unprocessedEvents = rows.rows[0]!.n;
+    }
+    return { inProgress: keys.rows[0]!.n, pendingOrders: orders.rows[0]!.n, unprocessedEvents };
+  } finally {
+    await db.end();
+  }
+}

@@ -1,0 +1,75 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { INVARIANTS, type Invariant, type Violation } from "./checker/invariants";
+import type { AttemptLog } from "./journal";
+import type { SoakResult } from "./soak";
+
+/** `chaos/results.json`, exactly the issue's shape. */
+export interface ResultsFile {
+  attempts: number;
+  faults: Record<string, number>;
+  outcomes: Record<string, number>;
+  violations: Record<Invariant, number>;
+  convergedInMs: number;
+  seed: number;
+}
+
+export function resultsFile(result: SoakResult): ResultsFile {
+  return {
+    attempts: result.attempts,
+    faults: Object.fromEntries([...result.faults].map(([kind, c]) => [kind, c.injected])),
+    outcomes: sortByCount(result.outcomes),
+    violations: result.verdict.counts,
+    convergedInMs: result.convergence.ms,
+    seed: result.options.seed,
+  };
+}
+
+export async function writeResults(file: string, result: SoakResult): Promise<void> {
+  await mkdir(path.dirname(path.resolve(file)), { recursive: true });
+  await writeFile(file, JSON.stringify(resultsFile(result), null, 2) + "\n");
+}
+
+/** The table printed at the end (and pasted into docs/reliability.md). */
+export function table(result: SoakResult): string {
+  const { options, verdict } = result;
+  const lines: string[] = [];
+  const row = (label: string, ...cells: Array<string | number>) => lines.push(`| ${label} | ${cells.join(" | ")} |`);
+  lines.push(`Chaos soak · seed ${options.seed} · ${result.attempts} attempts · ${options.instances} instances · ${Math.round(result.elapsedMs / 1000)} s`, "");
+  lines.push("| fault | injected | armed, never tripped |", "| --- | ---: | ---: |");
+  for (const [kind, c] of result.faults) row(kind, c.injected, c.missed);
+  for (const [kind, why] of Object.entries(result.disabledFaults)) row(kind, "off", why);
+  lines.push("", "| attempts by outcome | n |", "| --- | ---: |");
+  for (const [outcome, n] of Object.entries(sortByCount(result.outcomes))) row(outcome, n);
+  lines.push("", "| invariant | violations |", "| --- | ---: |");
+  for (const [key, text] of Object.entries(INVARIANTS) as Array<[Invariant, string]>) {
+    const na = verdict.notApplicable[key];
+    row(text, na ? `n/a (${na})` : verdict.counts[key]);
+  }
+  lines.push(
+    "",
+    result.convergence.converged
+      ? `Converged in ${(result.convergence.ms / 1000).toFixed(1)} s after the faults stopped.`
+      : `Did NOT converge within ${Math.round(result.convergence.ms / 1000)} s: ${JSON.stringify(result.convergence.open)}`,
+  );
+  lines.push(`Cards: ${result.cards.enabled.join(", ")}${Object.keys(result.cards.disabled).length ? ` (off: ${Object.entries(result.cards.disabled).map(([c, why]) => `${c}: ${why}`).join("; ")})` : ""}.`);
+  return lines.join("\n");
+}
+
+/** Each violation with its attempt's id and what its shopper saw. */
+export function violationReport(violations: Violation[], attempts: Map<string, AttemptLog>, limit = 50): string {
+  const lines = violations.slice(0, limit).map((v) => {
+    const attempt = attempts.get(v.subject);
+    const seen = attempt
+      ? `\n      ${attempt.card} ${attempt.amountCents}¢ [${attempt.behaviours.join(", ")}] → ${attempt.outcome}; answers: ` +
+        attempt.answers.map((a) => `${a.method} ${a.status ?? a.error}${a.replayed ? " (replay)" : ""}`).join(", ")
+      : "";
+    return `  ${INVARIANTS[v.invariant]}\n    ${v.subject}: ${v.evidence}${seen}`;
+  });
+  if (violations.length > limit) lines.push(`  … and ${violations.length - limit} more`);
+  return lines.join("\n");
+}
+
+function sortByCount(counts: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(counts).sort(([, a], [, b]) => b - a));
+}

@@ -1,0 +1,243 @@
+import { MutationObserver, QueryClient } from "@tanstack/react-query";
+import { ApiError } from "../../lib/checkout-client/api";
+import { createAttemptStore, type AttemptStore, type CheckoutAttempt } from "../../lib/checkout-client/attempt-store";
+import { checkoutMutation } from "../../lib/checkout-client/checkout-mutation";
+import { isDefinitive, outcomeAfterFailure, stateFromResult, type CheckoutState } from "../../lib/checkout-client/checkout-state";
+import { MemoryStorage } from "../../lib/checkout-client/memory-storage";
+import type { PaymentResult } from "../../lib/checkout-client/payment-client";
+import { sessionQuery } from "../../lib/checkout-client/queries";
+import type { AttemptStatus, CheckoutBody } from "../../lib/checkout-client/types";
+import type { CardKind } from "./cards";
+import { Browser, sleep } from "./http-shopper";
+import type { AttemptLog, Journal } from "./journal";
+import type { Random } from "./random";
+import { authenticate } from "./three-d-secure";
+
+/**
+ * A simulated shopper driving the shop's own browser payment client: the
+ * attempt store (one key per attempt, kept across reloads), the TanStack
+ * mutation with the project's backoff policy (409/503/502/network retried
+ * with the same key), and, when retries run out, the same "ask the shop"
+ * step the checkout page takes. On top of that, what impatient people do:
+ * press twice, lose the connection, reload mid-payment, press "Check again".
+ */
+export interface Behaviour {
+  doublePress: boolean;
+  abortFirstRequest: boolean;
+  reloadMidPayment: boolean;
+}
+
+export function drawBehaviour(random: Random): Behaviour {
+  return { doublePress: random.chance(0.2), abortFirstRequest: random.chance(0.12), reloadMidPayment: random.chance(0.12) };
+}
+
+/** How often a shopper left without a definitive answer presses "Check again" before walking away. */
+const CHECK_AGAIN = 3;
+
+export class Shopper {
+  readonly browser: Browser;
+  /** The tab's sessionStorage: survives reloads, so a reload resumes the open attempt. */
+  private readonly store: AttemptStore;
+
+  constructor(
+    appUrl: string,
+    private readonly journal: Journal,
+    private readonly random: Random,
+  ) {
+    this.browser = new Browser(appUrl, journal);
+    this.store = createAttemptStore(new MemoryStorage(), () => random.uuid());
+  }
+
+  get customerId(): string {
+    return this.browser.customerId;
+  }
+
+  /** One checkout attempt from Pay to whatever the shopper is left looking at. Returns false if they walked away undecided. */
+  async checkout(cart: CheckoutBody, card: CardKind, amountCents: number): Promise<boolean> {
+    const attempt = this.store.begin(cart);
+    const log = this.journal.open({ id: attempt.key, customerId: this.customerId, card: card.name, paymentMethod: card.paymentMethod, amountCents });
+    const behaviour = drawBehaviour(this.random);
+    let tab = new Tab(this.browser, attempt.key, this.random);
+    if (behaviour.abortFirstRequest) {
+      log.behaviours.push("abort");
+      tab.abortFirstAfter(this.random.int(20, 400));
+    }
+    const presses = [tab.pay(attempt, Date.now())];
+    if (behaviour.doublePress) {
+      log.behaviours.push("double_press");
+      await sleep(this.random.int(0, 250));
+      presses.push(tab.pay(attempt, Date.now()));
+    }
+    if (behaviour.reloadMidPayment) {
+      await sleep(this.random.int(50, 1500));
+      log.behaviours.push("reload");
+      tab.close();
+      tab = new Tab(this.browser, attempt.key, this.random);
+      const open = this.store.current(); // what the reloaded page finds in sessionStorage
+      if (open) presses.push(tab.pay(open, Date.now()));
+    }
+    let state = await this.settle(tab, presses, attempt, log);
+    for (let check = 0; check < CHECK_AGAIN && !definitive(state) && state.kind !== "requires_action"; check++) {
+      await sleep(this.random.int(1_000, 3_000));
+      log.behaviours.push("check_again");
+      state = await this.settle(tab, [tab.pay(attempt, Date.now())], attempt, log);
+    }
+    if (state.kind === "requires_action") state = await this.authenticate(tab, state.url, card, attempt, log);
+    log.outcome = outcomeLabel(state, log);
+    if (definitive(state)) this.store.finish(attempt.key);
+    return definitive(state);
+  }
+
+  /** The first definitive answer among the live tab's presses, else what the shop says about the attempt. */
+  private async settle(tab: Tab, presses: Array<Promise<Press>>, attempt: CheckoutAttempt, log: AttemptLog): Promise<ShopperState> {
+    const results = await Promise.all(presses);
+    let fallback: ShopperState | null = null;
+    for (const press of results) {
+      if (press.tab !== tab) continue; // a press from before the reload: that page is gone
+      if ("result" in press) {
+        const state = stateOf(press.result, log);
+        if (definitive(state) || state.kind === "requires_action") return state;
+        fallback ??= state;
+      } else {
+        const action = requiresAction(log);
+        if (action) return action;
+        fallback ??= await outcomeAfterFailure(press.error, () => tab.askShop(attempt.key));
+        if (definitive(fallback)) return fallback;
+      }
+    }
+    return fallback ?? (await outcomeAfterFailure(null, () => tab.askShop(attempt.key)));
+  }
+
+  /** On the provider's page: complete, fail, or close the tab; then back on the shop's return page. */
+  private async authenticate(tab: Tab, url: string, card: CardKind, attempt: CheckoutAttempt, log: AttemptLog): Promise<ShopperState> {
+    if (card.authentication === "abandon" || !card.authentication) {
+      log.behaviours.push("abandon_authentication");
+      return { kind: "authentication_abandoned" };
+    }
+    log.behaviours.push(`${card.authentication}_authentication`);
+    let returnUrl: string;
+    try {
+      returnUrl = await authenticate(url, card.authentication);
+    } catch (err) {
+      log.behaviours.push(`authentication_page_error: ${err instanceof Error ? err.message : String(err)}`);
+      return { kind: "authentication_abandoned" };
+    }
+    const fetchFor = this.browser.fetchFor(attempt.key);
+    await fetchFor(returnUrl).catch(() => undefined); // the return page records the outcome server-side
+    for (let tries = 0; tries < 20; tries++) {
+      const state = await outcomeAfterFailure(null, () => tab.askShop(attempt.key));
+      if (isDefinitive(state)) return state;
+      await sleep(500);
+    }
+    return { kind: "processing" };
+  }
+}
+
+type ShopperState = CheckoutState | { kind: "requires_action"; url: string } | { kind: "authentication_abandoned" };
+
+function definitive(state: ShopperState): boolean {
+  return state.kind !== "requires_action" && state.kind !== "authentication_abandoned" && isDefinitive(state);
+}
+
+type Press = { tab: Tab; result: PaymentResult } | { tab: Tab; error: unknown };
+
+/** One page load of the checkout: its own QueryClient and mutation, like a browser tab. */
+class Tab {
+  private closed = false;
+  private readonly client = new QueryClient();
+  private readonly aborts = new Set<AbortController>();
+  private abortFirstMs: number | null = null;
+  readonly fetch: typeof fetch;
+
+  constructor(
+    private readonly browser: Browser,
+    attemptId: string,
+    private readonly random: Random,
+  ) {
+    this.client.setQueryData(sessionQuery.queryKey, { customerId: browser.customerId });
+    this.fetch = browser.fetchFor(attemptId, () => this.nextSignal());
+  }
+
+  abortFirstAfter(ms: number): void {
+    this.abortFirstMs = ms;
+  }
+
+  /** A press of Pay: the project's mutation, with its retry policy, until it settles. */
+  async pay(attempt: CheckoutAttempt, startedAt: number): Promise<Press> {
+    const base = checkoutMutation({ startedAt: () => startedAt, random: () => this.random.next(), fetch: this.fetch });
+    const policy = base.retry as (failureCount: number, error: unknown) => boolean;
+    // A closed tab's JavaScript is gone: its retries stop there.
+    const observer = new MutationObserver(this.client, { ...base, retry: (n: number, e: unknown) => !this.closed && policy(n, e) });
+    return observer.mutate(attempt).then(
+      (result) => ({ tab: this, result }),
+      (error: unknown) => ({ tab: this, error }),
+    );
+  }
+
+  /** GET /api/checkout/{key}, as the page asks when retries run out (a 5xx is asked again twice). */
+  async askShop(key: string): Promise<AttemptStatus> {
+    for (let tries = 0; ; tries++) {
+      try {
+        const response = await this.fetch(`/api/checkout/${key}`, { signal: AbortSignal.timeout(5_000) });
+        const body = (await response.json().catch(() => null)) as (AttemptStatus & { error?: string; message?: string }) | null;
+        if (response.ok && body) return body;
+        const error = new ApiError(response.status, body?.error ?? "http_error", body?.message ?? `HTTP ${response.status}`);
+        if (response.status < 500 || tries >= 2) throw error;
+      } catch (err) {
+        if (err instanceof ApiError || tries >= 2) throw err;
+      }
+      await sleep(500);
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const controller of this.aborts) controller.abort(new Error("the page was reloaded"));
+  }
+
+  private nextSignal(): AbortSignal | undefined {
+    if (this.closed) return AbortSignal.abort(new Error("the page was reloaded"));
+    const controller = new AbortController();
+    this.aborts.add(controller);
+    if (this.abortFirstMs !== null) {
+      const ms = this.abortFirstMs;
+      this.abortFirstMs = null;
+      setTimeout(() => controller.abort(new Error("the shopper's connection dropped")), ms).unref();
+    }
+    setTimeout(() => this.aborts.delete(controller), 30_000).unref();
+    return controller.signal;
+  }
+}
+
+/** The payment client's result; a 202 requires_action (which older clients do not know) is read from the answer itself. */
+function stateOf(result: PaymentResult, log: AttemptLog): ShopperState {
+  const kind = (result as { kind: string }).kind;
+  if (kind === "paid" || kind === "declined") return stateFromResult(result);
+  return requiresAction(log) ?? { kind: "processing" };
+}
+
+function requiresAction(log: AttemptLog): ShopperState | null {
+  for (let i = log.answers.length - 1; i >= 0; i--) {
+    const answer = log.answers[i]!;
+    const body = answer.body as { status?: string; nextAction?: { url?: unknown } } | null;
+    if (answer.status === 202 && body?.status === "requires_action" && typeof body.nextAction?.url === "string") {
+      return { kind: "requires_action", url: body.nextAction.url };
+    }
+  }
+  return null;
+}
+
+/** The outcome table's row: paid, the 402's error code, or where the shopper was left. */
+function outcomeLabel(state: ShopperState, log: AttemptLog): string {
+  if (state.kind === "declined") {
+    const last = [...log.answers].reverse().find((a) => a.status === 402 || storedStatus(a.body) === 402);
+    const body = (last?.status === 402 ? last.body : (last?.body as { response?: { body?: unknown } } | undefined)?.response?.body) as { error?: string } | undefined;
+    return body?.error ?? "declined";
+  }
+  if (state.kind === "rejected") return `rejected_${state.code}`;
+  return state.kind;
+}
+
+function storedStatus(body: unknown): number | undefined {
+  return (body as { response?: { statusCode?: number } } | null)?.response?.statusCode;
+}

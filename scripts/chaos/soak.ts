@@ -1,0 +1,150 @@
+import { detectCapabilities, type Capabilities } from "./capabilities";
+import { CARD_KINDS, enabledCards, type CardKind } from "./cards";
+import { gatherEvidence } from "./checker/gather";
+import { check, type Verdict } from "./checker/invariants";
+import { startCluster } from "./cluster";
+import { awaitConvergence, type Convergence } from "./converge";
+import { EmulatorControl } from "./emulator-control";
+import { enabledFaults, FAULT_KINDS } from "./faults";
+import { Journal } from "./journal";
+import type { ChaosOptions } from "./options";
+import { createRandom, type Random } from "./random";
+import { Injector, planFaults, type FaultCount } from "./schedule";
+import { Shopper } from "./shopper";
+
+/**
+ * One soak: start the cluster, find what it supports, let shoppers pay while
+ * the seeded schedule injects faults, stop the faults, wait for convergence,
+ * and hand the evidence to the checker.
+ */
+export interface SoakResult {
+  options: ChaosOptions;
+  capabilities: Capabilities;
+  cards: { enabled: string[]; disabled: Record<string, string> };
+  faults: Map<string, FaultCount>;
+  disabledFaults: Record<string, string>;
+  outcomes: Record<string, number>;
+  attempts: number;
+  /** Every attempt's journal entry, for the evidence printed with a violation. */
+  journal: Journal;
+  convergence: Convergence;
+  verdict: Verdict;
+  elapsedMs: number;
+}
+
+/** Attempts a shopper makes before leaving (the next one is a new customer). */
+const ATTEMPTS_PER_SHOPPER = 8;
+/** After the faults stop, how long the maintenance loop gets to finish everything. */
+const CONVERGENCE_TIMEOUT_MS = 120_000;
+
+export async function runSoak(options: ChaosOptions, log: (line: string) => void): Promise<SoakResult> {
+  const started = Date.now();
+  const random = createRandom(options.seed);
+  const cluster = await startCluster(options, log);
+  try {
+    const emulator = new EmulatorControl(cluster.emulator.url);
+    const capabilities = await detectCapabilities({ emulatorUrl: cluster.emulator.url, appUrl: cluster.proxy.url, databaseRestart: !!cluster.database.restart });
+    const cards = enabledCards(capabilities);
+    const kinds = enabledFaults(capabilities);
+    const disabledCards = Object.fromEntries(CARD_KINDS.filter((c) => !cards.includes(c)).map((c) => [c.name, c.disabled(capabilities)!]));
+    const disabledFaults = Object.fromEntries(FAULT_KINDS.filter((k) => !kinds.includes(k)).map((k) => [k.name, k.disabled(capabilities)!]));
+    log(`cards      ${cards.map((c) => c.name).join(", ")}${Object.keys(disabledCards).length ? ` (off: ${Object.keys(disabledCards).join(", ")})` : ""}`);
+    log(`faults     ${kinds.map((k) => k.name).join(", ")}${Object.keys(disabledFaults).length ? ` (off: ${Object.keys(disabledFaults).join(", ")})` : ""}`);
+    log(`webhooks   ${capabilities.webhooks ? "on" : "off (not supported yet)"} · seed ${options.seed} · ${options.attempts} attempts · ${options.faultRounds} fault rounds`);
+
+    const products = (await (await fetch(`${cluster.proxy.url}/api/products`)).json()) as Array<{ sku: string; priceCents: number }>;
+    const journal = new Journal();
+    const restarts: Array<Promise<unknown>> = [];
+    const injector = new Injector(
+      planFaults(kinds, options.faultRounds, options.attempts, random.fork("schedule")),
+      { cluster, emulator, random: random.fork("faults"), background: (work) => restarts.push(work.catch((err) => log(`restart failed: ${err}`))) },
+      (kind, err) => log(`fault ${kind} failed: ${err instanceof Error ? err.message : String(err)}`),
+    );
+
+    let startedAttempts = 0;
+    const deadline = options.durationSeconds === null ? Infinity : started + options.durationSeconds * 1000;
+    const nextAttempt = async (): Promise<number | null> => {
+      for (;;) {
+        if (startedAttempts >= options.attempts || Date.now() > deadline) return null;
+        if (injector.allows(startedAttempts)) return startedAttempts++;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    const worker = async (w: number) => {
+      const own = random.fork(`shopper-${w}`);
+      let shopper: Shopper | null = null;
+      let made = 0;
+      for (let n = await nextAttempt(); n !== null; n = await nextAttempt()) {
+        if (!shopper || made >= ATTEMPTS_PER_SHOPPER) {
+          shopper = new Shopper(cluster.proxy.url, journal, own.fork(`customer-${n}`));
+          await shopper.browser.arrive();
+          made = 0;
+        }
+        const card = own.weighted(cards);
+        const { cart, amountCents } = drawCart(own, products, card);
+        made += 1;
+        const settled = await shopper.checkout(cart, card, amountCents);
+        if (!settled) shopper = null; // walked away undecided: the next attempt is another customer
+      }
+    };
+    const progress = setInterval(() => {
+      log(`progress   ${journal.finished}/${options.attempts} attempts done · ${injector.total} faults injected · ${shownContradictions(journal)} contradictions seen by shoppers so far · ${Math.round((Date.now() - started) / 1000)} s`);
+    }, 5_000);
+    const injecting = injector.run(() => startedAttempts);
+    await Promise.all(Array.from({ length: options.concurrency }, (_, w) => worker(w)));
+    injector.stop();
+    await injecting;
+    clearInterval(progress);
+
+    log(`faults     stopped after ${journal.attempts.size} attempts; restoring every instance and the database`);
+    await emulator.faults({ latencyMs: 0, failNext: null, dropAfterCharge: 0 });
+    cluster.proxy.cutResponses(0);
+    await Promise.all(restarts);
+    for (const instance of cluster.instances) if (!instance.process) await cluster.restart(instance);
+    const convergence = await awaitConvergence(cluster.database.url, capabilities.probeCustomers, CONVERGENCE_TIMEOUT_MS);
+    log(`converged  ${convergence.converged ? `in ${(convergence.ms / 1000).toFixed(1)} s` : `NOT within ${CONVERGENCE_TIMEOUT_MS / 1000} s: ${JSON.stringify(convergence.open)}`}`);
+
+    const evidence = await gatherEvidence({ emulatorUrl: cluster.emulator.url, databaseUrl: cluster.database.url, journal, probeCustomers: capabilities.probeCustomers });
+    const verdict = check(evidence);
+    const outcomes: Record<string, number> = {};
+    for (const attempt of journal.attempts.values()) outcomes[attempt.outcome] = (outcomes[attempt.outcome] ?? 0) + 1;
+    return {
+      options,
+      capabilities,
+      cards: { enabled: cards.map((c) => c.name), disabled: disabledCards },
+      faults: injector.counts,
+      disabledFaults,
+      outcomes,
+      attempts: journal.attempts.size,
+      journal,
+      convergence,
+      verdict,
+      elapsedMs: Date.now() - started,
+    };
+  } finally {
+    await cluster.stop();
+  }
+}
+
+/** 1–3 lines of 1–3 items; the card's payment method. */
+function drawCart(random: Random, products: Array<{ sku: string; priceCents: number }>, card: CardKind) {
+  const lines = random.shuffle(products).slice(0, random.int(1, 3)).map((p) => ({ sku: p.sku, quantity: random.int(1, 3), priceCents: p.priceCents }));
+  return {
+    cart: { items: lines.map(({ sku, quantity }) => ({ sku, quantity })), paymentMethod: card.paymentMethod },
+    amountCents: lines.reduce((sum, l) => sum + l.quantity * l.priceCents, 0),
+  };
+}
+
+/** A cheap running check for the progress line: attempts whose shopper was told two different things. */
+function shownContradictions(journal: Journal): number {
+  let n = 0;
+  for (const attempt of journal.attempts.values()) {
+    const finals = new Set(
+      attempt.answers
+        .filter((a) => a.method === "POST" && (a.status === 201 || a.status === 402))
+        .map((a) => `${a.status}:${(a.body as { paymentIntentId?: string } | null)?.paymentIntentId ?? ""}`),
+    );
+    if (finals.size > 1) n++;
+  }
+  return n;
+}
