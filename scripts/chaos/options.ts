@@ -1,7 +1,8 @@
 /**
  * `npm run chaos -- [--attempts N] [--instances N] [--seed N] [--duration S]
  * [--concurrency N] [--fault-rounds N] [--out FILE] [--port P]
- * [--emulator-port P] [--dist-dir DIR] [--reuse-build] [--broken naive]`
+ * [--emulator-port P] [--dist-dir DIR] [--reuse-build] [--broken naive]
+ * [--converge-timeout S]`
  */
 export interface ChaosOptions {
   attempts: number;
@@ -24,13 +25,15 @@ export interface ChaosOptions {
    * idempotency at all), a deliberately broken build the checker must catch.
    */
   broken: "naive" | null;
+  /** Seconds the maintenance loop gets to finish everything after the faults stop. */
+  convergeTimeoutSeconds: number;
 }
 
 export class UsageError extends Error {}
 
 const USAGE =
   "Usage: npm run chaos -- [--attempts N] [--instances N] [--seed N] [--duration S] [--concurrency N] " +
-  "[--fault-rounds N] [--out FILE] [--port P] [--emulator-port P] [--dist-dir DIR] [--reuse-build] [--broken naive]";
+  "[--fault-rounds N] [--out FILE] [--port P] [--emulator-port P] [--dist-dir DIR] [--reuse-build] [--broken naive] [--converge-timeout S]";
 
 export function parseOptions(argv: string[], random: () => number = Math.random): ChaosOptions {
   const values = new Map<string, string>();
@@ -41,7 +44,7 @@ export function parseOptions(argv: string[], random: () => number = Math.random)
     else if (arg.startsWith("--") && i + 1 < argv.length) values.set(arg, argv[++i]!);
     else throw new UsageError(`Unknown argument ${arg}. ${USAGE}`);
   }
-  const known = ["--attempts", "--instances", "--seed", "--duration", "--concurrency", "--fault-rounds", "--out", "--port", "--emulator-port", "--dist-dir", "--broken"];
+  const known = ["--attempts", "--instances", "--seed", "--duration", "--concurrency", "--fault-rounds", "--out", "--port", "--emulator-port", "--dist-dir", "--broken", "--converge-timeout"];
   for (const name of values.keys()) if (!known.includes(name)) throw new UsageError(`Unknown option ${name}. ${USAGE}`);
   const int = (name: string, fallback: number, min: number, max: number) => {
     const raw = values.get(name);
@@ -68,5 +71,6 @@ export function parseOptions(argv: string[], random: () => number = Math.random)
     distDir: values.get("--dist-dir") ?? ".next-chaos",
     reuseBuild: flags.has("--reuse-build"),
     broken,
+    convergeTimeoutSeconds: int("--converge-timeout", 120, 1, 3_600),
   };
 }

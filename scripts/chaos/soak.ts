@@ -34,8 +34,6 @@ export interface SoakResult {
 
 /** Attempts a shopper makes before leaving (the next one is a new customer). */
 const ATTEMPTS_PER_SHOPPER = 8;
-/** After the faults stop, how long the maintenance loop gets to finish everything. */
-const CONVERGENCE_TIMEOUT_MS = 120_000;
 
 export async function runSoak(options: ChaosOptions, log: (line: string) => void): Promise<SoakResult> {
   const started = Date.now();
@@ -101,8 +99,8 @@ export async function runSoak(options: ChaosOptions, log: (line: string) => void
     cluster.proxy.cutResponses(0);
     await Promise.all(restarts);
     for (const instance of cluster.instances) if (!instance.process) await cluster.restart(instance);
-    const convergence = await awaitConvergence(cluster.database.url, capabilities.probeCustomers, CONVERGENCE_TIMEOUT_MS);
-    log(`converged  ${convergence.converged ? `in ${(convergence.ms / 1000).toFixed(1)} s` : `NOT within ${CONVERGENCE_TIMEOUT_MS / 1000} s: ${JSON.stringify(convergence.open)}`}`);
+    const convergence = await awaitConvergence(cluster.database.url, capabilities.probeCustomers, options.convergeTimeoutSeconds * 1000);
+    log(`converged  ${convergence.converged ? `in ${(convergence.ms / 1000).toFixed(1)} s` : `NOT within ${options.convergeTimeoutSeconds} s: ${JSON.stringify(convergence.open)}`}`);
 
     const evidence = await gatherEvidence({ emulatorUrl: cluster.emulator.url, databaseUrl: cluster.database.url, journal, probeCustomers: capabilities.probeCustomers });
     const verdict = check(evidence);
