@@ -1,3 +1,4 @@
+import { cardFor } from "./cards";
 import type { Params } from "./form";
 import { invalidRequest, type ApiResponse } from "./responses";
 
@@ -30,12 +31,39 @@ export function invalidCreateParams(params: Params): ApiResponse | null {
   if (params.description !== undefined && typeof params.description !== "string") {
     return invalidRequest("Invalid string: description", { param: "description" });
   }
-  return paymentMethodError(params.payment_method) ?? metadataError(params.metadata);
+  return (
+    paymentMethodError(params.payment_method) ??
+    paymentMethodTypesError(params.payment_method_types) ??
+    returnUrlError(params.return_url) ??
+    metadataError(params.metadata)
+  );
 }
 
+/** Only Stripe's test payment methods exist here; any other id is missing, as it would be in a Stripe account. */
 export function paymentMethodError(value: Params[string] | undefined): ApiResponse | null {
-  if (value === undefined || (typeof value === "string" && value.startsWith("pm_"))) return null;
-  return invalidRequest(`No such PaymentMethod: '${String(value)}'`, { code: "resource_missing", param: "payment_method" });
+  if (value === undefined || (typeof value === "string" && cardFor(value))) return null;
+  return unknownPaymentMethod(String(value));
+}
+
+export function unknownPaymentMethod(id: string): ApiResponse {
+  return invalidRequest(`No such PaymentMethod: '${id}'`, { code: "resource_missing", param: "payment_method" });
+}
+
+/** The emulator has cards only, which is what the app asks for (`payment_method_types: ["card"]`). */
+function paymentMethodTypesError(value: Params[string] | undefined): ApiResponse | null {
+  if (value === undefined) return null;
+  const types = Array.isArray(value) ? value : [value];
+  const bad = types.find((type) => type !== "card");
+  if (bad === undefined) return null;
+  return invalidRequest(`The payment method type provided: ${JSON.stringify(bad)} is invalid. The emulator supports only "card".`, {
+    param: "payment_method_types",
+  });
+}
+
+export function returnUrlError(value: Params[string] | undefined): ApiResponse | null {
+  if (value === undefined) return null;
+  if (typeof value === "string" && /^https?:\/\/\S+$/.test(value) && URL.canParse(value)) return null;
+  return invalidRequest("Invalid URL: return_url must be an absolute http(s) URL.", { code: "url_invalid", param: "return_url" });
 }
 
 function metadataError(value: Params[string] | undefined): ApiResponse | null {
