@@ -74,15 +74,16 @@ export interface Received {
   signature: string | undefined;
 }
 
-/** A local webhook endpoint that records each POST and answers with the next status from `statuses` (then 200). */
-export async function startReceiver(statuses: number[] = []) {
+/** A local webhook endpoint that records each POST and answers with the status `respond` picks (default 200). */
+export async function startReceiver(respond: (received: Received) => number = () => 200) {
   const received: Received[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
-      received.push({ body: Buffer.concat(chunks).toString("utf8"), signature: req.headers["stripe-signature"] as string | undefined });
-      res.writeHead(statuses.shift() ?? 200).end();
+      const delivery = { body: Buffer.concat(chunks).toString("utf8"), signature: req.headers["stripe-signature"] as string | undefined };
+      received.push(delivery);
+      res.writeHead(respond(delivery)).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
