@@ -31,6 +31,7 @@ export interface PaymentIntent {
   status: IntentStatus;
   payment_method: string | null;
   payment_method_types: string[];
+  allowed_payment_method_types: string[] | null;
   latest_charge: string | null;
   last_payment_error: PaymentError | null;
   metadata: Record<string, string>;
@@ -52,6 +53,8 @@ export interface NewIntent {
   paymentMethod: string | null;
   metadata: Record<string, string>;
   description: string | null;
+  /** `allowed_payment_method_types` as given at create (only ever ["card"] here), else null. */
+  allowedTypes: string[] | null;
 }
 
 /** What the hosted authentication page needs and Stripe does not show on the intent. */
@@ -85,6 +88,7 @@ export class Ledger {
       status: input.paymentMethod ? "requires_confirmation" : "requires_payment_method",
       payment_method: input.paymentMethod,
       payment_method_types: ["card"],
+      allowed_payment_method_types: input.allowedTypes,
       latest_charge: null,
       last_payment_error: null,
       metadata: input.metadata,

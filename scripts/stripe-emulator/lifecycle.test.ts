@@ -32,9 +32,15 @@ describe("payment methods", () => {
     expect((await emulator.stripe().paymentIntents.create({ ...VISA, payment_method: paymentMethod })).status).toBe("succeeded");
   });
 
-  it("rejects payment_method_types other than card", async () => {
-    const error = await rejection(emulator.stripe().paymentIntents.create({ ...VISA, payment_method_types: ["sepa_debit"] }));
-    expect(error).toMatchObject({ statusCode: 400, param: "payment_method_types" });
+  it("takes card under allowed_payment_method_types (stripe-node@23) or payment_method_types (older API versions), nothing else", async () => {
+    const client = emulator.stripe();
+    const allowed = await client.paymentIntents.create({ ...VISA, allowed_payment_method_types: ["card"] });
+    expect(allowed).toMatchObject({ status: "succeeded", allowed_payment_method_types: ["card"], payment_method_types: ["card"] });
+    // stripe-node@23 dropped the older name from its types, not from what it can send.
+    const legacy = await client.paymentIntents.create({ ...VISA, payment_method_types: ["card"] } as Stripe.PaymentIntentCreateParams);
+    expect(legacy.status).toBe("succeeded");
+    const error = await rejection(client.paymentIntents.create({ ...VISA, allowed_payment_method_types: ["sepa_debit"] }));
+    expect(error).toMatchObject({ statusCode: 400, param: "allowed_payment_method_types" });
   });
 });
 

@@ -4,7 +4,7 @@ import type { Params } from "./form";
 import { unixSeconds } from "./ids";
 import type { CancellationReason, PaymentIntent } from "./ledger";
 import { invalidRequest, ok, resourceMissing, type ApiResponse } from "./responses";
-import { invalidCreateParams, isIntegerText, paymentMethodError, returnUrlError, unknownParam } from "./validation";
+import { invalidCreateParams, isIntegerText, paymentMethodError, paymentMethodTypesError, returnUrlError, unknownParam } from "./validation";
 
 // The `/v1/payment_intents` endpoints. Handlers are synchronous on purpose:
 // once one starts, nothing else runs until it has finished validating and
@@ -13,8 +13,10 @@ import { invalidCreateParams, isIntegerText, paymentMethodError, returnUrlError,
 // Accepted so that ordinary SDK calls are not rejected, but they do not change
 // the outcome of a test card, so the emulator ignores them.
 const IGNORED = ["expand", "automatic_payment_methods", "receipt_email"];
-const CREATE_PARAMS = new Set(["amount", "currency", "payment_method", "payment_method_types", "confirm", "return_url", "metadata", "description", ...IGNORED]);
-const CONFIRM_PARAMS = new Set(["payment_method", "payment_method_types", "return_url", ...IGNORED]);
+// `payment_method_types` until API 2026-09-30; stripe-node@23 (2026-10-28.endive) sends `allowed_payment_method_types`.
+const TYPES = ["payment_method_types", "allowed_payment_method_types"];
+const CREATE_PARAMS = new Set(["amount", "currency", "payment_method", ...TYPES, "confirm", "return_url", "metadata", "description", ...IGNORED]);
+const CONFIRM_PARAMS = new Set(["payment_method", ...TYPES, "return_url", ...IGNORED]);
 const CANCEL_PARAMS = new Set(["cancellation_reason", "expand"]);
 const CANCELLATION_REASONS: readonly string[] = ["duplicate", "fraudulent", "requested_by_customer", "abandoned"];
 const CANCELABLE: readonly string[] = ["requires_payment_method", "requires_capture", "requires_confirmation", "requires_action", "processing"];
@@ -31,6 +33,7 @@ export function createIntent(ctx: Ctx, params: Params): Outcome {
     paymentMethod,
     metadata: metadataOf(params.metadata),
     description: typeof params.description === "string" ? params.description : null,
+    allowedTypes: params.allowed_payment_method_types === undefined ? null : ["card"],
   });
   emit(ctx, "payment_intent.created", intent);
   if (params.confirm === "true" && paymentMethod) return attemptPayment(ctx, intent, paymentMethod, returnUrlOf(params));
@@ -38,7 +41,11 @@ export function createIntent(ctx: Ctx, params: Params): Outcome {
 }
 
 export function confirmIntent(ctx: Ctx, id: string, params: Params): Outcome {
-  const rejected = unknownParam(params, CONFIRM_PARAMS) ?? paymentMethodError(params.payment_method) ?? returnUrlError(params.return_url);
+  const rejected =
+    unknownParam(params, CONFIRM_PARAMS) ??
+    paymentMethodError(params.payment_method) ??
+    paymentMethodTypesError(params) ??
+    returnUrlError(params.return_url);
   if (rejected) return notExecuted(rejected);
   const intent = ctx.ledger.get(id);
   if (!intent) return notExecuted(resourceMissing("payment_intent", id, "intent"));

@@ -39,7 +39,7 @@ async function requireAction(paymentMethod: string, amount = 1999): Promise<Stri
     amount,
     currency: "eur",
     payment_method: paymentMethod,
-    payment_method_types: ["card"],
+    allowed_payment_method_types: ["card"],
     confirm: true,
     return_url: RETURN_URL,
   });
@@ -60,7 +60,7 @@ describe("3-D Secure", () => {
 
   it.each(THREE_DS)("%s without return_url answers use_stripe_sdk, which only Stripe.js can handle", async (paymentMethod) => {
     const client = emulator.stripe();
-    const created = await client.paymentIntents.create({ amount: 500, currency: "usd", payment_method: paymentMethod, payment_method_types: ["card"] });
+    const created = await client.paymentIntents.create({ amount: 500, currency: "usd", payment_method: paymentMethod, allowed_payment_method_types: ["card"] });
     expect(created).toMatchObject({ status: "requires_confirmation", next_action: null });
     const intent = await client.paymentIntents.confirm(created.id); // payment_method comes from create
     expect(intent.status).toBe("requires_action");

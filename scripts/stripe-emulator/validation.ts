@@ -33,7 +33,7 @@ export function invalidCreateParams(params: Params): ApiResponse | null {
   }
   return (
     paymentMethodError(params.payment_method) ??
-    paymentMethodTypesError(params.payment_method_types) ??
+    paymentMethodTypesError(params) ??
     returnUrlError(params.return_url) ??
     metadataError(params.metadata)
   );
@@ -49,15 +49,17 @@ export function unknownPaymentMethod(id: string): ApiResponse {
   return invalidRequest(`No such PaymentMethod: '${id}'`, { code: "resource_missing", param: "payment_method" });
 }
 
-/** The emulator has cards only, which is what the app asks for (`payment_method_types: ["card"]`). */
-function paymentMethodTypesError(value: Params[string] | undefined): ApiResponse | null {
-  if (value === undefined) return null;
-  const types = Array.isArray(value) ? value : [value];
-  const bad = types.find((type) => type !== "card");
-  if (bad === undefined) return null;
-  return invalidRequest(`The payment method type provided: ${JSON.stringify(bad)} is invalid. The emulator supports only "card".`, {
-    param: "payment_method_types",
-  });
+/** The emulator has cards only, which is what the app asks for (`["card"]`, under either parameter name). */
+export function paymentMethodTypesError(params: Params): ApiResponse | null {
+  for (const param of ["payment_method_types", "allowed_payment_method_types"]) {
+    const value = params[param];
+    if (value === undefined) continue;
+    const bad = (Array.isArray(value) ? value : [value]).find((type) => type !== "card");
+    if (bad !== undefined) {
+      return invalidRequest(`The payment method type provided: ${JSON.stringify(bad)} is invalid. The emulator supports only "card".`, { param });
+    }
+  }
+  return null;
 }
 
 export function returnUrlError(value: Params[string] | undefined): ApiResponse | null {
