@@ -2,6 +2,7 @@ import type { Reply } from "./api";
 import { finishAuthentication } from "./charging";
 import { DEFAULT_API_VERSION, type Ctx } from "./context";
 import type { PaymentIntent } from "./ledger";
+import { formatAmount } from "./money";
 import type { State } from "./state";
 
 /**
@@ -57,16 +58,6 @@ function authenticationForm(intent: PaymentIntent, url: URL): string {
       `<p>This page stands in for the card issuer's 3-D Secure challenge. Choose an outcome.</p>` +
       `<div class="actions">${button("complete", "Complete authentication")}${button("fail", "Fail authentication")}</div>`,
   );
-}
-
-export function formatAmount(minorUnits: number, currency: string): string {
-  try {
-    const format = new Intl.NumberFormat("en", { style: "currency", currency: currency.toUpperCase() });
-    const digits = format.resolvedOptions().maximumFractionDigits ?? 2;
-    return format.format(minorUnits / 10 ** digits);
-  } catch {
-    return `${minorUnits} ${currency.toUpperCase()} (minor units)`;
-  }
 }
 
 function page(title: string, content: string): string {

@@ -99,7 +99,7 @@ describe("refunds", () => {
     const client = emulator.stripe();
     const paid = await client.paymentIntents.create({ ...VISA, amount: 500 });
     const tooMuch = await rejection(client.refunds.create({ payment_intent: paid.id, amount: 501 }));
-    expect(tooMuch).toMatchObject({ statusCode: 400, param: "amount" });
+    expect(tooMuch).toMatchObject({ statusCode: 400, param: "amount", message: "Refund amount ($5.01) is greater than unrefunded amount on charge ($5.00)" });
     const declined = await rejection(client.paymentIntents.create({ ...VISA, payment_method: "pm_card_chargeDeclined" }));
     const noCharge = await rejection(client.refunds.create({ payment_intent: String(declined.payment_intent?.id) }));
     expect(noCharge).toMatchObject({ statusCode: 400, param: "payment_intent" });

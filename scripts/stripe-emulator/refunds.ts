@@ -3,6 +3,7 @@ import { emit, notExecuted, type Ctx, type Outcome } from "./context";
 import type { Params } from "./form";
 import { limitError, limitOf } from "./payment-intents";
 import { page } from "./ledger";
+import { formatAmount } from "./money";
 import { invalidRequest, ok, resourceMissing, type ApiResponse } from "./responses";
 import { isIntegerText, unknownParam } from "./validation";
 
@@ -25,7 +26,10 @@ export function createRefund(ctx: Ctx, params: Params): Outcome {
   const amount = params.amount === undefined ? remaining : Number(params.amount);
   if (amount > remaining) {
     return notExecuted(
-      invalidRequest(`Refund amount (${amount}) is greater than unrefunded amount on charge (${remaining})`, { param: "amount" }),
+      invalidRequest(
+        `Refund amount (${formatAmount(amount, charge.currency)}) is greater than unrefunded amount on charge (${formatAmount(remaining, charge.currency)})`,
+        { param: "amount" },
+      ),
     );
   }
   const metadata = typeof params.metadata === "object" && !Array.isArray(params.metadata) ? (params.metadata as Record<string, string>) : {};
