@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { createStripeClient } from "../lib/payments/stripe-client";
+import { EmulatorWebhooks } from "./helpers/emulator-webhooks";
 import { useTestApp } from "./helpers/harness";
 import { delta, scrape } from "./helpers/metrics";
 import { cart, newKey, sleep, waitFor, type Shopper } from "./helpers/shopper";
@@ -146,6 +148,44 @@ describe("Stripe webhooks", () => {
     expect((await deliver(h.url, event)).body).toEqual({ received: true, duplicate: true }); // a redelivery tries again
     expect(await processed(event.id)).toMatchObject({ outcome: "already_paid", attempts: 2 });
     expect((await h.emulator.stats()).charges).toBe(1);
+  });
+
+  it("a late success on a declined attempt is refunded once, however often and in whatever events it arrives", async () => {
+    const shopper = await h.shopper();
+    const key = newKey();
+    const declined = await shopper.checkout(key, cart("pm_card_chargeDeclined"));
+    expect(declined.status).toBe(402);
+    const [order] = await h.db.ordersOf(shopper.customerId!);
+    expect(order).toMatchObject({ status: "failed", refunded_at: null });
+    const [intent] = await h.emulator.ledger();
+    expect(intent).toMatchObject({ status: "requires_payment_method" });
+
+    // A confirmation the shop never sent succeeds after the shopper was told
+    // "declined" (standing in for a request that executed after its caller gave up).
+    const stripe = createStripeClient({ secretKey: "sk_test_emulator", apiBase: h.app.emulator.url });
+    const late = await stripe.paymentIntents.confirm(intent!.id, { payment_method: "pm_card_visa" });
+    expect(late.status).toBe("succeeded");
+    expect((await h.emulator.stats()).charges).toBe(1);
+    const before = await scrape(h.url);
+
+    const event = stripeEvent("payment_intent.succeeded", late);
+    for (let i = 0; i < 3; i++) expect((await deliver(h.url, event)).status).toBe(200);
+    expect(await processed(event.id)).toMatchObject({ outcome: "refunded", attempts: 1 });
+    // Another event about the same intent, twice at once: the refund's key is the intent's, so Stripe replays it.
+    const another = stripeEvent("payment_intent.succeeded", late);
+    await Promise.all([deliver(h.url, another), deliver(h.url, another)]);
+    expect(await processed(another.id)).toMatchObject({ outcome: "already_refunded" });
+
+    const refunds = await new EmulatorWebhooks(h.app.emulator.url).refunds(intent!.id);
+    expect(refunds).toEqual([expect.objectContaining({ amount: intent!.amount, status: "succeeded" })]);
+    expect((await h.emulator.stats()).refunds).toBe(1);
+    expect(await h.db.order(order!.id)).toMatchObject({ status: "failed", refund_id: refunds[0]!.id, refund_reason: "late_success", refunded_at: expect.any(Date) });
+    expect(delta(before, await scrape(h.url), "checkout_late_success_refunds_total")).toBe(1);
+
+    // What the shopper sees: the order says so; the attempt still answers what it answered.
+    const page = await shopper.request("GET", `/api/orders/${order!.id}`);
+    expect(page.body).toMatchObject({ status: "failed", refundReason: "late_success", refundedAt: expect.any(String) });
+    expect((await shopper.checkout(key, cart("pm_card_chargeDeclined"))).status).toBe(402);
   });
 
   it("an unsigned stranger's body over the size limit is refused before it is read", async () => {

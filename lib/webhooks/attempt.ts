@@ -10,7 +10,7 @@ export interface PaymentAttempt {
     currency: string;
     paymentMethod: string | null;
     paymentIntentId: string | null;
-    refundedAt: Date | null;
+    refundReason: string | null;
   };
   /** Null once retention removed the record (finished attempts only). */
   record: { id: string; status: "in_progress" | "completed" | "failed"; lockToken: string | null; subjectId: string; key: string } | null;
@@ -29,7 +29,7 @@ export async function findPaymentAttempt(prisma: PrismaClient, intent: Pick<Stri
   const order = await prisma.order.findFirst({
     where: orderId && UUID.test(orderId) ? { OR: [{ id: orderId.toLowerCase() }, { paymentIntentId: intent.id }] } : { paymentIntentId: intent.id },
     select: {
-      id: true, status: true, amountCents: true, currency: true, paymentMethod: true, paymentIntentId: true, refundedAt: true,
+      id: true, status: true, amountCents: true, currency: true, paymentMethod: true, paymentIntentId: true, refundReason: true,
       idempotencyKey: { select: { id: true, status: true, lockToken: true, subjectId: true, key: true } },
     },
   });

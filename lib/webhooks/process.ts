@@ -1,4 +1,3 @@
-import type Stripe from "stripe";
 import { settleAttempt } from "../checkout/checkout";
 import { findAttemptOrder, recordPaymentIntent } from "../checkout/orders";
 import { recordRefund } from "../checkout/refunds";
@@ -57,9 +56,11 @@ async function processClaimed(deps: WebhookDeps, event: InboxEvent): Promise<key
   }
 }
 
+const REFUND_EVENTS = new Set(["charge.refunded", "refund.created", "refund.updated"]);
+
 async function decide(deps: WebhookDeps, event: InboxEvent): Promise<Verdict> {
   if (event.type.startsWith("payment_intent.") && event.paymentIntentId) return onPaymentIntent(deps, event.paymentIntentId);
-  if (event.type === "charge.refunded" && event.paymentIntentId) return onChargeRefunded(deps, event);
+  if (REFUND_EVENTS.has(event.type) && event.paymentIntentId) return onRefund(deps, event.paymentIntentId);
   return { done: "ignored" };
 }
 
@@ -85,7 +86,9 @@ async function onPaymentIntent(deps: WebhookDeps, paymentIntentId: string): Prom
       return { done: "already_paid" };
     case "failed":
       if (intent.status !== "succeeded") return { done: "already_failed" };
-      if (order.refundedAt) return { done: "already_refunded" };
+      // Asked again even when Stripe already reported a refund: if it was this
+      // one, Stripe replays it and the order learns it was a late success.
+      if (order.refundReason === "late_success") return { done: "already_refunded" };
       return { done: await refundLateSuccess(deps, order, intent) };
     case "in_progress":
       return driveAttempt(deps, record!);
@@ -128,18 +131,21 @@ async function driveAttempt(deps: WebhookDeps, record: NonNullable<PaymentAttemp
 }
 
 /**
- * A refund is final (a charge once refunded stays refunded), so the signed
- * event is enough to record it; the app's own late-success refunds are
- * recorded by refundLateSuccess, which corrects the reason if this came first.
+ * `charge.refunded`, `refund.created`, `refund.updated`: a refund of one of
+ * the shop's payments, recorded on its order once. As for intents, the event
+ * only says where to look: the refunds are listed from Stripe (newest first).
+ * The app's own late-success refunds are recorded by refundLateSuccess, which
+ * corrects the reason if Stripe's news came first.
  */
-async function onChargeRefunded(deps: WebhookDeps, event: InboxEvent): Promise<Verdict> {
-  const charge = (event.payload as { data?: { object?: Partial<Stripe.Charge> } }).data?.object;
-  const order = await deps.prisma.order.findUnique({ where: { paymentIntentId: event.paymentIntentId! }, select: { id: true } });
+async function onRefund(deps: WebhookDeps, paymentIntentId: string): Promise<Verdict> {
+  const order = await deps.prisma.order.findUnique({ where: { paymentIntentId }, select: { id: true } });
   if (!order) {
-    const intent = await deps.stripe.paymentIntents.retrieve(event.paymentIntentId!);
+    const intent = await deps.stripe.paymentIntents.retrieve(paymentIntentId);
     return isOurs(intent) ? { later: `no order with ${intent.id} yet` } : { done: "ignored" };
   }
-  const refundId = charge?.refunds?.data?.[0]?.id ?? null;
-  const recorded = await recordRefund(deps.prisma, order, { id: refundId, reason: "provider" });
+  const refunds = await deps.stripe.refunds.list({ payment_intent: paymentIntentId, limit: 1 });
+  const refund = refunds.data.find((r) => r.status !== "failed" && r.status !== "canceled");
+  if (!refund) return { done: "no_refund" };
+  const recorded = await recordRefund(deps.prisma, order, { id: refund.id, reason: "provider" });
   return { done: recorded ? "refund_recorded" : "already_refunded" };
 }
