@@ -12,9 +12,17 @@ describe("configuration", () => {
   });
 
   it("reaches real Stripe with a real test key and no API base", () => {
-    const env = parseEnv({ STRIPE_SECRET_KEY: "sk_test_51abcDEF" });
+    const env = parseEnv({ STRIPE_SECRET_KEY: "sk_test_51abcDEF", STRIPE_WEBHOOK_SECRET: "whsec_abc123" });
     expect(env.stripeApiBase).toBeUndefined();
     expect(env.usesStripeEmulator).toBe(false);
+    expect(env.STRIPE_WEBHOOK_SECRET).toBe("whsec_abc123");
+  });
+
+  it("defaults the webhook secret to the emulator's only when the emulator is used", () => {
+    expect(parseEnv({}).STRIPE_WEBHOOK_SECRET).toBe("whsec_emulator");
+    expect(() => parseEnv({ STRIPE_SECRET_KEY: "sk_test_51abcDEF" })).toThrow(
+      /^Invalid configuration:\n  STRIPE_WEBHOOK_SECRET: required with real Stripe: run `stripe listen/,
+    );
   });
 
   it.each([
@@ -28,6 +36,7 @@ describe("configuration", () => {
     [{ IDEMPOTENCY_RETENTION_HOURS: "49" }, "IDEMPOTENCY_RETENTION_HOURS"],
     [{ IDEMPOTENCY_IN_PROGRESS_TTL_MS: "30000" }, "IDEMPOTENCY_IN_PROGRESS_TTL_MS"],
     [{ SESSION_SECRET: "short" }, "SESSION_SECRET"],
+    [{ STRIPE_WEBHOOK_SECRET: "sk_test_oops" }, "STRIPE_WEBHOOK_SECRET"],
   ])("rejects %j with a message naming %s", (input, variable) => {
     expect(() => parseEnv(input)).toThrow(ConfigError);
     expect(() => parseEnv(input)).toThrow(new RegExp(`^Invalid configuration:\\n  ${variable}:`));

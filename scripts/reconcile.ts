@@ -1,6 +1,7 @@
-// npm run reconcile — finishes checkout attempts nobody is finishing (an owner
-// that died mid-payment, a shopper who never retried), charging at most once.
-// Safe from cron and from several hosts at once.
+// npm run reconcile — processes the webhook inbox's due events, then finishes
+// checkout attempts nobody is finishing (an owner that died mid-payment, a
+// shopper who never retried), charging at most once. Safe from cron and from
+// several hosts at once.
 import "./lib/dotenv";
 import { reconcileAbandoned } from "../lib/checkout/reconcile";
 import { createPrismaClient } from "../lib/db";
@@ -9,6 +10,7 @@ import { parseEnv } from "../lib/env";
 import { IdempotencyEngine } from "../lib/idempotency/engine";
 import { observe } from "../lib/observability";
 import { createStripeClient } from "../lib/payments/stripe-client";
+import { processDueEvents } from "../lib/webhooks/process";
 import { runScript } from "./lib/run-script";
 
 runScript(async () => {
@@ -16,7 +18,7 @@ runScript(async () => {
   const database = await provisionDatabase(env);
   const prisma = createPrismaClient(database.url);
   try {
-    const counts = await reconcileAbandoned({
+    const deps = {
       prisma,
       stripe: createStripeClient({
         secretKey: env.STRIPE_SECRET_KEY,
@@ -29,7 +31,12 @@ runScript(async () => {
         retentionHours: env.IDEMPOTENCY_RETENTION_HOURS,
       }),
       log: observe,
-    });
+      webhookSecret: env.STRIPE_WEBHOOK_SECRET,
+      leaseMs: env.IDEMPOTENCY_IN_PROGRESS_TTL_MS,
+    };
+    const events = await processDueEvents(deps);
+    console.log(JSON.stringify({ event: "webhook_run", ...events }));
+    const counts = await reconcileAbandoned(deps);
     console.log(JSON.stringify({ event: "reconcile_run", ...counts }));
   } finally {
     await prisma.$disconnect();
