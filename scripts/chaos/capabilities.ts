@@ -1,3 +1,4 @@
+import { listAll } from "./checker/gather";
 import { WEBHOOK_SECRET } from "./cluster";
 
 /**
@@ -12,6 +13,10 @@ export interface Capabilities {
   emulatorFaults: string[];
   /** The emulator delivers signed webhooks to the app, and the app has the endpoint. */
   webhooks: boolean;
+  /** Keys of the emulator's webhook faults (GET /_emulator/webhooks), when webhooks are on. */
+  webhookFaults: string[];
+  /** Events the provider logged before deliveries to the app began: not the app's to process. */
+  eventsBefore: string[];
   /** The app answers a 3-D Secure card 202 requires_action with a redirect URL. */
   threeDSecure: boolean;
   /** The app gives an unknown payment method a final answer (201 or 402), not 503 forever. */
@@ -33,9 +38,14 @@ export async function detectCapabilities(options: {
     status === 202 && typeof (body as { nextAction?: { url?: unknown } }).nextAction?.url === "string",
   );
   const unknownPaymentMethodSettles = await probe.answersWith("pm_card_doesNotExist", (status) => status === 201 || status === 402);
+  const eventsBefore = ((await listAll<{ id: string }>(options.emulatorUrl, "/v1/events")) ?? []).map((e) => e.id);
+  const webhooks = await enableWebhooks(options.emulatorUrl, options.appUrl);
+  const webhookFaults = webhooks ? Object.keys(((await (await fetch(`${options.emulatorUrl}/_emulator/webhooks`)).json()) as { faults?: object }).faults ?? {}) : [];
   return {
     emulatorFaults: Object.keys(faults).filter((k) => k !== "stats"),
-    webhooks: await enableWebhooks(options.emulatorUrl, options.appUrl),
+    webhooks,
+    webhookFaults,
+    eventsBefore,
     threeDSecure,
     unknownPaymentMethodSettles,
     databaseRestart: options.databaseRestart,
@@ -50,7 +60,8 @@ async function enableWebhooks(emulatorUrl: string, appUrl: string): Promise<bool
   const configured = await fetch(`${emulatorUrl}/_emulator/webhooks`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ url: `${appUrl}/api/webhooks/stripe`, secret: WEBHOOK_SECRET }),
+    // Quick retries, and enough of them to outlast a killed instance or a database restart.
+    body: JSON.stringify({ url: `${appUrl}/api/webhooks/stripe`, secret: WEBHOOK_SECRET, retryBaseMs: 250, maxAttempts: 10, timeoutMs: 5_000 }),
   });
   return configured.ok;
 }

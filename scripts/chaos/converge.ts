@@ -3,22 +3,30 @@ import pg from "pg";
 /**
  * After the faults stop: wait, bounded, until the maintenance loop has
  * finished everything — no attempt in progress, no order pending, no webhook
- * event unprocessed — and it stays that way for two looks in a row.
+ * delivery outstanding and no stored event unprocessed — and it stays that way for two looks in a row.
  */
 export interface Convergence {
   converged: boolean;
   ms: number;
   /** What was still open at the last look. */
-  open: { inProgress: number; pendingOrders: number; unprocessedEvents: number };
+  open: { inProgress: number; pendingOrders: number; unprocessedEvents: number; webhooksPending: number };
 }
 
-export async function awaitConvergence(databaseUrl: string, probeCustomers: string[], timeoutMs: number): Promise<Convergence> {
+export async function awaitConvergence(options: {
+  databaseUrl: string;
+  probeCustomers: string[];
+  timeoutMs: number;
+  /** Deliveries the provider still holds, waits to retry, or has in flight. */
+  webhooksPending: () => Promise<number>;
+}): Promise<Convergence> {
+  const { databaseUrl, probeCustomers, timeoutMs } = options;
   const started = Date.now();
   let quietLooks = 0;
-  let open = { inProgress: 0, pendingOrders: 0, unprocessedEvents: 0 };
+  let open = { inProgress: 0, pendingOrders: 0, unprocessedEvents: 0, webhooksPending: 0 };
   for (;;) {
-    open = await look(databaseUrl, probeCustomers).catch(() => ({ inProgress: -1, pendingOrders: -1, unprocessedEvents: -1 }));
-    quietLooks = open.inProgress === 0 && open.pendingOrders === 0 && open.unprocessedEvents === 0 ? quietLooks + 1 : 0;
+    const webhooksPending = await options.webhooksPending().catch(() => -1);
+    open = { ...(await look(databaseUrl, probeCustomers).catch(() => ({ inProgress: -1, pendingOrders: -1, unprocessedEvents: -1 }))), webhooksPending };
+    quietLooks = Object.values(open).every((n) => n === 0) ? quietLooks + 1 : 0;
     if (quietLooks >= 2) return { converged: true, ms: Date.now() - started - 1_000, open };
     if (Date.now() - started > timeoutMs) return { converged: false, ms: Date.now() - started, open };
     await new Promise((r) => setTimeout(r, 1_000));

@@ -23,6 +23,23 @@ export class EmulatorControl {
   async stat(name: string): Promise<number> {
     return (await this.snapshot()).stats[name] ?? 0;
   }
+
+  /** POST /_emulator/webhooks: delivery settings and webhook faults (merged). */
+  async webhooks(patch: Record<string, unknown>): Promise<Snapshot> {
+    const response = await fetch(`${this.url}/_emulator/webhooks`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(patch),
+    });
+    const body = (await response.json()) as Snapshot;
+    if (!response.ok) throw new Error(`POST /_emulator/webhooks ${JSON.stringify(patch)} answered ${response.status}: ${JSON.stringify(body)}`);
+    return body;
+  }
+
+  async webhookStat(name: string): Promise<number> {
+    const view = (await (await fetch(`${this.url}/_emulator/webhooks`)).json()) as Snapshot;
+    return view.stats[name] ?? 0;
+  }
 }
 
 /** Polls `check` every 100 ms until it is true or `ms` passed; returns whether it became true. */

@@ -23,12 +23,43 @@ export interface FaultKind {
   disabled(caps: Capabilities): string | null;
   /** Injects once; resolves true when the fault was observed to happen. */
   inject(ctx: FaultContext): Promise<boolean>;
+  /** Switches the fault off for good (before convergence). */
+  disarm?(ctx: FaultContext): Promise<unknown>;
 }
 
 /** How long an armed one-shot fault may wait for traffic to trip it before it is disarmed. */
 const ARMED_MS = 8_000;
 
 const emulatorHas = (key: string) => (caps: Capabilities) => (caps.emulatorFaults.includes(key) ? null : `the emulator has no "${key}" fault yet`);
+const webhooksHave = (key: string) => (caps: Capabilities) =>
+  !caps.webhooks ? "webhooks are not delivered to the app yet" : caps.webhookFaults.includes(key) ? null : `the emulator has no webhook fault "${key}" yet`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Arms a counted webhook fault and waits until its counter moves (or disarms it). */
+async function armWebhookAndAwait(ctx: FaultContext, stat: string, arm: Record<string, unknown>, disarm: Record<string, unknown>, ms = ARMED_MS): Promise<boolean> {
+  const before = await ctx.emulator.webhookStat(stat);
+  await ctx.emulator.webhooks({ faults: arm });
+  const fired = await within(ms, async () => (await ctx.emulator.webhookStat(stat)) > before);
+  if (!fired) await ctx.emulator.webhooks({ faults: disarm });
+  return fired;
+}
+
+/** A webhook fault that holds for a window of 1–3 s, observed by a counter moving meanwhile. */
+function webhookWindow(name: string, what: string, key: string, value: (random: Random) => unknown, off: unknown, stat: string): FaultKind {
+  return {
+    name,
+    what,
+    disabled: webhooksHave(key),
+    async inject(ctx) {
+      const before = await ctx.emulator.webhookStat(stat);
+      await ctx.emulator.webhooks({ faults: { [key]: value(ctx.random) } });
+      await sleep(ctx.random.int(1_000, 3_000));
+      await ctx.emulator.webhooks({ faults: { [key]: off } });
+      return (await ctx.emulator.webhookStat(stat)) > before;
+    },
+    disarm: (ctx) => ctx.emulator.webhooks({ faults: { [key]: off } }),
+  };
+}
 
 /** Arms a counted emulator fault and waits until its counter moves (or disarms it). */
 async function armAndAwait(ctx: FaultContext, stat: string, arm: Record<string, unknown>, disarm: Record<string, unknown>): Promise<boolean> {
@@ -52,6 +83,7 @@ function burst(name: string, what: string, statuses: number[]): FaultKind {
       await ctx.emulator.faults({ failNext: null });
       return fired;
     },
+    disarm: (ctx) => ctx.emulator.faults({ failNext: null }),
   };
 }
 
@@ -67,6 +99,7 @@ export const FAULT_KINDS: FaultKind[] = [
       await ctx.emulator.faults({ latencyMs: 0 });
       return (await ctx.emulator.stat("delayed")) > before;
     },
+    disarm: (ctx) => ctx.emulator.faults({ latencyMs: 0 }),
   },
   burst("provider_5xx_burst", "the next 2–6 provider requests fail 500 or 503", [500, 503]),
   burst("rate_limit_429_burst", "the next 2–6 provider requests fail 429", [429]),
@@ -75,6 +108,28 @@ export const FAULT_KINDS: FaultKind[] = [
     what: "the provider charges, then cuts the connection before answering",
     disabled: emulatorHas("dropAfterCharge"),
     inject: (ctx) => armAndAwait(ctx, "dropped", { dropAfterCharge: 1 }, { dropAfterCharge: 0 }),
+    disarm: (ctx) => ctx.emulator.faults({ dropAfterCharge: 0 }),
+  },
+  {
+    name: "late_execution",
+    what: "a provider write drops its caller at once and executes 0.5–3 s later",
+    disabled: emulatorHas("lateExecution"),
+    async inject(ctx) {
+      const delayMs = ctx.random.int(500, 3_000);
+      const before = await ctx.emulator.stat("lateExecuted");
+      await ctx.emulator.faults({ lateExecution: { delayMs, times: 1 } });
+      const fired = await within(ARMED_MS + delayMs, async () => (await ctx.emulator.stat("lateExecuted")) > before);
+      if (!fired) await ctx.emulator.faults({ lateExecution: null });
+      return fired;
+    },
+    disarm: (ctx) => ctx.emulator.faults({ lateExecution: null }),
+  },
+  {
+    name: "stored_create_500",
+    what: "a PaymentIntent create executes nothing and answers 500, stored and replayed for its key",
+    disabled: emulatorHas("storeCreate500"),
+    inject: (ctx) => armAndAwait(ctx, "storedCreate500", { storeCreate500: 1 }, { storeCreate500: 0 }),
+    disarm: (ctx) => ctx.emulator.faults({ storeCreate500: 0 }),
   },
   {
     name: "lost_response",
@@ -87,6 +142,7 @@ export const FAULT_KINDS: FaultKind[] = [
       if (!fired) ctx.cluster.proxy.cutResponses(0);
       return fired;
     },
+    disarm: async (ctx) => ctx.cluster.proxy.cutResponses(0),
   },
   {
     name: "instance_kill",
@@ -113,6 +169,29 @@ export const FAULT_KINDS: FaultKind[] = [
       await ctx.cluster.database.restart!(ctx.random.int(800, 2_500));
       return true;
     },
+  },
+  webhookWindow("webhook_duplicate", "every event is delivered 1–2 extra times for 1–3 s", "duplicate", (r) => r.int(1, 2), 0, "duplicatesSent"),
+  {
+    name: "webhook_reorder",
+    what: "the next 2–5 deliveries are held and sent newest first",
+    disabled: webhooksHave("reorder"),
+    inject: (ctx) => armWebhookAndAwait(ctx, "reorderedBatches", { reorder: { batch: ctx.random.int(2, 5) } }, { reorder: null }),
+    disarm: (ctx) => ctx.emulator.webhooks({ faults: { reorder: null } }),
+  },
+  webhookWindow("webhook_delay", "every delivery waits 0.5–3 s for 1–3 s", "delayMs", (r) => r.int(500, 3_000), 0, "enqueued"),
+  {
+    name: "webhook_drop_first",
+    what: "the next 1–3 delivery attempts never arrive (then retried)",
+    disabled: webhooksHave("dropFirst"),
+    inject: (ctx) => armWebhookAndAwait(ctx, "dropped", { dropFirst: ctx.random.int(1, 3) }, { dropFirst: 0 }),
+    disarm: (ctx) => ctx.emulator.webhooks({ faults: { dropFirst: 0 } }),
+  },
+  {
+    name: "webhook_bad_signature",
+    what: "the next 1–2 deliveries are signed with a wrong secret (then retried)",
+    disabled: webhooksHave("badSignature"),
+    inject: (ctx) => armWebhookAndAwait(ctx, "badSigned", { badSignature: ctx.random.int(1, 2) }, { badSignature: 0 }),
+    disarm: (ctx) => ctx.emulator.webhooks({ faults: { badSignature: 0 } }),
   },
 ];
 

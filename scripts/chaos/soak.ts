@@ -95,14 +95,26 @@ export async function runSoak(options: ChaosOptions, log: (line: string) => void
     clearInterval(progress);
 
     log(`faults     stopped after ${journal.attempts.size} attempts; restoring every instance and the database`);
-    await emulator.faults({ latencyMs: 0, failNext: null, dropAfterCharge: 0 });
-    cluster.proxy.cutResponses(0);
+    const ctx = { cluster, emulator, random, background: () => undefined };
+    for (const kind of kinds) await kind.disarm?.(ctx);
     await Promise.all(restarts);
     for (const instance of cluster.instances) if (!instance.process) await cluster.restart(instance);
-    const convergence = await awaitConvergence(cluster.database.url, capabilities.probeCustomers, options.convergeTimeoutSeconds * 1000);
+    const convergence = await awaitConvergence({
+      databaseUrl: cluster.database.url,
+      probeCustomers: capabilities.probeCustomers,
+      timeoutMs: options.convergeTimeoutSeconds * 1000,
+      webhooksPending: capabilities.webhooks ? () => emulator.webhookStat("pending") : async () => 0,
+    });
     log(`converged  ${convergence.converged ? `in ${(convergence.ms / 1000).toFixed(1)} s` : `NOT within ${options.convergeTimeoutSeconds} s: ${JSON.stringify(convergence.open)}`}`);
 
-    const evidence = await gatherEvidence({ emulatorUrl: cluster.emulator.url, databaseUrl: cluster.database.url, journal, probeCustomers: capabilities.probeCustomers });
+    const evidence = await gatherEvidence({
+      emulatorUrl: cluster.emulator.url,
+      databaseUrl: cluster.database.url,
+      journal,
+      probeCustomers: capabilities.probeCustomers,
+      webhooks: capabilities.webhooks,
+      eventsBefore: capabilities.eventsBefore,
+    });
     const verdict = check(evidence);
     const outcomes: Record<string, number> = {};
     for (const attempt of journal.attempts.values()) outcomes[attempt.outcome] = (outcomes[attempt.outcome] ?? 0) + 1;

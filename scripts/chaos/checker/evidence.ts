@@ -30,6 +30,8 @@ export interface DbOrder {
   paymentIntentId: string | null;
   /** The attempt's Idempotency-Key, while its record exists. */
   attemptKey: string | null;
+  /** Why the app refunded this order's charge, if it did (e.g. late_success). */
+  refundReason?: string | null;
 }
 
 export interface DbAttempt {

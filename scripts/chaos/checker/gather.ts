@@ -15,18 +15,27 @@ export async function gatherEvidence(options: {
   databaseUrl: string;
   journal: Journal;
   probeCustomers: string[];
+  /** Whether the provider delivered its events to the app; if not, invariant 5 cannot be judged. */
+  webhooks: boolean;
+  /** Events logged before deliveries began. */
+  eventsBefore: string[];
 }): Promise<Evidence> {
   const [intents, refunds, events] = await Promise.all([
     listAll<LedgerIntent>(options.emulatorUrl, "/v1/payment_intents"),
     listAll<LedgerRefund>(options.emulatorUrl, "/v1/refunds").then((r) => r ?? []),
-    listAll<LedgerEvent>(options.emulatorUrl, "/v1/events"),
+    options.webhooks ? listAll<LedgerEvent>(options.emulatorUrl, "/v1/events") : Promise.resolve(null),
   ]);
+  const before = new Set(options.eventsBefore);
   const db = new pg.Client({ connectionString: options.databaseUrl });
   await db.connect();
   try {
+    const refundColumn = await db.query(
+      `select 1 from information_schema.columns where table_name = 'orders' and column_name = 'refund_reason'`,
+    );
     const orders = await db.query<DbOrder>(
-      `select o.id, o.customer_id as "customerId", o.status::text as status, o.amount_cents as "amountCents",
-              o.payment_intent_id as "paymentIntentId", k.key::text as "attemptKey"
+      `select o.id, o.customer_id::text as "customerId", o.status::text as status, o.amount_cents as "amountCents",
+              o.payment_intent_id as "paymentIntentId", k.key::text as "attemptKey",
+              ${refundColumn.rowCount ? "o.refund_reason" : "null"} as "refundReason"
          from orders o left join idempotency_keys k on k.id = o.idempotency_key_id`,
     );
     const keys = await db.query<DbAttempt>(
@@ -38,7 +47,7 @@ export async function gatherEvidence(options: {
       attempts: [...options.journal.attempts.values()],
       intents: intents ?? [],
       refunds,
-      events,
+      events: events?.filter((e) => !before.has(e.id)) ?? null,
       orders: orders.rows,
       keys: keys.rows,
       inbox: await readInbox(db),
@@ -72,8 +81,10 @@ async function readInbox(db: pg.Client): Promise<DbInboxEvent[] | null> {
   );
   const name = table.rows[0]?.name;
   if (!name) return null;
+  // One row per event id (its primary key); processed_at is set once, by the
+  // one processing that finished it (markProcessed only writes where it is null).
   const rows = await db.query<{ eventId: string; processed: boolean; processedCount: number }>(
-    `select id as "eventId", processed_at is not null as processed, 1 as "processedCount" from "${name}"`,
+    `select id as "eventId", processed_at is not null as processed, (processed_at is not null)::int as "processedCount" from "${name}"`,
   );
   return rows.rows;
 }

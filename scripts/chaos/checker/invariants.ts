@@ -48,6 +48,9 @@ export function check(evidence: Evidence): Verdict {
     if (reason) entry.reasons.push(reason);
     refunded.set(refund.payment_intent, entry);
   }
+  for (const order of orders) {
+    if (order.paymentIntentId && order.refundReason) refunded.get(order.paymentIntentId)?.reasons.push(`order: ${order.refundReason}`);
+  }
   const fullyRefunded = (pi: LedgerIntent) => (refunded.get(pi.id)?.amount ?? 0) >= pi.amount;
   const succeeded = intents.filter((pi) => pi.status === "succeeded");
   const standing = (pi: LedgerIntent) => pi.status === "succeeded" && !fullyRefunded(pi);
