@@ -32,7 +32,7 @@ export function drawBehaviour(random: Random): Behaviour {
 }
 
 /** How often a shopper left without a definitive answer presses "Check again" before walking away. */
-const CHECK_AGAIN = 3;
+const CHECK_AGAIN = 1;
 
 export class Shopper {
   readonly browser: Browser;
