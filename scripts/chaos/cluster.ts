@@ -24,7 +24,9 @@ export const WEBHOOK_SECRET = "whsec_chaos";
 /**
  * Short clocks so that everything a fault leaves behind converges in seconds:
  * an owner's Stripe call is bounded at 2.5 s (one try), so a claim whose owner
- * died may be retaken after 6 s, and the reconciler looks every second.
+ * died may be retaken after 6 s, the reconciler looks every second, an
+ * unfinished 3-D Secure is abandoned after 8 s and any attempt ends for good
+ * after 15 s.
  */
 export const APP_SETTINGS: Record<string, string> = {
   STRIPE_TIMEOUT_MS: "2500",
@@ -32,7 +34,7 @@ export const APP_SETTINGS: Record<string, string> = {
   IDEMPOTENCY_IN_PROGRESS_TTL_MS: "6000",
   MAINTENANCE_INTERVAL_MS: "1000",
   PAYMENT_ACTION_TIMEOUT_MS: "8000",
-  PAYMENT_ATTEMPT_DEADLINE_MS: "30000",
+  PAYMENT_ATTEMPT_DEADLINE_MS: "15000",
 };
 
 export interface Instance {
@@ -100,7 +102,7 @@ export async function startCluster(options: ChaosOptions, log: (line: string) =>
       instance.process = await startApp({ port: instance.port, env: appEnv, readyTimeoutMs: 120_000 });
     };
     cleanups.push(() => Promise.all(instances.map((i) => i.process?.stop())));
-    for (const instance of instances) await restart(instance);
+    await Promise.all(instances.map(restart));
     log(`app        ${instances.length} instance(s) behind ${proxy.url}`);
 
     return {

@@ -1,0 +1,65 @@
+import { spawn } from "node:child_process";
+import { mkdtemp, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import type { ResultsFile } from "../scripts/chaos/report";
+import { freePort } from "./app-server";
+import { TEST_DIST_DIR, testEnvironment } from "./constants";
+
+/**
+ * `npm run chaos` as CI runs it, short: a seeded soak of 100 checkouts through
+ * every fault kind the system supports, then the checker. And the checker's
+ * own test end to end: a deliberately broken build (checkouts routed to the
+ * lab's naive endpoint, which has no idempotency at all) must be caught.
+ * The soak starts its own instances, emulator and (embedded) database, on the
+ * test build.
+ */
+async function runChaos(args: string[]): Promise<{ code: number | null; output: string; results: ResultsFile }> {
+  const dir = await mkdtemp(path.join(tmpdir(), "chaos-"));
+  const out = path.join(dir, "results.json");
+  const env = testEnvironment();
+  const child = spawn(
+    process.execPath,
+    [
+      "--import", "tsx", "scripts/chaos/main.ts",
+      "--port", String(await freePort()),
+      "--emulator-port", "0",
+      "--dist-dir", TEST_DIST_DIR,
+      "--reuse-build",
+      "--out", out,
+      ...args,
+    ],
+    { env: { ...process.env, DATA_DIR: env.DATA_DIR, EMBEDDED_PG_PORT: String(await freePort()) }, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let output = "";
+  child.stdout.on("data", (c: Buffer) => (output += c));
+  child.stderr.on("data", (c: Buffer) => (output += c));
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  const results = JSON.parse(await readFile(out, "utf8").catch(() => "null")) as ResultsFile;
+  if (process.env.CHAOS_TEST_LOG) console.log(output);
+  return { code, output, results };
+}
+
+describe("the chaos soak", () => {
+  it("100 seeded checkouts through every enabled fault at once: no invariant violated, every fault kind injected", async () => {
+    const { code, output, results } = await runChaos(["--attempts", "100", "--seed", "17", "--concurrency", "10", "--fault-rounds", "1"]);
+    expect(code, output).toBe(0);
+    expect(results.attempts).toBe(100);
+    expect(Object.values(results.violations).every((n) => n === 0), output).toBe(true);
+    // Every enabled kind appears in the results; each must really have happened.
+    expect(Object.keys(results.faults).length).toBeGreaterThanOrEqual(7);
+    for (const [kind, n] of Object.entries(results.faults)) expect(n, `${kind} was never injected`).toBeGreaterThan(0);
+    expect(results.outcomes.paid).toBeGreaterThan(0);
+    expect(output).toMatch(/progress +\d+\/100 attempts done · \d+ faults injected/);
+  }, 360_000);
+
+  it("catches a broken build: checkouts without idempotency charge an attempt twice, and the run exits non-zero naming it", async () => {
+    const { code, output, results } = await runChaos([
+      "--broken", "naive", "--instances", "1", "--attempts", "30", "--seed", "5", "--concurrency", "6", "--fault-rounds", "1", "--converge-timeout", "5",
+    ]);
+    expect(code).toBe(1);
+    expect(results.violations.one_charge_per_attempt, output).toBeGreaterThan(0);
+    expect(output).toMatch(/1 at most one successful charge per attempt\n +[0-9a-f-]{36}: \d+ succeeded PaymentIntents: pi_/);
+  }, 300_000);
+});
