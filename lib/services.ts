@@ -1,22 +1,32 @@
+import type Stripe from "stripe";
 import { observe } from "./observability";
 import type { CheckoutDeps } from "./checkout/checkout";
 import { db } from "./db";
-import { env } from "./env";
+import { env, type Env } from "./env";
+import type { PrismaClient } from "./generated/prisma/client";
 import { IdempotencyEngine } from "./idempotency/engine";
 import { stripe } from "./payments/stripe";
 
-/** The app's wiring: the real database, Stripe client and idempotency settings. */
-let deps: CheckoutDeps | undefined;
-
-export function checkoutDeps(): CheckoutDeps {
-  deps ??= {
-    prisma: db(),
-    stripe: stripe(),
-    idempotency: new IdempotencyEngine(db(), {
-      inProgressTtlMs: env().IDEMPOTENCY_IN_PROGRESS_TTL_MS,
-      retentionHours: env().IDEMPOTENCY_RETENTION_HOURS,
+/** The checkout's wiring from the configuration: the app's, and `npm run reconcile`'s from cron. */
+export function createCheckoutDeps(config: Env, prisma: PrismaClient, stripeClient: Stripe): CheckoutDeps {
+  return {
+    prisma,
+    stripe: stripeClient,
+    idempotency: new IdempotencyEngine(prisma, {
+      inProgressTtlMs: config.IDEMPOTENCY_IN_PROGRESS_TTL_MS,
+      retentionHours: config.IDEMPOTENCY_RETENTION_HOURS,
+      attemptDeadlineMs: config.PAYMENT_ATTEMPT_DEADLINE_MS,
     }),
+    appOrigin: `http://localhost:${config.PORT}`,
+    actionTimeoutMs: config.PAYMENT_ACTION_TIMEOUT_MS,
     log: observe,
   };
+}
+
+let deps: CheckoutDeps | undefined;
+
+/** The app's wiring: the real database, Stripe client and idempotency settings. */
+export function checkoutDeps(): CheckoutDeps {
+  deps ??= createCheckoutDeps(env(), db(), stripe());
   return deps;
 }

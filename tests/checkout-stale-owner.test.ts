@@ -35,7 +35,9 @@ beforeAll(async () => {
   deps = {
     prisma,
     stripe: createStripeClient({ secretKey: "sk_test_stale_owner", apiBase: server.url, timeoutMs: 10_000, maxNetworkRetries: 0 }),
-    idempotency: new IdempotencyEngine(prisma, { inProgressTtlMs: TTL_MS, retentionHours: 24 }),
+    idempotency: new IdempotencyEngine(prisma, { inProgressTtlMs: TTL_MS, retentionHours: 24, attemptDeadlineMs: 1_800_000 }),
+    appOrigin: "http://localhost:3000",
+    actionTimeoutMs: 1_800_000,
   };
 });
 afterAll(async () => {

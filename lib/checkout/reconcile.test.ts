@@ -28,7 +28,7 @@ let emulator: StripeEmulator;
 let deps: CheckoutDeps;
 
 const body: CheckoutRequest = { items: [{ sku: "mug-enamel", quantity: 2 }], paymentMethod: "pm_card_visa" };
-const nothing = { paid: 0, declined: 0, unknown: 0, abandoned: 0, skipped: 0 };
+const nothing = { paid: 0, declined: 0, failed: 0, waiting: 0, unknown: 0, abandoned: 0, skipped: 0 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function control(path: string, payload?: unknown) {
@@ -56,7 +56,9 @@ beforeAll(async () => {
   deps = {
     prisma,
     stripe: createStripeClient({ secretKey: "sk_test_reconcile", apiBase: emulator.url, timeoutMs: 5_000, maxNetworkRetries: 0 }),
-    idempotency: new IdempotencyEngine(prisma, { inProgressTtlMs: TTL_MS, retentionHours: 24 }),
+    idempotency: new IdempotencyEngine(prisma, { inProgressTtlMs: TTL_MS, retentionHours: 24, attemptDeadlineMs: 1_800_000 }),
+    appOrigin: "http://localhost:3000",
+    actionTimeoutMs: 60_000,
     log: process.env.DEBUG_RECONCILE ? (e, f) => console.log(e, JSON.stringify(f)) : undefined,
   };
 });
@@ -83,8 +85,9 @@ describe("the reconciler", () => {
     const charged = await settlePayment(
       deps.stripe,
       { recordId: claim.owner.recordId, attempt: 1, amountCents: cart.amountCents, currency: cart.currency,
-        paymentMethod: body.paymentMethod, paymentIntentId: null, metadata: { orderId: order.id, customerId, idempotencyKey: key } },
-      async () => undefined,
+        paymentMethod: body.paymentMethod, paymentIntentId: null, metadata: { orderId: order.id, customerId, idempotencyKey: key },
+        returnUrl: "http://localhost:3000/checkout/return", final: false },
+      { recordPaymentIntent: async () => true, refresh: async () => true },
     );
     if (charged.kind !== "succeeded") throw new Error(`expected a charge, got ${charged.kind}`);
     const intent = { id: charged.paymentIntentId };
@@ -145,7 +148,9 @@ describe("the reconciler", () => {
     await sleep(TTL_MS + 100);
     expect(await reconcileAbandoned(deps)).toEqual({ ...nothing, declined: 1 });
     const replay = await checkout(deps, { customerId, key, body: declined });
-    expect(replay).toMatchObject({ kind: "response", replayed: true, response: { statusCode: 402, body: { declineCode: "insufficient_funds" } } });
+    expect(replay).toMatchObject({ kind: "response", replayed: true, response: { statusCode: 402 } });
+    if (replay.kind !== "response") throw new Error("expected a response");
+    expect(JSON.parse(replay.response.body)).toMatchObject({ declineCode: "insufficient_funds" });
   });
 
   it("forgets a claim whose owner died before creating the order, so a retry starts afresh", async () => {

@@ -8,12 +8,12 @@ import type { ClaimResult, KeyScope, Ownership } from "./types";
 const prisma = createPrismaClient(inject("databaseUrl"));
 afterAll(() => prisma.$disconnect());
 
-const engine = (inProgressTtlMs = 60_000) => new IdempotencyEngine(prisma, { inProgressTtlMs, retentionHours: 24 });
+const engine = (inProgressTtlMs = 60_000) => new IdempotencyEngine(prisma, { inProgressTtlMs, retentionHours: 24, attemptDeadlineMs: 1_800_000 });
 const scope = (over: Partial<KeyScope> = {}): KeyScope => ({
   subjectId: randomUUID(), endpoint: "POST /api/test", key: randomUUID(), ...over,
 });
 const HASH = "a".repeat(64);
-const ok = { statusCode: 201, body: { orderId: "o1" }, headers: { Location: "/orders/o1" } };
+const ok = { statusCode: 201, body: JSON.stringify({ orderId: "o1" }), headers: { Location: "/orders/o1" } };
 const owner = (r: ClaimResult): Ownership => {
   if (r.kind !== "claimed") throw new Error(`expected claimed, got ${r.kind}`);
   return r.owner;
@@ -66,7 +66,7 @@ describe("finishing a claim", () => {
     expect(await e.finish(owner(await e.claim(s, HASH)), { status: "completed", response: ok })).toBe(true);
     expect(await e.claim(s, HASH)).toEqual({ kind: "replay", status: "completed", response: ok });
 
-    const declined = { statusCode: 402, body: { error: "card_declined" }, headers: {} };
+    const declined = { statusCode: 402, body: JSON.stringify({ error: "card_declined" }), headers: {} };
     const s2 = scope();
     await e.finish(owner(await e.claim(s2, HASH)), { status: "failed", response: declined });
     expect(await e.claim(s2, HASH)).toEqual({ kind: "replay", status: "failed", response: declined });
@@ -115,9 +115,9 @@ describe("stale owners", () => {
     expect(await e.finish(stale, { status: "failed", response: ok }, marker(customerId))).toBe(false);
     expect(await prisma.customer.count({ where: { id: customerId } })).toBe(0);
     expect(await e.release(stale)).toBe(false);
-    expect(await e.holds(stale)).toBe(false);
+    expect(await e.refresh(stale)).toBe(false);
 
-    expect(await e.holds(fresh)).toBe(true);
+    expect(await e.refresh(fresh)).toBe(true);
     expect(await e.finish(fresh, { status: "completed", response: ok })).toBe(true);
     expect(await e.claim(s, HASH)).toEqual({ kind: "replay", status: "completed", response: ok });
   });
@@ -139,9 +139,9 @@ describe("finding an attempt", () => {
     const s = scope();
     expect(await e.find(s)).toBeNull();
     const o = owner(await e.claim(s, HASH));
-    expect(await e.find(s)).toEqual({ status: "in_progress" });
+    expect(await e.find(s)).toEqual({ recordId: o.recordId, status: "in_progress" });
     await e.finish(o, { status: "completed", response: ok });
-    expect(await e.find(s)).toEqual({ status: "completed", response: ok });
+    expect(await e.find(s)).toEqual({ recordId: o.recordId, status: "completed", response: ok });
     expect(await e.find({ ...s, subjectId: randomUUID() })).toBeNull();
   });
 });

@@ -19,7 +19,7 @@ export interface Outcome {
 
 // Accepted so that ordinary SDK calls are not rejected, but they do not change
 // the outcome of a test card, so the emulator ignores them.
-const IGNORED = ["expand", "automatic_payment_methods", "payment_method_types", "return_url", "receipt_email"];
+const IGNORED = ["expand", "automatic_payment_methods", "payment_method_types", "allowed_payment_method_types", "return_url", "receipt_email"];
 const CREATE_PARAMS = new Set(["amount", "currency", "payment_method", "confirm", "metadata", "description", ...IGNORED]);
 const CONFIRM_PARAMS = new Set(["payment_method", ...IGNORED]);
 const RETRIEVE_PARAMS = new Set(["client_secret", "expand"]);
