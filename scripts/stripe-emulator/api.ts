@@ -1,14 +1,14 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { authenticate } from "./auth";
+import { DEFAULT_API_VERSION, type Ctx, type Outcome } from "./context";
 import { canonicalJson, parseForm, type Params } from "./form";
-import type { Ledger } from "./ledger";
-import { confirmIntent, createIntent, listIntents, retrieveIntent, type Outcome } from "./payment-intents";
-import { invalidRequest, stripeError, unrecognizedUrl, type ApiResponse } from "./responses";
+import { idempotencyMismatch, invalidRequest, keyInUse, stripeError, unrecognizedUrl, type ApiResponse } from "./responses";
+import { matchRoute } from "./routes";
 import type { State } from "./state";
 
 /** What to do with the connection: answer, or destroy it unanswered (an injected lost response). */
-export type Reply = { kind: "send"; status: number; json: string; headers: Record<string, string> } | { kind: "drop" };
+export type Reply = { kind: "send"; status: number; body: string; headers: Record<string, string> } | { kind: "drop" };
 
 export interface ApiRequest {
   method: string;
@@ -17,43 +17,38 @@ export interface ApiRequest {
   body: string;
   requestId: string;
   state: State;
+  /** `http://host:port` as the caller reached the emulator, for links it hands out. */
+  origin: string;
   /** Aborted when the emulator shuts down, to cut injected latency short. */
   shutdown: AbortSignal;
   /** Filled in for the request's log line. */
   note: { idempotencyKey?: string; replayed?: boolean };
 }
 
-type Route =
-  | { kind: "read"; run: (ledger: Ledger, params: Params) => ApiResponse }
-  | { kind: "write"; run: (ledger: Ledger, params: Params) => Outcome };
+type Run = (ctx: Ctx, params: Params) => Outcome;
 
 /**
- * The `/v1` pipeline, in Stripe's order: the edge (injected failures) before
- * anything else, then authentication, validation of the key, the idempotency
- * claim, latency, and only then the handler that touches the ledger.
+ * The `/v1` pipeline, in Stripe's order: the edge (rate limit, injected
+ * failures) before anything else, then authentication, validation of the key,
+ * the idempotency claim, latency, and only then the handler that touches the ledger.
  */
 export async function handleApi(request: ApiRequest): Promise<Reply> {
   const { faults } = request.state;
   faults.stats.requests += 1;
-  const failure = faults.takeFailure();
-  if (failure) return send(failure);
+  const refused = faults.takeRateLimit(Date.now()) ?? faults.takeFailure();
+  if (refused) return send(refused);
   const auth = authenticate(request.headers.authorization);
   if (!auth.ok) return send(auth.response, { "WWW-Authenticate": 'Bearer realm="Stripe"' });
   const route = matchRoute(request.method, request.url.pathname);
   if (!route) return send(unrecognizedUrl(request.method, request.url.pathname));
   const parsed = parseForm(request.method === "GET" ? request.url.search.slice(1) : request.body);
   if (!parsed.ok) return send(invalidRequest(parsed.message));
-  if (route.kind === "read") return send(route.run(request.state.ledger, parsed.params));
-  return write(request, route.run, parsed.params, auth.apiKey);
+  if (route.kind === "read") return send(route.run(contextFor(request, undefined), parsed.params));
+  return write(request, route.run, route.create === true, parsed.params, auth.apiKey);
 }
 
-async function write(
-  request: ApiRequest,
-  run: (ledger: Ledger, params: Params) => Outcome,
-  params: Params,
-  apiKey: string,
-): Promise<Reply> {
-  const { idempotency, faults, ledger } = request.state;
+async function write(request: ApiRequest, run: Run, isCreate: boolean, params: Params, apiKey: string): Promise<Reply> {
+  const { idempotency, faults } = request.state;
   const key = headerValue(request.headers["idempotency-key"]);
   const echo: Record<string, string> = key === undefined ? {} : { "Idempotency-Key": key };
   if (key !== undefined) {
@@ -62,45 +57,64 @@ async function write(
       return send(invalidRequest("Idempotency-Key must be between 1 and 255 characters long."), echo);
     }
     const fingerprint = `${request.method} ${request.url.pathname} ${canonicalJson(params)}`;
-    const claim = idempotency.claim(apiKey, key, fingerprint);
+    const claim = idempotency.claim(apiKey, key, fingerprint, Date.now(), faults.settings.idempotencyKeyTtlMs);
     if (claim.kind === "mismatch") return send(idempotencyMismatch(key), echo);
     if (claim.kind === "in_flight") return send(keyInUse(key), echo);
     if (claim.kind === "replay") {
       faults.stats.replayed += 1;
       request.note.replayed = true;
       const { status, json, requestId } = claim.response;
-      return { kind: "send", status, json, headers: { ...echo, "Idempotent-Replayed": "true", "Original-Request": requestId } };
+      return { kind: "send", status, body: json, headers: { ...echo, "Idempotent-Replayed": "true", "Original-Request": requestId } };
     }
+    if (claim.expired) faults.stats.keysExpired += 1;
   }
+  const release = () => key !== undefined && idempotency.release(apiKey, key);
 
   // The key is already claimed, so a duplicate arriving during this wait is answered 409.
-  const latencyMs = faults.settings.latencyMs;
-  if (latencyMs > 0) {
+  if (faults.settings.latencyMs > 0) {
     faults.stats.delayed += 1;
-    try {
-      await sleep(latencyMs, undefined, { signal: request.shutdown });
-    } catch {
-      if (key !== undefined) idempotency.release(apiKey, key);
+    if (!(await pause(faults.settings.latencyMs, request.shutdown))) {
+      release();
       return { kind: "drop" }; // the emulator is shutting down before executing anything
     }
   }
 
-  const outcome = execute(run, ledger, params);
+  // Stripe's stored 500: nothing happened, yet the key replays the 500 from now on.
+  const stored500 = isCreate && key !== undefined ? faults.takeStoreCreate500() : null;
+  if (stored500) return finish(request, apiKey, key, { response: stored500, executed: true, charge: null }, echo);
+
+  const lateMs = faults.takeLateExecution();
+  if (lateMs !== null) {
+    // The caller is told nothing (its connection drops, as when it times out); the request still runs later.
+    void pause(lateMs, request.shutdown).then((awake) => {
+      if (!awake) return void release();
+      faults.stats.lateExecuted += 1;
+      finish(request, apiKey, key, execute(run, contextFor(request, key), params), echo);
+    });
+    return { kind: "drop" };
+  }
+
+  const outcome = execute(run, contextFor(request, key), params);
+  const reply = finish(request, apiKey, key, outcome, echo);
+  // The charge is in the ledger and its response is stored: only the caller loses it.
+  if (outcome.charge === "succeeded" && faults.takeDrop()) return { kind: "drop" };
+  return reply;
+}
+
+/** Stores an executed outcome for its key (or frees the key) and turns it into a reply. */
+function finish(request: ApiRequest, apiKey: string, key: string | undefined, outcome: Outcome, echo: Record<string, string>): Reply {
   const json = JSON.stringify(outcome.response.body);
   if (key !== undefined) {
+    const { idempotency } = request.state;
     if (outcome.executed) idempotency.complete(apiKey, key, { status: outcome.response.status, json, requestId: request.requestId });
     else idempotency.release(apiKey, key);
   }
-  if (outcome.charge === "succeeded") faults.stats.charges += 1;
-  if (outcome.charge === "declined") faults.stats.declines += 1;
-  // The charge is in the ledger and its response is stored: only the caller loses it.
-  if (outcome.charge === "succeeded" && faults.takeDrop()) return { kind: "drop" };
-  return { kind: "send", status: outcome.response.status, json, headers: echo };
+  return { kind: "send", status: outcome.response.status, body: json, headers: echo };
 }
 
-function execute(run: (ledger: Ledger, params: Params) => Outcome, ledger: Ledger, params: Params): Outcome {
+function execute(run: Run, ctx: Ctx, params: Params): Outcome {
   try {
-    return run(ledger, params);
+    return run(ctx, params);
   } catch (error) {
     // Unknown how far the handler got, so treat it as executed: Stripe keeps and replays such 500s.
     const message = `Unexpected error in the Stripe emulator: ${error instanceof Error ? error.message : String(error)}`;
@@ -108,47 +122,32 @@ function execute(run: (ledger: Ledger, params: Params) => Outcome, ledger: Ledge
   }
 }
 
-function matchRoute(method: string, path: string): Route | null {
-  if (path === "/v1/payment_intents") {
-    if (method === "GET") return { kind: "read", run: listIntents };
-    if (method === "POST") return { kind: "write", run: createIntent };
-    return null;
+function contextFor(request: ApiRequest, key: string | undefined): Ctx {
+  const { ledger, events, faults } = request.state;
+  return {
+    ledger,
+    events,
+    stats: faults.stats,
+    request: { id: request.requestId, idempotency_key: key ?? null },
+    apiVersion: headerValue(request.headers["stripe-version"]) ?? DEFAULT_API_VERSION,
+    origin: request.origin,
+  };
+}
+
+/** Sleeps; false when the emulator shut down meanwhile. */
+async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  try {
+    await sleep(ms, undefined, { signal });
+    return true;
+  } catch {
+    return false;
   }
-  const match = /^\/v1\/payment_intents\/([^/]+)(\/confirm)?$/.exec(path);
-  const id = match?.[1] === undefined ? undefined : safeDecode(match[1]);
-  if (id === undefined) return null;
-  if (match?.[2] === undefined && method === "GET") return { kind: "read", run: (ledger, params) => retrieveIntent(ledger, id, params) };
-  if (match?.[2] !== undefined && method === "POST") return { kind: "write", run: (ledger, params) => confirmIntent(ledger, id, params) };
-  return null;
 }
 
-function idempotencyMismatch(key: string): ApiResponse {
-  return stripeError(400, {
-    type: "idempotency_error",
-    message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.`,
-  });
-}
-
-function keyInUse(key: string): ApiResponse {
-  return stripeError(409, {
-    type: "idempotency_error",
-    code: "idempotency_key_in_use",
-    message: `There is currently another in-progress request using this Idempotent Key (that probably means you submitted twice, and the other request is still going through): ${key}. Please try again later.`,
-  });
-}
-
-function send(response: ApiResponse, headers: Record<string, string> = {}): Reply {
-  return { kind: "send", status: response.status, json: JSON.stringify(response.body), headers };
+export function send(response: ApiResponse, headers: Record<string, string> = {}): Reply {
+  return { kind: "send", status: response.status, body: JSON.stringify(response.body), headers };
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
-}
-
-function safeDecode(segment: string): string | undefined {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return undefined;
-  }
 }

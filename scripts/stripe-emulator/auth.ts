@@ -3,9 +3,11 @@ import { stripeError, type ApiResponse } from "./responses";
 export type AuthResult = { ok: true; apiKey: string } | { ok: false; response: ApiResponse };
 
 /**
- * Test mode only: an `sk_test_` secret key, as Bearer (what stripe-node sends)
- * or as the Basic-auth user name (what curl -u sends). A live key is refused
- * so that a misconfigured app never believes it is talking to real Stripe.
+ * Test mode only: an `sk_test_` secret key or an `rk_test_` restricted key
+ * (Stripe accepts both; the emulator grants a restricted key every call), as
+ * Bearer (what stripe-node sends) or as the Basic-auth user name (what curl -u
+ * sends). A live key is refused so that a misconfigured app never believes it
+ * is talking to real Stripe.
  */
 export function authenticate(header: string | undefined): AuthResult {
   const key = keyFromHeader(header);
@@ -14,8 +16,8 @@ export function authenticate(header: string | undefined): AuthResult {
       "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY').",
     );
   }
-  if (!/^sk_test_\S+$/.test(key)) {
-    return denied(`Invalid API Key provided: ${redact(key)}. The Stripe emulator accepts only test-mode secret keys (sk_test_...).`);
+  if (!/^(sk|rk)_test_\S+$/.test(key)) {
+    return denied(`Invalid API Key provided: ${redact(key)}. The Stripe emulator accepts only test-mode keys (sk_test_... or rk_test_...).`);
   }
   return { ok: true, apiKey: key };
 }

@@ -1,3 +1,4 @@
+import { parsePatch } from "./fault-patch";
 import { stripeError, type ApiResponse } from "./responses";
 
 /**
@@ -10,29 +11,65 @@ export interface FaultSettings {
   latencyMs: number;
   failNext: { status: FailStatus; times: number } | null;
   dropAfterCharge: number;
+  /** The next n creates with an Idempotency-Key execute nothing, answer 500, and that 500 is stored for the key. */
+  storeCreate500: number;
+  /** How long a key is remembered (Stripe: at least 24 h); after that a same-key request executes anew. */
+  idempotencyKeyTtlMs: number;
+  /** Requests per rolling second on /v1 beyond which the answer is 429 rate_limit. */
+  rateLimit: { perSecond: number } | null;
+  /** The next n writes drop the connection at once and execute delayMs later: a caller that gave up. */
+  lateExecution: { delayMs: number; times: number } | null;
 }
 
-export interface FaultStats {
-  requests: number;
-  failedInjected: number;
-  dropped: number;
-  charges: number;
-  declines: number;
-  replayed: number;
-  delayed: number;
-}
+export const DAY_MS = 24 * 60 * 60 * 1000;
 
-const MAX_LATENCY_MS = 600_000;
-const MAX_TIMES = 10_000;
-const FAIL_STATUSES: readonly number[] = [500, 503, 429];
+const STAT_NAMES = [
+  "requests",
+  "failedInjected",
+  "dropped",
+  "charges",
+  "declines",
+  "replayed",
+  "delayed",
+  "authenticationsRequired",
+  "authenticationsCompleted",
+  "authenticationsFailed",
+  "cancellations",
+  "refunds",
+  "storedCreate500",
+  "keysExpired",
+  "rateLimited",
+  "lateAnswered",
+  "lateExecuted",
+] as const;
+export type FaultStats = Record<(typeof STAT_NAMES)[number], number>;
+
+export function defaultSettings(): FaultSettings {
+  return { latencyMs: 0, failNext: null, dropAfterCharge: 0, storeCreate500: 0, idempotencyKeyTtlMs: DAY_MS, rateLimit: null, lateExecution: null };
+}
 
 export class Faults {
-  settings: FaultSettings = { latencyMs: 0, failNext: null, dropAfterCharge: 0 };
-  readonly stats: FaultStats = { requests: 0, failedInjected: 0, dropped: 0, charges: 0, declines: 0, replayed: 0, delayed: 0 };
+  settings: FaultSettings = defaultSettings();
+  readonly stats = Object.fromEntries(STAT_NAMES.map((name) => [name, 0])) as FaultStats;
+  /** Arrival times (ms) of /v1 requests in the last second, for rateLimit. */
+  private recent: number[] = [];
 
   /** What GET and POST /_emulator/faults answer. */
   snapshot(): FaultSettings & { stats: FaultStats } {
     return structuredClone({ ...this.settings, stats: this.stats });
+  }
+
+  /** A rolling one-second window: true when this request is over the limit (it is then not counted as admitted). */
+  takeRateLimit(now: number): ApiResponse | null {
+    const limit = this.settings.rateLimit;
+    if (!limit) return null;
+    this.recent = this.recent.filter((at) => now - at < 1000);
+    if (this.recent.length < limit.perSecond) {
+      this.recent.push(now);
+      return null;
+    }
+    this.stats.rateLimited += 1;
+    return injectedFailure(429);
   }
 
   /** Spends one injected failure, if any is armed; the request then stops before the ledger. */
@@ -53,6 +90,26 @@ export class Faults {
     return true;
   }
 
+  takeStoreCreate500(): ApiResponse | null {
+    if (this.settings.storeCreate500 <= 0) return null;
+    this.settings.storeCreate500 -= 1;
+    this.stats.storedCreate500 += 1;
+    return stripeError(500, {
+      type: "api_error",
+      message: "An unknown error occurred (injected by the Stripe emulator: nothing was executed, and this answer is stored for the Idempotency-Key).",
+    });
+  }
+
+  /** Spends one late execution, if armed: returns how long to wait before executing. */
+  takeLateExecution(): number | null {
+    const late = this.settings.lateExecution;
+    if (!late) return null;
+    late.times -= 1;
+    if (late.times <= 0) this.settings.lateExecution = null;
+    this.stats.lateAnswered += 1;
+    return late.delayMs;
+  }
+
   /** Merges a validated patch; returns an error message for bad input and changes nothing then. */
   apply(input: unknown): string | null {
     const parsed = parsePatch(input);
@@ -60,41 +117,6 @@ export class Faults {
     this.settings = { ...this.settings, ...parsed };
     return null;
   }
-}
-
-function parsePatch(input: unknown): Partial<FaultSettings> | string {
-  if (typeof input !== "object" || input === null || Array.isArray(input)) return "Expected a JSON object.";
-  const patch: Partial<FaultSettings> = {};
-  for (const [name, value] of Object.entries(input)) {
-    if (name === "latencyMs") {
-      if (!isCount(value, MAX_LATENCY_MS)) return `latencyMs must be an integer between 0 and ${MAX_LATENCY_MS}.`;
-      patch.latencyMs = value;
-    } else if (name === "dropAfterCharge") {
-      if (!isCount(value, MAX_TIMES)) return `dropAfterCharge must be an integer between 0 and ${MAX_TIMES}.`;
-      patch.dropAfterCharge = value;
-    } else if (name === "failNext") {
-      const failNext = parseFailNext(value);
-      if (typeof failNext === "string") return failNext;
-      patch.failNext = failNext;
-    } else {
-      return `Unknown fault: ${name}. Known faults: latencyMs, failNext, dropAfterCharge.`;
-    }
-  }
-  return patch;
-}
-
-function parseFailNext(value: unknown): FaultSettings["failNext"] | string {
-  if (value === null) return null; // explicit "disarm"
-  const shape = 'failNext must be null or { "status": 500|503|429, "times": n }.';
-  if (typeof value !== "object" || Array.isArray(value)) return shape;
-  const { status, times, ...rest } = value as Record<string, unknown>;
-  if (Object.keys(rest).length > 0 || typeof status !== "number" || !FAIL_STATUSES.includes(status)) return shape;
-  if (!isCount(times, MAX_TIMES)) return `failNext.times must be an integer between 0 and ${MAX_TIMES}.`;
-  return times === 0 ? null : { status: status as FailStatus, times };
-}
-
-function isCount(value: unknown, max: number): value is number {
-  return typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= max;
 }
 
 /** Shaped like Stripe's own overload answers, so the SDK maps them to the same error classes. */

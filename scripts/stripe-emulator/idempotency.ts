@@ -4,8 +4,9 @@
  *
  * A key is claimed before the request executes, so a concurrent duplicate
  * sees it in flight (409) instead of executing a second time. Once execution
- * began, the response is kept verbatim and replayed for as long as the
- * emulator lives (Stripe keeps keys for at least 24 hours).
+ * began, the response is kept verbatim and replayed until the key expires
+ * (Stripe prunes keys once they are at least 24 hours old; the TTL is a fault
+ * setting so tests can watch a key being forgotten).
  */
 export interface StoredResponse {
   status: number;
@@ -15,23 +16,26 @@ export interface StoredResponse {
 }
 
 export type Claim =
-  | { kind: "claimed" }
+  | { kind: "claimed"; expired: boolean }
   | { kind: "in_flight" }
   | { kind: "mismatch" }
   | { kind: "replay"; response: StoredResponse };
 
-type Entry = { fingerprint: string; response: StoredResponse | null };
+type Entry = { fingerprint: string; response: StoredResponse | null; createdAt: number };
 
 export class IdempotencyStore {
   private readonly entries = new Map<string, Entry>();
 
   /** `fingerprint` is method, path and canonical parameters: what "the same request" means. */
-  claim(apiKey: string, key: string, fingerprint: string): Claim {
+  claim(apiKey: string, key: string, fingerprint: string, now: number, ttlMs: number): Claim {
     const id = scopedId(apiKey, key);
-    const entry = this.entries.get(id);
+    const found = this.entries.get(id);
+    // A finished key past its TTL is forgotten; one still executing is not, or its request could run twice at once.
+    const expired = found !== undefined && found.response !== null && now - found.createdAt >= ttlMs;
+    const entry = expired ? undefined : found;
     if (!entry) {
-      this.entries.set(id, { fingerprint, response: null });
-      return { kind: "claimed" };
+      this.entries.set(id, { fingerprint, response: null, createdAt: now });
+      return { kind: "claimed", expired };
     }
     if (entry.fingerprint !== fingerprint) return { kind: "mismatch" };
     if (!entry.response) return { kind: "in_flight" };

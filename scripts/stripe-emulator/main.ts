@@ -1,9 +1,12 @@
 /**
  * `npm run stripe:emulator`: the emulator as a process, for the demo and for
  * pointing a dev server at it (`STRIPE_API_BASE=http://127.0.0.1:12111`).
+ * `STRIPE_WEBHOOK_URL` (unset: no deliveries) and `STRIPE_WEBHOOK_SECRET`
+ * (default whsec_emulator) set where events are delivered and how they are signed.
  */
 import { parseEmulatorPort } from "./port";
 import { startStripeEmulator } from "./server";
+import { DEFAULT_WEBHOOK_SECRET } from "./webhook-config";
 
 const parsed = parseEmulatorPort(process.env.STRIPE_EMULATOR_PORT);
 if (!parsed.ok) {
@@ -11,9 +14,19 @@ if (!parsed.ok) {
   process.exit(1);
 }
 
+const webhookUrl = process.env.STRIPE_WEBHOOK_URL?.trim() || null;
+if (webhookUrl !== null && !/^https?:\/\//.test(webhookUrl)) {
+  console.error(`STRIPE_WEBHOOK_URL must be an http(s) URL, got "${webhookUrl}".`);
+  process.exit(1);
+}
+
 let emulator;
 try {
-  emulator = await startStripeEmulator({ port: parsed.port, log: (line) => console.log(line) });
+  emulator = await startStripeEmulator({
+    port: parsed.port,
+    log: (line) => console.log(line),
+    webhook: { url: webhookUrl, secret: process.env.STRIPE_WEBHOOK_SECRET || DEFAULT_WEBHOOK_SECRET },
+  });
 } catch (error) {
   const reason = error instanceof Error ? error.message : String(error);
   console.error(`Stripe emulator could not listen on port ${parsed.port} (STRIPE_EMULATOR_PORT): ${reason}`);

@@ -1,59 +1,62 @@
-import { declineFor } from "./cards";
+import { attemptPayment } from "./charging";
+import { emit, notExecuted, type Ctx, type Outcome } from "./context";
 import type { Params } from "./form";
-import { randomId } from "./ids";
-import type { Ledger, PaymentError, PaymentIntent } from "./ledger";
-import { invalidRequest, ok, resourceMissing, stripeError, type ApiResponse } from "./responses";
-import { invalidCreateParams, isIntegerText, paymentMethodError, unknownParam } from "./validation";
+import { unixSeconds } from "./ids";
+import type { CancellationReason, PaymentIntent } from "./ledger";
+import { invalidRequest, ok, resourceMissing, type ApiResponse } from "./responses";
+import { invalidCreateParams, isIntegerText, paymentMethodError, paymentMethodTypesError, returnUrlError, unknownParam } from "./validation";
 
 // The `/v1/payment_intents` endpoints. Handlers are synchronous on purpose:
 // once one starts, nothing else runs until it has finished validating and
 // writing the ledger, so two confirmations of one intent cannot interleave.
 
-export interface Outcome {
-  response: ApiResponse;
-  /** The request got past validation and acted: Stripe keeps such results for idempotent replay. */
-  executed: boolean;
-  /** A charge was attempted by this request, and how it went. */
-  charge: "succeeded" | "declined" | null;
-}
-
 // Accepted so that ordinary SDK calls are not rejected, but they do not change
 // the outcome of a test card, so the emulator ignores them.
-const IGNORED = ["expand", "automatic_payment_methods", "payment_method_types", "allowed_payment_method_types", "return_url", "receipt_email"];
-const CREATE_PARAMS = new Set(["amount", "currency", "payment_method", "confirm", "metadata", "description", ...IGNORED]);
-const CONFIRM_PARAMS = new Set(["payment_method", ...IGNORED]);
+const IGNORED = ["expand", "automatic_payment_methods", "receipt_email"];
+// `payment_method_types` until API 2026-09-30; stripe-node@23 (2026-10-28.endive) sends `allowed_payment_method_types`.
+const TYPES = ["payment_method_types", "allowed_payment_method_types"];
+const CREATE_PARAMS = new Set(["amount", "currency", "payment_method", ...TYPES, "confirm", "return_url", "metadata", "description", ...IGNORED]);
+const CONFIRM_PARAMS = new Set(["payment_method", ...TYPES, "return_url", ...IGNORED]);
+const CANCEL_PARAMS = new Set(["cancellation_reason", "expand"]);
+const CANCELLATION_REASONS: readonly string[] = ["duplicate", "fraudulent", "requested_by_customer", "abandoned"];
+const CANCELABLE: readonly string[] = ["requires_payment_method", "requires_capture", "requires_confirmation", "requires_action", "processing"];
 const RETRIEVE_PARAMS = new Set(["client_secret", "expand"]);
 const LIST_PARAMS = new Set(["limit", "starting_after", "expand"]);
 
-export function createIntent(ledger: Ledger, params: Params): Outcome {
+export function createIntent(ctx: Ctx, params: Params): Outcome {
   const rejected = unknownParam(params, CREATE_PARAMS) ?? invalidCreateParams(params);
   if (rejected) return notExecuted(rejected);
-  const amount = Number(params.amount);
   const paymentMethod = typeof params.payment_method === "string" ? params.payment_method : null;
-  const intent = ledger.create({
-    amount,
+  const intent = ctx.ledger.create({
+    amount: Number(params.amount),
     currency: (params.currency as string).toLowerCase(),
     paymentMethod,
     metadata: metadataOf(params.metadata),
     description: typeof params.description === "string" ? params.description : null,
+    allowedTypes: params.allowed_payment_method_types === undefined ? null : ["card"],
   });
-  if (params.confirm === "true" && paymentMethod) return attemptCharge(intent, paymentMethod);
+  emit(ctx, "payment_intent.created", intent);
+  if (params.confirm === "true" && paymentMethod) return attemptPayment(ctx, intent, paymentMethod, returnUrlOf(params));
   return { response: ok(structuredClone(intent)), executed: true, charge: null };
 }
 
-export function confirmIntent(ledger: Ledger, id: string, params: Params): Outcome {
-  const rejected = unknownParam(params, CONFIRM_PARAMS) ?? paymentMethodError(params.payment_method);
+export function confirmIntent(ctx: Ctx, id: string, params: Params): Outcome {
+  const rejected =
+    unknownParam(params, CONFIRM_PARAMS) ??
+    paymentMethodError(params.payment_method) ??
+    paymentMethodTypesError(params) ??
+    returnUrlError(params.return_url);
   if (rejected) return notExecuted(rejected);
-  const intent = ledger.get(id);
+  const intent = ctx.ledger.get(id);
   if (!intent) return notExecuted(resourceMissing("payment_intent", id, "intent"));
   if (intent.status === "succeeded") {
-    return notExecuted(
-      invalidRequest("You cannot confirm this PaymentIntent because it has already succeeded after being previously confirmed.", {
-        code: "payment_intent_unexpected_state",
-        payment_intent: structuredClone(intent),
-      }),
-    );
+    return unexpectedState(intent, "You cannot confirm this PaymentIntent because it has already succeeded after being previously confirmed.");
   }
+  // Assumed: a late confirm must not restart an authentication the shopper is in the middle of.
+  if (intent.status === "canceled" || intent.status === "requires_action") {
+    return unexpectedState(intent, `You cannot confirm this PaymentIntent because it has a status of ${intent.status}.`);
+  }
+  // The payment method set at create is used; after a decline Stripe has cleared it.
   const paymentMethod = typeof params.payment_method === "string" ? params.payment_method : intent.payment_method;
   if (!paymentMethod) {
     return notExecuted(
@@ -63,57 +66,71 @@ export function confirmIntent(ledger: Ledger, id: string, params: Params): Outco
       }),
     );
   }
-  return attemptCharge(intent, paymentMethod);
+  return attemptPayment(ctx, intent, paymentMethod, returnUrlOf(params));
 }
 
-export function retrieveIntent(ledger: Ledger, id: string, params: Params): ApiResponse {
+export function cancelIntent(ctx: Ctx, id: string, params: Params): Outcome {
+  const rejected = unknownParam(params, CANCEL_PARAMS);
+  if (rejected) return notExecuted(rejected);
+  const reason = params.cancellation_reason;
+  if (reason !== undefined && (typeof reason !== "string" || !CANCELLATION_REASONS.includes(reason))) {
+    return notExecuted(
+      invalidRequest(`Invalid cancellation_reason: must be one of ${CANCELLATION_REASONS.join(", ")}`, { param: "cancellation_reason" }),
+    );
+  }
+  const intent = ctx.ledger.get(id);
+  if (!intent) return notExecuted(resourceMissing("payment_intent", id, "intent"));
+  if (!CANCELABLE.includes(intent.status)) {
+    return unexpectedState(
+      intent,
+      `You cannot cancel this PaymentIntent because it has a status of ${intent.status}. Only a PaymentIntent with one of the following statuses may be canceled: ${CANCELABLE.join(", ")}.`,
+    );
+  }
+  Object.assign(intent, {
+    status: "canceled",
+    canceled_at: unixSeconds(),
+    cancellation_reason: (reason as CancellationReason | undefined) ?? null,
+    next_action: null,
+  });
+  ctx.stats.cancellations += 1;
+  emit(ctx, "payment_intent.canceled", intent);
+  return { response: ok(structuredClone(intent)), executed: true, charge: null };
+}
+
+export function retrieveIntent(ctx: Ctx, id: string, params: Params): ApiResponse {
   const rejected = unknownParam(params, RETRIEVE_PARAMS);
   if (rejected) return rejected;
-  const intent = ledger.get(id);
+  const intent = ctx.ledger.get(id);
   return intent ? ok(intent) : resourceMissing("payment_intent", id, "intent");
 }
 
-export function listIntents(ledger: Ledger, params: Params): ApiResponse {
-  const rejected = unknownParam(params, LIST_PARAMS);
+export function listIntents(ctx: Ctx, params: Params): ApiResponse {
+  const rejected = unknownParam(params, LIST_PARAMS) ?? limitError(params.limit);
   if (rejected) return rejected;
-  const limit = params.limit === undefined ? 10 : Number(params.limit);
-  if (typeof params.limit !== "undefined" && (!isIntegerText(params.limit) || limit < 1 || limit > 100)) {
-    return invalidRequest("Invalid limit: must be an integer between 1 and 100.", { param: "limit" });
-  }
   const after = typeof params.starting_after === "string" ? params.starting_after : undefined;
-  const page = ledger.list(limit, after);
+  const page = ctx.ledger.list(limitOf(params.limit), after);
   if (!page) return resourceMissing("payment_intent", after ?? "", "starting_after");
   return ok({ object: "list", url: "/v1/payment_intents", has_more: page.hasMore, data: page.data });
 }
 
-/** Charges the card and records the result on the intent, success or decline: the ledger keeps both. */
-function attemptCharge(intent: PaymentIntent, paymentMethod: string): Outcome {
-  const chargeId = randomId("ch_");
-  intent.latest_charge = chargeId;
-  const decline = declineFor(paymentMethod);
-  if (!decline) {
-    Object.assign(intent, { status: "succeeded", payment_method: paymentMethod, amount_received: intent.amount, last_payment_error: null });
-    return { response: ok(structuredClone(intent)), executed: true, charge: "succeeded" };
-  }
-  const error: PaymentError = {
-    type: "card_error",
-    code: decline.code,
-    decline_code: decline.declineCode,
-    message: decline.message,
-    charge: chargeId,
-    doc_url: "https://stripe.com/docs/error-codes/card-declined",
-    payment_method: { id: paymentMethod, object: "payment_method", type: "card" },
-  };
-  // As at Stripe, a declined intent drops its payment method and waits for a new one.
-  Object.assign(intent, { status: "requires_payment_method", payment_method: null, last_payment_error: error });
-  const response = stripeError(402, { ...error, payment_intent: structuredClone(intent) });
-  return { response, executed: true, charge: "declined" };
+export function limitError(value: Params[string] | undefined): ApiResponse | null {
+  if (value === undefined) return null;
+  if (isIntegerText(value) && Number(value) >= 1 && Number(value) <= 100) return null;
+  return invalidRequest("Invalid limit: must be an integer between 1 and 100.", { param: "limit" });
+}
+
+export function limitOf(value: Params[string] | undefined): number {
+  return value === undefined ? 10 : Number(value);
+}
+
+function unexpectedState(intent: PaymentIntent, message: string): Outcome {
+  return notExecuted(invalidRequest(message, { code: "payment_intent_unexpected_state", payment_intent: structuredClone(intent) }));
+}
+
+function returnUrlOf(params: Params): string | null {
+  return typeof params.return_url === "string" ? params.return_url : null;
 }
 
 function metadataOf(value: Params[string] | undefined): Record<string, string> {
   return typeof value === "object" && !Array.isArray(value) ? ({ ...value } as Record<string, string>) : {};
-}
-
-function notExecuted(response: ApiResponse): Outcome {
-  return { response, executed: false, charge: null };
 }

@@ -395,12 +395,9 @@ describe("fault injection", () => {
 
     const res = await fetch(`${emulator.url}/_emulator/reset`, { method: "POST" });
     expect(res.status).toBe(200);
-    expect(await faults()).toEqual({
-      latencyMs: 0,
-      failNext: null,
-      dropAfterCharge: 0,
-      stats: { requests: 0, failedInjected: 0, dropped: 0, charges: 0, declines: 0, replayed: 0, delayed: 0 },
-    });
+    const cleared = await faults();
+    expect(cleared).toMatchObject({ latencyMs: 0, failNext: null, dropAfterCharge: 0, storeCreate500: 0, rateLimit: null, lateExecution: null });
+    expect(Object.values(cleared.stats).every((count) => count === 0)).toBe(true);
     expect(await ledger()).toEqual([]);
     const after = await stripe().paymentIntents.create(VISA, { idempotencyKey });
     expect(after.id).not.toBe(before.id);

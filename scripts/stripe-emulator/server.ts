@@ -1,16 +1,19 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { handleApi, type ApiRequest, type Reply } from "./api";
+import { handleApi, send, type ApiRequest, type Reply } from "./api";
+import { handleAuthenticationPage } from "./authentication-page";
 import { handleControl } from "./control";
 import { randomId } from "./ids";
 import { unrecognizedUrl, stripeError } from "./responses";
-import { freshState, type State } from "./state";
+import { freshState, type State, type WebhookDefaults } from "./state";
 
 export interface StripeEmulatorOptions {
   /** 0 picks a free port. */
   port?: number;
   host?: string;
   log?: (line: string) => void;
+  /** The webhook endpoint after start and after every reset (`POST /_emulator/webhooks` changes it until the next reset). */
+  webhook?: WebhookDefaults;
 }
 
 export interface StripeEmulator {
@@ -25,8 +28,13 @@ const MAX_BODY_BYTES = 1024 * 1024;
 export async function startStripeEmulator(options: StripeEmulatorOptions = {}): Promise<StripeEmulator> {
   const host = options.host ?? "127.0.0.1";
   const log = options.log ?? (() => {});
-  let state: State = freshState();
+  let state: State = freshState(options.webhook);
+  const reset = () => {
+    state.webhooks.stop(); // retries of the old state must not reach the next test's endpoint
+    state = freshState(options.webhook);
+  };
   const shutdown = new AbortController();
+  let publicUrl = "";
 
   const server = http.createServer((req, res) => {
     // The charge must not depend on the caller staying connected: nothing here
@@ -40,7 +48,7 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
     respond(req, url, requestId, captured, note)
       .catch((error: unknown): Reply => {
         const message = `Unexpected error in the Stripe emulator: ${error instanceof Error ? error.message : String(error)}`;
-        return { kind: "send", status: 500, json: JSON.stringify(stripeError(500, { type: "api_error", message }).body), headers: {} };
+        return send(stripeError(500, { type: "api_error", message }));
       })
       .then((reply) => {
         const delivered = writeReply(req, res, reply, requestId);
@@ -56,16 +64,15 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
     const method = req.method ?? "GET";
     const body = await readBody(req);
     // The unread rest of the body would be parsed as the next request, so close the connection.
-    if (body === null) return { kind: "send", status: 413, json: tooLarge(), headers: { Connection: "close" } } satisfies Reply;
-    if (url.pathname.startsWith("/_emulator/")) {
-      const response = handleControl(method, url.pathname, body, captured, () => (state = freshState()));
-      return { kind: "send", status: response.status, json: JSON.stringify(response.body), headers: {} } satisfies Reply;
-    }
+    if (body === null) return send(tooLarge(), { Connection: "close" });
+    // Links the emulator hands out (the authentication page) use the address the caller reached it by.
+    const origin = req.headers.host ? `http://${req.headers.host}` : publicUrl;
+    if (url.pathname.startsWith("/_emulator/3ds/")) return handleAuthenticationPage(method, url, body, captured, origin);
+    if (url.pathname.startsWith("/_emulator/")) return send(handleControl(method, url.pathname, body, captured, reset));
     if (url.pathname.startsWith("/v1/")) {
-      return handleApi({ method, url, headers: req.headers, body, requestId, state: captured, shutdown: shutdown.signal, note });
+      return handleApi({ method, url, headers: req.headers, body, requestId, state: captured, origin, shutdown: shutdown.signal, note });
     }
-    const response = unrecognizedUrl(method, url.pathname);
-    return { kind: "send", status: response.status, json: JSON.stringify(response.body), headers: {} } satisfies Reply;
+    return send(unrecognizedUrl(method, url.pathname));
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -77,12 +84,14 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
   });
   const port = (server.address() as AddressInfo).port;
   const hostInUrl = host.includes(":") ? `[${host}]` : host;
+  publicUrl = `http://${hostInUrl}:${port}`;
 
   return {
-    url: `http://${hostInUrl}:${port}`,
+    url: publicUrl,
     port,
     async close() {
       shutdown.abort(); // requests sleeping in injected latency give up without executing
+      state.webhooks.stop();
       const closed = new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
       server.closeAllConnections(); // keep-alive sockets from the SDK would otherwise hold close() open
       await closed;
@@ -113,14 +122,14 @@ function writeReply(req: http.IncomingMessage, res: http.ServerResponse, reply: 
   if (res.destroyed || req.socket.destroyed) return false; // e.g. the caller timed out during injected latency
   res.writeHead(reply.status, {
     "Content-Type": "application/json",
-    "Content-Length": Buffer.byteLength(reply.json),
+    "Content-Length": Buffer.byteLength(reply.body),
     "Request-Id": requestId,
     ...reply.headers,
   });
-  res.end(reply.json);
+  res.end(reply.body);
   return true;
 }
 
-function tooLarge(): string {
-  return JSON.stringify(stripeError(413, { type: "invalid_request_error", message: `Request bodies are limited to ${MAX_BODY_BYTES} bytes.` }).body);
+function tooLarge() {
+  return stripeError(413, { type: "invalid_request_error", message: `Request bodies are limited to ${MAX_BODY_BYTES} bytes.` });
 }

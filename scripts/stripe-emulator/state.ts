@@ -1,6 +1,9 @@
+import { EventLog } from "./events";
 import { Faults } from "./faults";
 import { IdempotencyStore } from "./idempotency";
 import { Ledger } from "./ledger";
+import { defaultWebhookConfig } from "./webhook-config";
+import { WebhookDispatcher } from "./webhooks";
 
 /**
  * Everything `POST /_emulator/reset` forgets. A reset swaps in a fresh State
@@ -12,8 +15,17 @@ export interface State {
   ledger: Ledger;
   idempotency: IdempotencyStore;
   faults: Faults;
+  events: EventLog;
+  webhooks: WebhookDispatcher;
 }
 
-export function freshState(): State {
-  return { ledger: new Ledger(), idempotency: new IdempotencyStore(), faults: new Faults() };
+/** The webhook endpoint a fresh State starts with (STRIPE_WEBHOOK_URL / STRIPE_WEBHOOK_SECRET in main.ts). */
+export interface WebhookDefaults {
+  url?: string | null;
+  secret?: string;
+}
+
+export function freshState(webhook: WebhookDefaults = {}): State {
+  const webhooks = new WebhookDispatcher(defaultWebhookConfig(webhook.url ?? null, webhook.secret));
+  return { ledger: new Ledger(), idempotency: new IdempotencyStore(), faults: new Faults(), events: new EventLog(webhooks), webhooks };
 }

@@ -1,3 +1,4 @@
+import { cardFor } from "./cards";
 import type { Params } from "./form";
 import { invalidRequest, type ApiResponse } from "./responses";
 
@@ -30,12 +31,41 @@ export function invalidCreateParams(params: Params): ApiResponse | null {
   if (params.description !== undefined && typeof params.description !== "string") {
     return invalidRequest("Invalid string: description", { param: "description" });
   }
-  return paymentMethodError(params.payment_method) ?? metadataError(params.metadata);
+  return (
+    paymentMethodError(params.payment_method) ??
+    paymentMethodTypesError(params) ??
+    returnUrlError(params.return_url) ??
+    metadataError(params.metadata)
+  );
 }
 
+/** Only Stripe's test payment methods exist here; any other id is missing, as it would be in a Stripe account. */
 export function paymentMethodError(value: Params[string] | undefined): ApiResponse | null {
-  if (value === undefined || (typeof value === "string" && value.startsWith("pm_"))) return null;
-  return invalidRequest(`No such PaymentMethod: '${String(value)}'`, { code: "resource_missing", param: "payment_method" });
+  if (value === undefined || (typeof value === "string" && cardFor(value))) return null;
+  return unknownPaymentMethod(String(value));
+}
+
+export function unknownPaymentMethod(id: string): ApiResponse {
+  return invalidRequest(`No such PaymentMethod: '${id}'`, { code: "resource_missing", param: "payment_method" });
+}
+
+/** The emulator has cards only, which is what the app asks for (`["card"]`, under either parameter name). */
+export function paymentMethodTypesError(params: Params): ApiResponse | null {
+  for (const param of ["payment_method_types", "allowed_payment_method_types"]) {
+    const value = params[param];
+    if (value === undefined) continue;
+    const bad = (Array.isArray(value) ? value : [value]).find((type) => type !== "card");
+    if (bad !== undefined) {
+      return invalidRequest(`The payment method type provided: ${JSON.stringify(bad)} is invalid. The emulator supports only "card".`, { param });
+    }
+  }
+  return null;
+}
+
+export function returnUrlError(value: Params[string] | undefined): ApiResponse | null {
+  if (value === undefined) return null;
+  if (typeof value === "string" && /^https?:\/\/\S+$/.test(value) && URL.canParse(value)) return null;
+  return invalidRequest("Invalid URL: return_url must be an absolute http(s) URL.", { code: "url_invalid", param: "return_url" });
 }
 
 function metadataError(value: Params[string] | undefined): ApiResponse | null {

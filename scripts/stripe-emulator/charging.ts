@@ -1,0 +1,91 @@
+import { cardFor, type Decline } from "./cards";
+import { emit, notExecuted, type Ctx, type Outcome } from "./context";
+import { randomId } from "./ids";
+import type { PaymentError, PaymentIntent } from "./ledger";
+import { ok, stripeError } from "./responses";
+import { unknownPaymentMethod } from "./validation";
+
+// What confirming does to an intent: charge the card, decline it, or stop in
+// requires_action for 3-D Secure. Synchronous, like every handler, so two
+// confirmations of one intent cannot interleave.
+
+const AUTHENTICATION_FAILURE =
+  "The provided PaymentMethod has failed authentication. You can provide payment_method_data or a new PaymentMethod to attempt to fulfill this PaymentIntent again.";
+
+export function attemptPayment(ctx: Ctx, intent: PaymentIntent, paymentMethod: string, returnUrl: string | null): Outcome {
+  const card = cardFor(paymentMethod);
+  if (!card) return notExecuted(unknownPaymentMethod(paymentMethod));
+  if (card.kind === "authenticates") return requireAction(ctx, intent, paymentMethod, returnUrl);
+  return charge(ctx, intent, paymentMethod, card.kind === "declines" ? card.decline : null);
+}
+
+/** The shopper's answer on the authentication page. Returns false when the intent no longer waits for one. */
+export function finishAuthentication(ctx: Ctx, intent: PaymentIntent, completed: boolean): boolean {
+  if (intent.status !== "requires_action" || !intent.payment_method) return false;
+  const paymentMethod = intent.payment_method;
+  intent.next_action = null;
+  if (completed) {
+    ctx.stats.authenticationsCompleted += 1;
+    const card = cardFor(paymentMethod);
+    charge(ctx, intent, paymentMethod, card?.kind === "authenticates" ? card.afterAuthentication : null);
+    return true;
+  }
+  ctx.stats.authenticationsFailed += 1;
+  const error: PaymentError = {
+    type: "invalid_request_error",
+    code: "payment_intent_authentication_failure",
+    message: AUTHENTICATION_FAILURE,
+    doc_url: "https://stripe.com/docs/error-codes/payment-intent-authentication-failure",
+    payment_method: { id: paymentMethod, object: "payment_method", type: "card" },
+  };
+  Object.assign(intent, { status: "requires_payment_method", payment_method: null, last_payment_error: error });
+  emit(ctx, "payment_intent.payment_failed", intent);
+  return true;
+}
+
+function requireAction(ctx: Ctx, intent: PaymentIntent, paymentMethod: string, returnUrl: string | null): Outcome {
+  const url = `${ctx.origin}/_emulator/3ds/${encodeURIComponent(intent.id)}?client_secret=${encodeURIComponent(intent.client_secret)}`;
+  // Without return_url Stripe hands the action to Stripe.js; only a redirect works without it.
+  intent.next_action = returnUrl
+    ? { type: "redirect_to_url", redirect_to_url: { url, return_url: returnUrl } }
+    : { type: "use_stripe_sdk", use_stripe_sdk: { type: "three_d_secure_redirect", stripe_js: url, source: randomId("src_") } };
+  Object.assign(intent, { status: "requires_action", payment_method: paymentMethod, last_payment_error: null });
+  ctx.ledger.authentications.set(intent.id, { returnUrl });
+  ctx.stats.authenticationsRequired += 1;
+  emit(ctx, "payment_intent.requires_action", intent);
+  return { response: ok(structuredClone(intent)), executed: true, charge: null };
+}
+
+/** Charges the card and records the result on the intent, success or decline: the ledger keeps both. */
+function charge(ctx: Ctx, intent: PaymentIntent, paymentMethod: string, decline: Decline | null): Outcome {
+  const recorded = ctx.ledger.charges.record({
+    amount: intent.amount,
+    currency: intent.currency,
+    paymentIntent: intent.id,
+    paymentMethod,
+    metadata: intent.metadata,
+    failure: decline ? { code: decline.code, message: decline.message } : null,
+  });
+  intent.latest_charge = recorded.id;
+  if (!decline) {
+    Object.assign(intent, { status: "succeeded", payment_method: paymentMethod, amount_received: intent.amount, last_payment_error: null });
+    ctx.stats.charges += 1;
+    emit(ctx, "payment_intent.succeeded", intent);
+    return { response: ok(structuredClone(intent)), executed: true, charge: "succeeded" };
+  }
+  const error: PaymentError = {
+    type: "card_error",
+    code: decline.code,
+    decline_code: decline.declineCode,
+    message: decline.message,
+    charge: recorded.id,
+    doc_url: "https://stripe.com/docs/error-codes/card-declined",
+    payment_method: { id: paymentMethod, object: "payment_method", type: "card" },
+  };
+  // As at Stripe, a declined intent drops its payment method and waits for a new one.
+  Object.assign(intent, { status: "requires_payment_method", payment_method: null, last_payment_error: error });
+  ctx.stats.declines += 1;
+  emit(ctx, "payment_intent.payment_failed", intent);
+  const response = stripeError(402, { ...error, payment_intent: structuredClone(intent) });
+  return { response, executed: true, charge: "declined" };
+}

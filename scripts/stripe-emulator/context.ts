@@ -1,0 +1,35 @@
+import type { EventLog, EventRequest } from "./events";
+import type { FaultStats } from "./faults";
+import type { Ledger } from "./ledger";
+import type { ApiResponse } from "./responses";
+
+/** What a handler may touch while it executes: the ledger, the event log, and the counters. */
+export interface Ctx {
+  ledger: Ledger;
+  events: EventLog;
+  stats: FaultStats;
+  /** Stamped on the events this request causes. */
+  request: EventRequest;
+  apiVersion: string;
+  /** The emulator as the caller reached it, for links it hands out (the authentication page). */
+  origin: string;
+}
+
+export interface Outcome {
+  response: ApiResponse;
+  /** The request got past validation and acted: Stripe keeps such results for idempotent replay. */
+  executed: boolean;
+  /** A charge was attempted by this request, and how it went. */
+  charge: "succeeded" | "declined" | null;
+}
+
+/** The API version stripe-node@23 pins (node_modules/stripe/esm/apiVersion.js), used when a request names none. */
+export const DEFAULT_API_VERSION = "2026-10-28.endive";
+
+export function emit(ctx: Ctx, type: string, object: unknown): void {
+  ctx.events.record(type, object, ctx.request, ctx.apiVersion);
+}
+
+export function notExecuted(response: ApiResponse): Outcome {
+  return { response, executed: false, charge: null };
+}

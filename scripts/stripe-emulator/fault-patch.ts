@@ -1,0 +1,85 @@
+import type { FailStatus, FaultSettings } from "./faults";
+
+// Validation of `POST /_emulator/faults` bodies: a bad patch changes nothing
+// and says what is wrong, so a typo in a test cannot silently disarm a fault.
+
+const MAX_LATENCY_MS = 600_000;
+const MAX_TIMES = 10_000;
+const MAX_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+const FAIL_STATUSES: readonly number[] = [500, 503, 429];
+const KNOWN = "latencyMs, failNext, dropAfterCharge, storeCreate500, idempotencyKeyTtlMs, rateLimit, lateExecution";
+
+export function parsePatch(input: unknown): Partial<FaultSettings> | string {
+  if (!isObject(input)) return "Expected a JSON object.";
+  const patch: Partial<FaultSettings> = {};
+  for (const [name, value] of Object.entries(input)) {
+    const error = parseField(patch, name, value);
+    if (error) return error;
+  }
+  return patch;
+}
+
+function parseField(patch: Partial<FaultSettings>, name: string, value: unknown): string | null {
+  switch (name) {
+    case "latencyMs":
+      if (!isCount(value, MAX_LATENCY_MS)) return `latencyMs must be an integer between 0 and ${MAX_LATENCY_MS}.`;
+      patch.latencyMs = value;
+      return null;
+    case "dropAfterCharge":
+    case "storeCreate500":
+      if (!isCount(value, MAX_TIMES)) return `${name} must be an integer between 0 and ${MAX_TIMES}.`;
+      patch[name] = value;
+      return null;
+    case "idempotencyKeyTtlMs":
+      if (!isCount(value, MAX_TTL_MS) || value < 1) return `idempotencyKeyTtlMs must be an integer between 1 and ${MAX_TTL_MS}.`;
+      patch.idempotencyKeyTtlMs = value;
+      return null;
+    case "failNext": {
+      const failNext = parseFailNext(value);
+      if (typeof failNext === "string") return failNext;
+      patch.failNext = failNext;
+      return null;
+    }
+    case "rateLimit": {
+      const shape = 'rateLimit must be null or { "perSecond": n } with n between 1 and 10000.';
+      if (value === null) {
+        patch.rateLimit = null;
+        return null;
+      }
+      if (!isObject(value) || Object.keys(value).join() !== "perSecond" || !isCount(value.perSecond, MAX_TIMES) || value.perSecond < 1) return shape;
+      patch.rateLimit = { perSecond: value.perSecond };
+      return null;
+    }
+    case "lateExecution": {
+      const shape = `lateExecution must be null or { "delayMs": 0..${MAX_LATENCY_MS}, "times": 0..${MAX_TIMES} }.`;
+      if (value === null) {
+        patch.lateExecution = null;
+        return null;
+      }
+      if (!isObject(value) || Object.keys(value).sort().join() !== "delayMs,times") return shape;
+      if (!isCount(value.delayMs, MAX_LATENCY_MS) || !isCount(value.times, MAX_TIMES)) return shape;
+      patch.lateExecution = value.times === 0 ? null : { delayMs: value.delayMs, times: value.times };
+      return null;
+    }
+    default:
+      return `Unknown fault: ${name}. Known faults: ${KNOWN}.`;
+  }
+}
+
+function parseFailNext(value: unknown): FaultSettings["failNext"] | string {
+  if (value === null) return null; // explicit "disarm"
+  const shape = 'failNext must be null or { "status": 500|503|429, "times": n }.';
+  if (!isObject(value)) return shape;
+  const { status, times, ...rest } = value;
+  if (Object.keys(rest).length > 0 || typeof status !== "number" || !FAIL_STATUSES.includes(status)) return shape;
+  if (!isCount(times, MAX_TIMES)) return `failNext.times must be an integer between 0 and ${MAX_TIMES}.`;
+  return times === 0 ? null : { status: status as FailStatus, times };
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export function isCount(value: unknown, max: number): value is number {
+  return typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= max;
+}

@@ -1,0 +1,47 @@
+import type { Ctx, Outcome } from "./context";
+import { listEvents, retrieveEvent } from "./event-endpoints";
+import type { Params } from "./form";
+import { cancelIntent, confirmIntent, createIntent, listIntents, retrieveIntent } from "./payment-intents";
+import { createRefund, listRefunds, retrieveCharge, retrieveRefund } from "./refunds";
+import type { ApiResponse } from "./responses";
+import { searchIntents } from "./search";
+
+export type Route =
+  | { kind: "read"; run: (ctx: Ctx, params: Params) => ApiResponse }
+  /** `create`: a PaymentIntent create, the only request storeCreate500 affects. */
+  | { kind: "write"; create?: boolean; run: (ctx: Ctx, params: Params) => Outcome };
+
+/** The `/v1` routes the emulator serves; null for anything else (answered like Stripe's unrecognized URL). */
+export function matchRoute(method: string, path: string): Route | null {
+  const [collection, id, action, ...rest] = path.replace(/^\/v1\//, "").split("/").map(safeDecode);
+  if (rest.length > 0 || collection === undefined || id === null || action === null) return null;
+  const read = (run: (ctx: Ctx, params: Params) => ApiResponse): Route | null => (method === "GET" ? { kind: "read", run } : null);
+  const write = (run: (ctx: Ctx, params: Params) => Outcome, create = false): Route | null =>
+    method === "POST" ? { kind: "write", run, create } : null;
+
+  if (collection === "payment_intents") {
+    if (id === undefined) return method === "GET" ? read(listIntents) : write(createIntent, true);
+    if (id === "search" && action === undefined) return read(searchIntents);
+    if (action === undefined) return read((ctx, params) => retrieveIntent(ctx, id, params));
+    if (action === "confirm") return write((ctx, params) => confirmIntent(ctx, id, params));
+    if (action === "cancel") return write((ctx, params) => cancelIntent(ctx, id, params));
+    return null;
+  }
+  if (action !== undefined) return null;
+  if (collection === "refunds") {
+    if (id === undefined) return method === "GET" ? read(listRefunds) : write(createRefund);
+    return read((ctx, params) => retrieveRefund(ctx, id, params));
+  }
+  if (collection === "events") return id === undefined ? read(listEvents) : read((ctx, params) => retrieveEvent(ctx, id, params));
+  if (collection === "charges" && id !== undefined) return read((ctx, params) => retrieveCharge(ctx, id, params));
+  return null;
+}
+
+/** A segment, decoded; null when it is not valid percent-encoding (then no route matches). */
+function safeDecode(segment: string): string | null {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
+}
