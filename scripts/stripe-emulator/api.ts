@@ -3,7 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { authenticate } from "./auth";
 import { DEFAULT_API_VERSION, type Ctx, type Outcome } from "./context";
 import { canonicalJson, parseForm, type Params } from "./form";
-import { invalidRequest, stripeError, unrecognizedUrl, type ApiResponse } from "./responses";
+import { idempotencyMismatch, invalidRequest, keyInUse, stripeError, unrecognizedUrl, type ApiResponse } from "./responses";
 import { matchRoute } from "./routes";
 import type { State } from "./state";
 
@@ -142,21 +142,6 @@ async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-function idempotencyMismatch(key: string): ApiResponse {
-  return stripeError(400, {
-    type: "idempotency_error",
-    message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.`,
-  });
-}
-
-function keyInUse(key: string): ApiResponse {
-  return stripeError(409, {
-    type: "idempotency_error",
-    code: "idempotency_key_in_use",
-    message: `There is currently another in-progress request using this Idempotent Key (that probably means you submitted twice, and the other request is still going through): ${key}. Please try again later.`,
-  });
 }
 
 export function send(response: ApiResponse, headers: Record<string, string> = {}): Reply {

@@ -13,12 +13,12 @@ import type { State } from "./state";
  * offline and in any browser. Knowing the client secret is what lets one act.
  */
 export function handleAuthenticationPage(method: string, url: URL, body: string, state: State, origin: string): Reply {
-  const id = decodeURIComponent(url.pathname.slice("/_emulator/3ds/".length));
+  const id = safeDecode(url.pathname.slice("/_emulator/3ds/".length));
   const form = new URLSearchParams(body);
   const secret = (method === "POST" ? form.get("client_secret") : null) ?? url.searchParams.get("client_secret");
-  const intent = state.ledger.get(id);
+  const intent = id === null ? undefined : state.ledger.get(id);
   if (!intent || secret !== intent.client_secret) return html(404, page("Payment not found", "<p>No payment needs authentication at this address.</p>"));
-  const returnUrl = state.ledger.authentications.get(id)?.returnUrl ?? null;
+  const returnUrl = state.ledger.authentications.get(intent.id)?.returnUrl ?? null;
   if (method === "GET") return html(200, authenticationForm(intent, url));
   if (method !== "POST") return html(405, page("Method not allowed", "<p>Use the buttons on the page.</p>"));
 
@@ -71,6 +71,14 @@ function page(title: string, content: string): string {
 
 function html(status: number, body: string): Reply {
   return { kind: "send", status, body, headers: { "Content-Type": "text/html; charset=utf-8" } };
+}
+
+function safeDecode(segment: string): string | null {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
 }
 
 function escape(text: string): string {

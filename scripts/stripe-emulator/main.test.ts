@@ -1,17 +1,19 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
+import Stripe from "stripe";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_EMULATOR_PORT, parseEmulatorPort } from "./port";
+import { startReceiver } from "./test-support";
 
 const MAIN = fileURLToPath(new URL("./main.ts", import.meta.url));
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 /** Runs main.ts as `npm run stripe:emulator` does (through tsx), with the given port variable. */
-function runMain(port: string) {
+function runMain(port: string, env: Record<string, string> = {}) {
   const child = spawn(process.execPath, ["--import", "tsx", MAIN], {
     cwd: ROOT,
-    env: { ...process.env, STRIPE_EMULATOR_PORT: port },
+    env: { ...process.env, STRIPE_EMULATOR_PORT: port, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
@@ -50,13 +52,7 @@ describe("main.ts", () => {
   it("listens, logs requests, and stops cleanly on SIGTERM", async () => {
     const { child, output } = runMain("0");
     const exited = once(child, "exit");
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stdout.on("data", () => {
-        const match = /Stripe emulator listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output().stdout);
-        if (match?.[1]) resolve(match[1]);
-      });
-      child.once("exit", () => reject(new Error(`main.ts exited early: ${output().stderr}`)));
-    });
+    const url = await listening(child, output);
     const res = await fetch(`${url}/_emulator/faults`);
     expect(res.status).toBe(200);
     await expect.poll(() => output().stdout).toContain("GET /_emulator/faults 200");
@@ -64,5 +60,46 @@ describe("main.ts", () => {
     child.kill("SIGTERM");
     const [code] = await exited;
     expect(code).toBe(0);
+  });
+});
+
+/** The URL main.ts prints once it listens. */
+function listening(child: ReturnType<typeof runMain>["child"], output: ReturnType<typeof runMain>["output"]): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    child.stdout?.on("data", () => {
+      const match = /Stripe emulator listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output().stdout);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.once("exit", () => reject(new Error(`main.ts exited early: ${output().stderr}`)));
+  });
+}
+
+describe("main.ts webhooks", () => {
+  it("exits 1 for a STRIPE_WEBHOOK_URL that is not http(s)", async () => {
+    const { child, output } = runMain("0", { STRIPE_WEBHOOK_URL: "localhost:3000/hooks" });
+    const [code] = await once(child, "exit");
+    expect(code).toBe(1);
+    expect(output().stderr).toContain("STRIPE_WEBHOOK_URL must be an http(s) URL");
+  });
+
+  it("delivers to STRIPE_WEBHOOK_URL, signed with STRIPE_WEBHOOK_SECRET", async () => {
+    const receiver = await startReceiver();
+    const { child, output } = runMain("0", { STRIPE_WEBHOOK_URL: receiver.url, STRIPE_WEBHOOK_SECRET: "whsec_from_env" });
+    try {
+      const url = new URL(await listening(child, output));
+      const stripe = new Stripe("sk_test_main", { host: url.hostname, port: Number(url.port), protocol: "http" });
+      const intent = await stripe.paymentIntents.create({ amount: 100, currency: "usd" });
+      await expect.poll(() => receiver.received.length, { timeout: 5000 }).toBe(1);
+      const delivery = receiver.received[0];
+      const event = stripe.webhooks.constructEvent(delivery?.body ?? "", delivery?.signature ?? "", "whsec_from_env");
+      expect(event).toMatchObject({ type: "payment_intent.created", data: { object: { id: intent.id } } });
+    } finally {
+      if (child.exitCode === null) {
+        const exited = once(child, "exit");
+        child.kill("SIGTERM");
+        await exited;
+      }
+      await receiver.close();
+    }
   });
 });

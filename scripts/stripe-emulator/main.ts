@@ -14,12 +14,18 @@ if (!parsed.ok) {
   process.exit(1);
 }
 
+const webhookUrl = process.env.STRIPE_WEBHOOK_URL?.trim() || null;
+if (webhookUrl !== null && !/^https?:\/\//.test(webhookUrl)) {
+  console.error(`STRIPE_WEBHOOK_URL must be an http(s) URL, got "${webhookUrl}".`);
+  process.exit(1);
+}
+
 let emulator;
 try {
   emulator = await startStripeEmulator({
     port: parsed.port,
     log: (line) => console.log(line),
-    webhook: { url: process.env.STRIPE_WEBHOOK_URL || null, secret: process.env.STRIPE_WEBHOOK_SECRET || DEFAULT_WEBHOOK_SECRET },
+    webhook: { url: webhookUrl, secret: process.env.STRIPE_WEBHOOK_SECRET || DEFAULT_WEBHOOK_SECRET },
   });
 } catch (error) {
   const reason = error instanceof Error ? error.message : String(error);

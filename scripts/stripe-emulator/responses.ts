@@ -42,3 +42,18 @@ export function unrecognizedUrl(method: string, path: string): ApiResponse {
     message: `Unrecognized request URL (${method}: ${path}). This emulator serves only /v1/payment_intents and /_emulator/*.`,
   });
 }
+
+export function idempotencyMismatch(key: string): ApiResponse {
+  return stripeError(400, {
+    type: "idempotency_error",
+    message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.`,
+  });
+}
+
+export function keyInUse(key: string): ApiResponse {
+  return stripeError(409, {
+    type: "idempotency_error",
+    code: "idempotency_key_in_use",
+    message: `There is currently another in-progress request using this Idempotent Key (that probably means you submitted twice, and the other request is still going through): ${key}. Please try again later.`,
+  });
+}

@@ -145,4 +145,25 @@ describe("3-D Secure", () => {
     expect((await emulator.stripe().paymentIntents.retrieve(intent.id)).status).toBe("requires_action");
     expect((await emulator.faults()).stats).toMatchObject({ authenticationsRequired: 1, charges: 0 });
   });
+
+  it("a confirm with return_url after a plain create redirects too, using the payment method set at create", async () => {
+    const client = emulator.stripe();
+    const created = await client.paymentIntents.create({ amount: 800, currency: "gbp", payment_method: "pm_card_threeDSecure2Required" });
+    const intent = await client.paymentIntents.confirm(created.id, { return_url: RETURN_URL });
+    expect(intent).toMatchObject({ status: "requires_action", payment_method: "pm_card_threeDSecure2Required", next_action: { type: "redirect_to_url" } });
+    const page = await openPage(intent.next_action?.redirect_to_url?.url ?? "");
+    expect(page.html).toContain("£8.00");
+  });
+
+  it("an abandoned authentication cancelled by the reconciler cannot be completed afterwards", async () => {
+    const intent = await requireAction("pm_card_threeDSecure2Required");
+    const page = await openPage(intent.next_action?.redirect_to_url?.url ?? "");
+    const canceled = await emulator.stripe().paymentIntents.cancel(intent.id, { cancellation_reason: "abandoned" });
+    expect(canceled).toMatchObject({ status: "canceled", cancellation_reason: "abandoned", next_action: null });
+
+    // The shopper comes back to the still-open tab and presses Complete.
+    expect((await press(page.forms.get("Complete authentication"))).searchParams.get("redirect_status")).toBe("failed");
+    expect((await emulator.stripe().paymentIntents.retrieve(intent.id)).status).toBe("canceled");
+    expect((await emulator.faults()).stats).toMatchObject({ cancellations: 1, authenticationsCompleted: 0, charges: 0 });
+  });
 });
