@@ -10,6 +10,7 @@ import { formatTables, machine, versions, writeResults, type ScenarioReport } fr
 import type { Scenario } from "./lib/scenario";
 import { startBenchStack } from "./lib/stack";
 import { cleanup } from "./scenarios/cleanup";
+import { duplicates } from "./scenarios/duplicates";
 import { engine } from "./scenarios/engine";
 import { fresh } from "./scenarios/fresh";
 import { growth } from "./scenarios/growth";
@@ -17,7 +18,7 @@ import { replays } from "./scenarios/replays";
 import { roundTrips } from "./scenarios/round-trips";
 import { storm } from "./scenarios/storm";
 
-const SCENARIOS: Scenario[] = [storm, fresh, replays, engine, roundTrips, growth, cleanup];
+const SCENARIOS: Scenario[] = [storm, duplicates, fresh, replays, engine, roundTrips, growth, cleanup];
 const RESULTS_FILE = new URL("./results.json", import.meta.url);
 
 async function main(): Promise<void> {

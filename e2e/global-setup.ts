@@ -22,7 +22,7 @@ export default async function globalSetup() {
     startEmulator: true,
     build: process.env.TEST_REUSE_BUILD !== "1",
     distDir: E2E.distDir,
-    appEnv: { LAB_NAIVE_ENDPOINT: "1" },
+    appEnv: { LAB_NAIVE_ENDPOINT: "1", MAINTENANCE_INTERVAL_MS: "0" },
     log: (line) => console.log(`[e2e] ${line}`),
     appLog: process.env.E2E_APP_LOG ? (line) => console.log(`[app] ${line}`) : undefined,
   });

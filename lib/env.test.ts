@@ -11,6 +11,13 @@ describe("configuration", () => {
     expect(env.IDEMPOTENCY_RETENTION_HOURS).toBe(24);
   });
 
+  it("finishes abandoned attempts by default (maintenance every 15 s, 0 turns it off), with 30-minute deadlines", () => {
+    expect(parseEnv({}).MAINTENANCE_INTERVAL_MS).toBe(15_000);
+    expect(parseEnv({ MAINTENANCE_INTERVAL_MS: "0" }).MAINTENANCE_INTERVAL_MS).toBe(0);
+    expect(parseEnv({}).PAYMENT_ATTEMPT_DEADLINE_MS).toBe(1_800_000);
+    expect(parseEnv({}).PAYMENT_ACTION_TIMEOUT_MS).toBe(1_800_000);
+  });
+
   it("reaches real Stripe with a real test key and no API base", () => {
     const env = parseEnv({ STRIPE_SECRET_KEY: "sk_test_51abcDEF", STRIPE_WEBHOOK_SECRET: "whsec_abc123" });
     expect(env.stripeApiBase).toBeUndefined();
@@ -37,6 +44,7 @@ describe("configuration", () => {
     [{ IDEMPOTENCY_IN_PROGRESS_TTL_MS: "30000" }, "IDEMPOTENCY_IN_PROGRESS_TTL_MS"],
     [{ SESSION_SECRET: "short" }, "SESSION_SECRET"],
     [{ STRIPE_WEBHOOK_SECRET: "sk_test_oops" }, "STRIPE_WEBHOOK_SECRET"],
+    [{ PAYMENT_ATTEMPT_DEADLINE_MS: "90000" }, "PAYMENT_ATTEMPT_DEADLINE_MS"],
   ])("rejects %j with a message naming %s", (input, variable) => {
     expect(() => parseEnv(input)).toThrow(ConfigError);
     expect(() => parseEnv(input)).toThrow(new RegExp(`^Invalid configuration:\\n  ${variable}:`));

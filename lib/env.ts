@@ -47,7 +47,11 @@ const schema = z
     IDEMPOTENCY_RETENTION_HOURS: z.coerce.number().int().min(24).max(48).default(24),
     SESSION_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
     /** Run the reconciler and the expiry cleanup inside each app process this often (0: off; use cron instead). */
-    MAINTENANCE_INTERVAL_MS: z.coerce.number().int().min(0).default(0),
+    MAINTENANCE_INTERVAL_MS: z.coerce.number().int().min(0).default(15_000),
+    /** After this an attempt is settled for good: a success stands, anything else is cancelled and stored as a failure. */
+    PAYMENT_ATTEMPT_DEADLINE_MS: z.coerce.number().int().positive().default(1_800_000),
+    /** How long an attempt may wait for the shopper's 3-D Secure authentication before it is cancelled. */
+    PAYMENT_ACTION_TIMEOUT_MS: z.coerce.number().int().positive().default(1_800_000),
     /** DEMO ONLY: serves the lab's and the benchmarks' checkout without idempotency. */
     LAB_NAIVE_ENDPOINT: z.enum(["0", "1"]).default("0").transform((v) => v === "1"),
   })
@@ -58,6 +62,13 @@ const schema = z
         code: "custom",
         path: ["IDEMPOTENCY_IN_PROGRESS_TTL_MS"],
         message: `must exceed the Stripe client's worst-case call time (${minTtl} ms), or a duplicate could retake a claim whose owner is still charging`,
+      });
+    }
+    if (env.PAYMENT_ATTEMPT_DEADLINE_MS <= env.IDEMPOTENCY_IN_PROGRESS_TTL_MS) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["PAYMENT_ATTEMPT_DEADLINE_MS"],
+        message: "must exceed IDEMPOTENCY_IN_PROGRESS_TTL_MS: an attempt is settled for good only after its owner can no longer be working",
       });
     }
   });

@@ -1,32 +1,47 @@
+import type Stripe from "stripe";
 import { observe } from "./observability";
 import type { CheckoutDeps } from "./checkout/checkout";
 import { db } from "./db";
-import { env } from "./env";
+import { env, type Env } from "./env";
+import type { PrismaClient } from "./generated/prisma/client";
 import { IdempotencyEngine } from "./idempotency/engine";
 import { stripe } from "./payments/stripe";
 import type { WebhookDeps } from "./webhooks/deps";
 
-/** The app's wiring: the real database, Stripe client and idempotency settings. */
-let deps: CheckoutDeps | undefined;
-
-export function checkoutDeps(): CheckoutDeps {
-  deps ??= {
-    prisma: db(),
-    stripe: stripe(),
-    idempotency: new IdempotencyEngine(db(), {
-      inProgressTtlMs: env().IDEMPOTENCY_IN_PROGRESS_TTL_MS,
-      retentionHours: env().IDEMPOTENCY_RETENTION_HOURS,
+/** The checkout's wiring from the configuration: the app's, and `npm run reconcile`'s from cron. */
+export function createCheckoutDeps(config: Env, prisma: PrismaClient, stripeClient: Stripe): CheckoutDeps {
+  return {
+    prisma,
+    stripe: stripeClient,
+    idempotency: new IdempotencyEngine(prisma, {
+      inProgressTtlMs: config.IDEMPOTENCY_IN_PROGRESS_TTL_MS,
+      retentionHours: config.IDEMPOTENCY_RETENTION_HOURS,
+      attemptDeadlineMs: config.PAYMENT_ATTEMPT_DEADLINE_MS,
     }),
+    appOrigin: `http://localhost:${config.PORT}`,
+    actionTimeoutMs: config.PAYMENT_ACTION_TIMEOUT_MS,
     log: observe,
   };
+}
+
+let deps: CheckoutDeps | undefined;
+
+/** The app's wiring: the real database, Stripe client and idempotency settings. */
+export function checkoutDeps(): CheckoutDeps {
+  deps ??= createCheckoutDeps(env(), db(), stripe());
   return deps;
+}
+
+/** The checkout's wiring plus the webhook secret and the processing lease. */
+export function createWebhookDeps(config: Env, checkout: CheckoutDeps): WebhookDeps {
+  // The lease matches the in-progress TTL: processing an event is bounded like an owner's work on an attempt.
+  return { ...checkout, webhookSecret: config.STRIPE_WEBHOOK_SECRET, leaseMs: config.IDEMPOTENCY_IN_PROGRESS_TTL_MS };
 }
 
 let webhook: WebhookDeps | undefined;
 
-/** The checkout's wiring plus the webhook secret and the processing lease. */
+/** The app's webhook wiring. */
 export function webhookDeps(): WebhookDeps {
-  // The lease matches the in-progress TTL: processing an event is bounded like an owner's work on an attempt.
-  webhook ??= { ...checkoutDeps(), webhookSecret: env().STRIPE_WEBHOOK_SECRET, leaseMs: env().IDEMPOTENCY_IN_PROGRESS_TTL_MS };
+  webhook ??= createWebhookDeps(env(), checkoutDeps());
   return webhook;
 }

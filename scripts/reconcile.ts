@@ -7,9 +7,8 @@ import { reconcileAbandoned } from "../lib/checkout/reconcile";
 import { createPrismaClient } from "../lib/db";
 import { provisionDatabase } from "../lib/db/provision";
 import { parseEnv } from "../lib/env";
-import { IdempotencyEngine } from "../lib/idempotency/engine";
-import { observe } from "../lib/observability";
-import { createStripeClient } from "../lib/payments/stripe-client";
+import { stripeFor } from "../lib/payments/stripe";
+import { createCheckoutDeps, createWebhookDeps } from "../lib/services";
 import { processDueEvents } from "../lib/webhooks/process";
 import { runScript } from "./lib/run-script";
 
@@ -18,22 +17,7 @@ runScript(async () => {
   const database = await provisionDatabase(env);
   const prisma = createPrismaClient(database.url);
   try {
-    const deps = {
-      prisma,
-      stripe: createStripeClient({
-        secretKey: env.STRIPE_SECRET_KEY,
-        apiBase: env.stripeApiBase,
-        timeoutMs: env.STRIPE_TIMEOUT_MS,
-        maxNetworkRetries: env.STRIPE_MAX_NETWORK_RETRIES,
-      }),
-      idempotency: new IdempotencyEngine(prisma, {
-        inProgressTtlMs: env.IDEMPOTENCY_IN_PROGRESS_TTL_MS,
-        retentionHours: env.IDEMPOTENCY_RETENTION_HOURS,
-      }),
-      log: observe,
-      webhookSecret: env.STRIPE_WEBHOOK_SECRET,
-      leaseMs: env.IDEMPOTENCY_IN_PROGRESS_TTL_MS,
-    };
+    const deps = createWebhookDeps(env, createCheckoutDeps(env, prisma, stripeFor(env)));
     const events = await processDueEvents(deps);
     console.log(JSON.stringify({ event: "webhook_run", ...events }));
     const counts = await reconcileAbandoned(deps);

@@ -30,6 +30,8 @@ export async function startTestApp(env: Record<string, string> = {}, emulator?: 
     STRIPE_API_BASE: stripe.url,
     SESSION_SECRET: TEST_SESSION_SECRET,
     NEXT_DIST_DIR: TEST_DIST_DIR,
+    // Off unless a test asks for it: a reconciler takes over every abandoned attempt in its database, other tests' included.
+    MAINTENANCE_INTERVAL_MS: "0",
     ...env,
   };
   const log = process.env.TEST_APP_LOG ? (line: string) => console.log(`[app:${port}] ${line}`) : undefined;

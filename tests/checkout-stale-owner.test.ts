@@ -35,7 +35,9 @@ beforeAll(async () => {
   deps = {
     prisma,
     stripe: createStripeClient({ secretKey: "sk_test_stale_owner", apiBase: server.url, timeoutMs: 10_000, maxNetworkRetries: 0 }),
-    idempotency: new IdempotencyEngine(prisma, { inProgressTtlMs: TTL_MS, retentionHours: 24 }),
+    idempotency: new IdempotencyEngine(prisma, { inProgressTtlMs: TTL_MS, retentionHours: 24, attemptDeadlineMs: 1_800_000 }),
+    appOrigin: "http://localhost:3000",
+    actionTimeoutMs: 1_800_000,
   };
 });
 afterAll(async () => {
@@ -44,8 +46,8 @@ afterAll(async () => {
   await db.close();
 });
 
-describe("an owner presumed dead who comes back late with a successful charge", () => {
-  it("has its outcome refused by the fence, and the next retry settles on that one charge", async () => {
+describe("an owner presumed dead who comes back late from its PaymentIntent create", () => {
+  it("is fenced out before it can confirm (its lock is renewed, fenced, before each provider call), and the next retry charges once", async () => {
     const customerId = randomUUID();
     const key = randomUUID();
     const input = { customerId, key, body: cart() };
@@ -61,23 +63,26 @@ describe("an owner presumed dead who comes back late with a successful charge", 
     expect(usurper).toEqual({ kind: "unavailable", retryAfterSeconds: expect.any(Number) });
     expect(await db.record(customerId, key)).toMatchObject({ status: "in_progress", attempts: 2 });
 
-    // Owner 1 wakes up, charges the card, and tries to record its 201.
+    // Owner 1 wakes up with its PaymentIntent. Recording it is the fenced
+    // write that renews its lock before the confirm: refused, so it stops.
     await emulator.faults({ latencyMs: 0 });
     const late = await stale;
-    expect(late).toEqual({ kind: "in_progress", retryAfterSeconds: expect.any(Number) }); // not its own 201
-    expect(await emulator.stats()).toMatchObject({ charges: 1 });
+    expect(late).toEqual({ kind: "in_progress", retryAfterSeconds: expect.any(Number) }); // not its own answer
+    expect(await emulator.stats()).toMatchObject({ charges: 0 });
+    expect(await emulator.ledger()).toMatchObject([{ status: "requires_confirmation" }]); // created, never confirmed
     const record = await db.record(customerId, key);
-    expect(record).toMatchObject({ status: "in_progress", response_status: null }); // the fence held
+    expect(record).toMatchObject({ status: "in_progress", response_status: null });
     const [order] = await db.ordersOf(customerId);
-    expect(order).toMatchObject({ status: "pending", payment_intent_id: expect.stringMatching(/^pi_/) });
+    expect(order).toMatchObject({ status: "pending", payment_intent_id: null });
 
-    // The shopper's next retry retakes the claim and finds the charge.
+    // The shopper's next retry retakes the claim, gets the same PaymentIntent back and charges it once.
     const retry = await checkout(deps, input);
-    expect(retry).toMatchObject({ kind: "response", replayed: false, response: { statusCode: 201, body: { orderId: order!.id, paymentIntentId: order!.payment_intent_id } } });
+    expect(retry).toMatchObject({ kind: "response", replayed: false, response: { statusCode: 201 } });
     expect(await db.record(customerId, key)).toMatchObject({ status: "completed", attempts: 3 });
     expect(await emulator.stats()).toMatchObject({ charges: 1 });
     const ledger = await emulator.ledger();
     expect(ledger).toHaveLength(1);
-    expect(ledger[0]).toMatchObject({ id: order!.payment_intent_id, status: "succeeded" });
+    expect(ledger[0]).toMatchObject({ status: "succeeded" });
+    expect((await db.ordersOf(customerId))[0]).toMatchObject({ status: "paid", payment_intent_id: ledger[0]!.id });
   });
 });

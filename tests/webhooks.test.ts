@@ -4,7 +4,8 @@ import { EmulatorWebhooks } from "./helpers/emulator-webhooks";
 import { useTestApp } from "./helpers/harness";
 import { delta, scrape } from "./helpers/metrics";
 import { cart, newKey, sleep, waitFor, type Shopper } from "./helpers/shopper";
-import { deliver, sign, stripeEvent, type StripeEventLike } from "./helpers/webhooks";
+import { vanishAfterCharge } from "./helpers/vanish";
+import { deliver, sign, stripeEvent } from "./helpers/webhooks";
 
 /**
  * POST /api/webhooks/stripe through HTTP against the production build, with
@@ -23,27 +24,6 @@ const h = useTestApp(
   },
   { ownDatabase: "webhooks" },
 );
-
-/**
- * The shopper pays, the card is charged, and the answer never reaches the
- * app: the charge's response is dropped (dropAfterCharge) and the SDK's own
- * retry of the reset connection meets a 500 at the edge (failNext). The app
- * cannot tell, releases the attempt and answers 503; the shopper vanishes.
- */
-async function vanishAfterCharge(shopper: Shopper, key: string): Promise<StripeEventLike["data"]["object"]> {
-  await h.emulator.faults({ latencyMs: LATENCY_MS });
-  const answer = shopper.checkout(key, cart());
-  await waitFor("the charge to be in flight", async () => (await h.emulator.stats()).delayed >= 2); // create, then confirm
-  await h.emulator.faults({ latencyMs: 0, dropAfterCharge: 1, failNext: { status: 500, times: 1 } });
-  expect((await answer).status).toBe(503);
-  expect(await h.emulator.stats()).toMatchObject({ charges: 1, dropped: 1, failedInjected: 1 });
-  expect(await h.db.record(shopper.customerId!, key)).toMatchObject({ status: "in_progress", lock_token: null, attempts: 1 });
-  const [intent] = await h.emulator.ledger();
-  expect(intent).toMatchObject({ status: "succeeded" });
-  const [order] = await h.db.ordersOf(shopper.customerId!);
-  expect(order).toMatchObject({ status: "pending", payment_intent_id: intent!.id });
-  return intent as unknown as StripeEventLike["data"]["object"];
-}
 
 const processed = (eventId: string) =>
   waitFor(`event ${eventId} to be processed`, async () => {
@@ -68,20 +48,20 @@ describe("Stripe webhooks", () => {
   it("a shopper who vanished after the charge: the webhook alone makes the order paid", async () => {
     const shopper = await h.shopper();
     const key = newKey();
-    const intent = await vanishAfterCharge(shopper, key);
+    const intent = await vanishAfterCharge(h, shopper, key, LATENCY_MS);
 
     const event = stripeEvent("payment_intent.succeeded", intent);
     expect(await deliver(h.url, event)).toEqual({ status: 200, body: { received: true, duplicate: false } });
     expect(await processed(event.id)).toMatchObject({ outcome: "paid", attempts: 1, payment_intent_id: intent.id, last_error: null });
 
     expect(await h.db.record(shopper.customerId!, key)).toMatchObject({ attempts: 2 }); // the webhook took it over once
-    await expectPaidOnce(shopper, key, intent.id as string);
+    await expectPaidOnce(shopper, key, intent.id);
   });
 
   it("the same event delivered 5 times at once is processed once", async () => {
     const shopper = await h.shopper();
     const key = newKey();
-    const intent = await vanishAfterCharge(shopper, key);
+    const intent = await vanishAfterCharge(h, shopper, key, LATENCY_MS);
     const before = await scrape(h.url);
 
     const event = stripeEvent("payment_intent.succeeded", intent);
@@ -96,7 +76,7 @@ describe("Stripe webhooks", () => {
     expect({ received: moved("received"), duplicate: moved("duplicate"), processed: moved("processed") }).toEqual({ received: 1, duplicate: 4, processed: 1 });
     expect(await h.db.webhookEvent(event.id)).toMatchObject({ attempts: 1 });
     expect(await h.db.record(shopper.customerId!, key)).toMatchObject({ attempts: 2 });
-    await expectPaidOnce(shopper, key, intent.id as string);
+    await expectPaidOnce(shopper, key, intent.id);
   });
 
   it("a tampered body, an old timestamp, a wrong secret or no signature: 400 and nothing stored", async () => {

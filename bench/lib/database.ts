@@ -32,7 +32,7 @@ export function openDb(url: string, options: { countStatements?: boolean } = {})
     });
   }
   const prisma = createPrismaClient(options.countStatements ? pool : url);
-  const engine = new IdempotencyEngine(prisma, { inProgressTtlMs: 90_000, retentionHours: 24 });
+  const engine = new IdempotencyEngine(prisma, { inProgressTtlMs: 90_000, retentionHours: 24, attemptDeadlineMs: 1_800_000 });
   return {
     pool,
     prisma,

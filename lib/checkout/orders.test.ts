@@ -8,7 +8,7 @@ import { CHECKOUT_ENDPOINT } from "./request";
 
 const prisma = createPrismaClient(inject("databaseUrl"));
 afterAll(() => prisma.$disconnect());
-const engine = new IdempotencyEngine(prisma, { inProgressTtlMs: 60_000, retentionHours: 24 });
+const engine = new IdempotencyEngine(prisma, { inProgressTtlMs: 60_000, retentionHours: 24, attemptDeadlineMs: 1_800_000 });
 const HASH = "c".repeat(64);
 const lines = [
   { sku: "tee-classic", name: "Classic Tee", unitPriceCents: 2500, quantity: 2 },

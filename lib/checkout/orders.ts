@@ -75,10 +75,21 @@ export function findAttemptOrder(prisma: PrismaClient, idempotencyKeyId: string)
   return prisma.order.findUnique({ where: { idempotencyKeyId }, select: pendingSelect });
 }
 
-export async function recordPaymentIntent(prisma: PrismaClient, orderId: string, paymentIntentId: string): Promise<void> {
-  // Every owner of one attempt gets the same PaymentIntent back from Stripe, so
-  // writing it more than once writes the same value.
-  await prisma.order.updateMany({ where: { id: orderId, paymentIntentId: null }, data: { paymentIntentId } });
+/**
+ * Records the attempt's PaymentIntent on its order while `owner` holds the
+ * claim, renewing its lock for the confirm that follows (one statement).
+ * Every owner of one attempt gets the same PaymentIntent back from Stripe, so
+ * writing it more than once writes the same value. False once fenced out.
+ */
+export async function recordPaymentIntent(prisma: PrismaClient, owner: Ownership, orderId: string, paymentIntentId: string): Promise<boolean> {
+  const rows = await prisma.$queryRaw<Array<{ held: number }>>`
+    with owner as (${heldBy(owner)}),
+    recorded as (
+      update orders set payment_intent_id = ${paymentIntentId}, updated_at = now()
+       where id = ${orderId}::uuid and payment_intent_id is null and exists (select 1 from owner)
+    )
+    select count(*)::int as held from owner`;
+  return rows[0]?.held === 1;
 }
 
 /** Marks the attempt's order with its outcome, as the effect of the claim's fenced finish. */

@@ -6,10 +6,11 @@ import type { PrismaClient } from "../generated/prisma/client";
 import { createPrismaClient } from "../db";
 import { IdempotencyEngine } from "../idempotency/engine";
 import { fingerprint } from "../idempotency/fingerprint";
+import type { Ownership } from "../idempotency/types";
 import { settlePayment } from "../payments/settle";
 import { createStripeClient } from "../payments/stripe-client";
 import { checkout, type CheckoutDeps } from "./checkout";
-import { createOrder } from "./orders";
+import { createOrder, recordPaymentIntent, type PendingOrder } from "./orders";
 import { priceCart } from "./price-cart";
 import { reconcileAbandoned } from "./reconcile";
 import { CHECKOUT_ENDPOINT, type CheckoutRequest } from "./request";
@@ -28,7 +29,7 @@ let emulator: StripeEmulator;
 let deps: CheckoutDeps;
 
 const body: CheckoutRequest = { items: [{ sku: "mug-enamel", quantity: 2 }], paymentMethod: "pm_card_visa" };
-const nothing = { paid: 0, declined: 0, unknown: 0, abandoned: 0, skipped: 0 };
+const nothing = { paid: 0, declined: 0, failed: 0, waiting: 0, unknown: 0, abandoned: 0, skipped: 0 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function control(path: string, payload?: unknown) {
@@ -56,7 +57,9 @@ beforeAll(async () => {
   deps = {
     prisma,
     stripe: createStripeClient({ secretKey: "sk_test_reconcile", apiBase: emulator.url, timeoutMs: 5_000, maxNetworkRetries: 0 }),
-    idempotency: new IdempotencyEngine(prisma, { inProgressTtlMs: TTL_MS, retentionHours: 24 }),
+    idempotency: new IdempotencyEngine(prisma, { inProgressTtlMs: TTL_MS, retentionHours: 24, attemptDeadlineMs: 1_800_000 }),
+    appOrigin: "http://localhost:3000",
+    actionTimeoutMs: 60_000,
     log: process.env.DEBUG_RECONCILE ? (e, f) => console.log(e, JSON.stringify(f)) : undefined,
   };
 });
@@ -83,8 +86,9 @@ describe("the reconciler", () => {
     const charged = await settlePayment(
       deps.stripe,
       { recordId: claim.owner.recordId, attempt: 1, amountCents: cart.amountCents, currency: cart.currency,
-        paymentMethod: body.paymentMethod, paymentIntentId: null, metadata: { orderId: order.id, customerId, idempotencyKey: key } },
-      async () => undefined,
+        paymentMethod: body.paymentMethod, paymentIntentId: null, metadata: { orderId: order.id, customerId, idempotencyKey: key },
+        returnUrl: "http://localhost:3000/checkout/return", final: false },
+      { recordPaymentIntent: async () => true, refresh: async () => true },
     );
     if (charged.kind !== "succeeded") throw new Error(`expected a charge, got ${charged.kind}`);
     const intent = { id: charged.paymentIntentId };
@@ -145,7 +149,9 @@ describe("the reconciler", () => {
     await sleep(TTL_MS + 100);
     expect(await reconcileAbandoned(deps)).toEqual({ ...nothing, declined: 1 });
     const replay = await checkout(deps, { customerId, key, body: declined });
-    expect(replay).toMatchObject({ kind: "response", replayed: true, response: { statusCode: 402, body: { declineCode: "insufficient_funds" } } });
+    expect(replay).toMatchObject({ kind: "response", replayed: true, response: { statusCode: 402 } });
+    if (replay.kind !== "response") throw new Error("expected a response");
+    expect(JSON.parse(replay.response.body)).toMatchObject({ declineCode: "insufficient_funds" });
   });
 
   it("forgets a claim whose owner died before creating the order, so a retry starts afresh", async () => {
@@ -173,4 +179,85 @@ describe("the reconciler", () => {
     expect(new Set(ledger.map((pi) => pi.metadata.idempotencyKey)).size).toBe(5);
     expect(await prisma.order.count({ where: { customerId, status: "paid" } })).toBe(5);
   });
+
+  it("settles a crashed-after-charge attempt within a few ticks although 100 older attempts stay unknown on every try", async () => {
+    const customerId = await newCustomer();
+    // 100 poisoned attempts first: each recorded a PaymentIntent the provider
+    // does not know, so every reading of it fails and its outcome stays unknown.
+    for (let i = 0; i < 100; i++) {
+      const { owner, order } = await ownedOrder(customerId);
+      expect(await recordPaymentIntent(prisma, owner, order.id, `pi_poisoned_${i}_${randomUUID().slice(0, 8)}`)).toBe(true);
+    }
+    // Then one that really charged the card before its server died.
+    const { owner, order, key } = await ownedOrder(customerId);
+    const charged = await settlePayment(deps.stripe, paymentOf(owner, order, key, customerId), { recordPaymentIntent: async () => true, refresh: async () => true });
+    expect(charged.kind).toBe("succeeded");
+    await sleep(TTL_MS + 100);
+
+    const ticks: Array<Record<string, number>> = [];
+    for (let tick = 0; tick < 3 && (await prisma.order.findUniqueOrThrow({ where: { id: order.id } })).status !== "paid"; tick++) {
+      ticks.push(await reconcileAbandoned(deps));
+    }
+    expect(ticks[0]).toEqual({ ...nothing, unknown: 100 }); // the default batch: the 100 oldest, all poisoned
+    expect(ticks[1]).toEqual({ ...nothing, paid: 1 }); // each backed off on its own: the charged one is next
+    expect(await prisma.order.findUniqueOrThrow({ where: { id: order.id }, select: { status: true } })).toEqual({ status: "paid" });
+    expect((await control("faults")).stats.charges).toBe(1);
+  });
+
+  it("settles an attempt for good past its deadline: a recorded intent that never succeeded is cancelled, the failure stored", async () => {
+    const short = { ...deps, idempotency: new IdempotencyEngine(prisma, { inProgressTtlMs: TTL_MS, retentionHours: 24, attemptDeadlineMs: TTL_MS + 200 }) };
+    const customerId = await newCustomer();
+    const { owner, order, key } = await ownedOrder(customerId);
+    // Created at the provider, never confirmed: its owner died in between.
+    const created = await deps.stripe.paymentIntents.create(
+      { amount: order.amountCents, currency: order.currency, payment_method: "pm_card_visa", metadata: { orderId: order.id, customerId, idempotencyKey: key } },
+      { idempotencyKey: `${owner.recordId}:create` },
+    );
+    expect(await recordPaymentIntent(prisma, owner, order.id, created.id)).toBe(true);
+    await sleep(TTL_MS + 300);
+
+    expect(await reconcileAbandoned(short)).toEqual({ ...nothing, failed: 1 });
+    expect((await deps.stripe.paymentIntents.retrieve(created.id)).status).toBe("canceled");
+    const replay = await checkout(short, { customerId, key, body });
+    if (replay.kind !== "response") throw new Error(`expected a replay, got ${replay.kind}`);
+    expect(replay).toMatchObject({ replayed: true, response: { statusCode: 402 } });
+    expect(JSON.parse(replay.response.body)).toMatchObject({ error: "payment_failed", code: "attempt_expired", orderId: order.id });
+    expect((await control("faults")).stats.charges).toBe(0);
+    expect(await prisma.order.findUniqueOrThrow({ where: { id: order.id }, select: { status: true } })).toEqual({ status: "failed" });
+  });
+
+  it("past its deadline finds by metadata an intent whose id was never recorded, and keeps its success", async () => {
+    const short = { ...deps, idempotency: new IdempotencyEngine(prisma, { inProgressTtlMs: TTL_MS, retentionHours: 24, attemptDeadlineMs: TTL_MS + 200 }) };
+    const customerId = await newCustomer();
+    const { owner, order, key } = await ownedOrder(customerId);
+    // Charged, and the server died before writing the intent's id.
+    const charged = await settlePayment(deps.stripe, paymentOf(owner, order, key, customerId), { recordPaymentIntent: async () => true, refresh: async () => true });
+    expect(charged.kind).toBe("succeeded");
+    await sleep(TTL_MS + 300);
+
+    expect(await reconcileAbandoned(short)).toEqual({ ...nothing, paid: 1 });
+    expect(await prisma.order.findUniqueOrThrow({ where: { id: order.id }, select: { status: true, paymentIntentId: true } }))
+      .toEqual({ status: "paid", paymentIntentId: charged.kind === "succeeded" ? charged.paymentIntentId : null });
+    expect((await control("faults")).stats.charges).toBe(1);
+  });
 });
+
+/** What a server does up to its first provider call: claim, price, write the order. */
+async function ownedOrder(customerId: string) {
+  const key = randomUUID();
+  const claim = await deps.idempotency.claim({ subjectId: customerId, endpoint: CHECKOUT_ENDPOINT, key }, fingerprint(body));
+  if (claim.kind !== "claimed") throw new Error("expected a claim");
+  const cart = await priceCart(prisma, body.items);
+  if (!cart.ok) throw new Error("cart");
+  const order = await createOrder(prisma, { owner: claim.owner, customerId, paymentMethod: body.paymentMethod, ...cart });
+  if (!order) throw new Error("expected the order to be written");
+  return { owner: claim.owner, order, key };
+}
+
+function paymentOf(owner: Ownership, order: PendingOrder, key: string, customerId: string) {
+  return {
+    recordId: owner.recordId, attempt: owner.attempt, amountCents: order.amountCents, currency: order.currency,
+    paymentMethod: body.paymentMethod, paymentIntentId: null, metadata: { orderId: order.id, customerId, idempotencyKey: key },
+    returnUrl: "http://localhost:3000/checkout/return", final: false,
+  };
+}

@@ -1,57 +1,73 @@
-import { settleAttempt, type CheckoutDeps } from "./checkout";
+import type { AbandonedRecord } from "../idempotency/types";
+import { recordExpired, settleAttempt, type CheckoutDeps, type CheckoutResult } from "./checkout";
 import { findAttemptOrder } from "./orders";
 import { CHECKOUT_ENDPOINT } from "./request";
 
 /**
- * Finishes checkout attempts nobody is finishing (SPEC section 2, step 6): an
- * owner that died mid-payment, or a transient failure whose shopper never
- * retried. Each is taken over with the same fenced compare-and-set a retry
- * uses and driven on exactly as a retry would drive it — the same downstream
- * idempotency keys, so Stripe replays a charge that happened and performs one
- * that did not. Several reconcilers (one per app instance) can run at once:
- * each record is won by one of them.
+ * Finishes checkout attempts nobody is finishing (docs/contract.md,
+ * "Convergence"): an owner that died mid-payment, a transient failure whose
+ * shopper never retried, an authentication nobody completed. Each is taken
+ * over with the same fenced compare-and-set a retry uses and driven on
+ * exactly as a retry would drive it — the same downstream idempotency keys,
+ * so Stripe replays a charge that happened and performs one that did not.
+ * Past its deadline an attempt is settled for good. Several reconcilers (one
+ * per app instance) can run at once: each record is won by one of them.
  */
-export type ReconcileOutcome = "paid" | "declined" | "unknown" | "abandoned" | "skipped";
+export type ReconcileOutcome = "paid" | "declined" | "failed" | "waiting" | "unknown" | "abandoned" | "skipped";
 
 export async function reconcileAbandoned(
   deps: CheckoutDeps,
   options: { limit?: number } = {},
 ): Promise<Record<ReconcileOutcome, number>> {
-  const counts: Record<ReconcileOutcome, number> = { paid: 0, declined: 0, unknown: 0, abandoned: 0, skipped: 0 };
+  const counts: Record<ReconcileOutcome, number> = { paid: 0, declined: 0, failed: 0, waiting: 0, unknown: 0, abandoned: 0, skipped: 0 };
   const records = await deps.idempotency.findAbandoned(CHECKOUT_ENDPOINT, options.limit ?? 100);
   for (const record of records) {
-    const outcome = await reconcileOne(deps, record);
+    const { outcome, code } = await reconcileOne(deps, record);
     counts[outcome] += 1;
-    deps.log?.("reconcile", { outcome, recordId: record.recordId, key: record.key, customerId: record.subjectId });
+    deps.log?.("reconcile", { outcome, code, recordId: record.recordId, key: record.key, customerId: record.subjectId, parked: record.parked });
   }
   return counts;
 }
 
-async function reconcileOne(
-  deps: CheckoutDeps,
-  record: { recordId: string; subjectId: string; key: string; lockToken: string | null },
-): Promise<ReconcileOutcome> {
+async function reconcileOne(deps: CheckoutDeps, record: AbandonedRecord): Promise<{ outcome: ReconcileOutcome; code?: string }> {
   const owner = await deps.idempotency.takeOver(record);
-  if (!owner) return "skipped"; // a retry or another reconciler got there first
+  if (!owner) return { outcome: "skipped" }; // a retry or another reconciler got there first
   // Taken over first, then read: an owner that was still creating the order
   // either committed it before the take-over (found here) or can no longer.
   const order = await findAttemptOrder(deps.prisma, record.recordId);
   if (!order) {
-    // Nothing was charged (the charge comes after the order): forget the
-    // claim, so the shopper's next retry with this key starts afresh.
-    await deps.idempotency.abandon(owner);
-    return "abandoned";
+    // Nothing was charged (the charge comes after the order). Before the
+    // deadline, forget the claim so the shopper's retry starts afresh; after
+    // it, the key only replays, so record the failure for good.
+    if (!owner.pastDeadline) {
+      await deps.idempotency.abandon(owner);
+      return { outcome: "abandoned" };
+    }
+    await recordExpired(deps, owner);
+    return { outcome: "failed", code: "attempt_expired" };
   }
-  if (!order.paymentMethod) {
-    // Written before orders recorded their payment method: leave it to a retry.
-    await deps.idempotency.release(owner);
-    return "skipped";
+  if (!order.paymentMethod && !owner.pastDeadline) {
+    // Written before orders recorded their payment method: leave it to a retry until the deadline.
+    await deps.idempotency.release(owner, "backoff");
+    return { outcome: "skipped" };
   }
-  const result = await settleAttempt(deps, owner, { ...order, paymentMethod: order.paymentMethod }, {
-    customerId: record.subjectId,
-    key: record.key,
-  });
-  if (result.kind === "unavailable") return "unknown";
-  if (result.kind !== "response") return "skipped";
-  return result.response.statusCode === 201 ? "paid" : "declined";
+  const result = await settleAttempt(
+    deps,
+    owner,
+    { ...order, paymentMethod: order.paymentMethod ?? "" },
+    { customerId: record.subjectId, key: record.key },
+    // A parked record is due only once its authentication timed out.
+    { final: owner.pastDeadline || record.parked, onUnknown: "backoff" },
+  );
+  return outcomeOf(result);
+}
+
+function outcomeOf(result: CheckoutResult): { outcome: ReconcileOutcome; code?: string } {
+  if (result.kind === "unavailable") return { outcome: "unknown" };
+  if (result.kind !== "response") return { outcome: "skipped" };
+  const { statusCode, body } = result.response;
+  if (statusCode === 201) return { outcome: "paid" };
+  if (statusCode === 202) return { outcome: "waiting" };
+  const { error, code, declineCode } = JSON.parse(body) as { error?: string; code?: string; declineCode?: string };
+  return error === "card_declined" ? { outcome: "declined", code: declineCode } : { outcome: "failed", code: code ?? error };
 }

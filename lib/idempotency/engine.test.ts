@@ -8,12 +8,12 @@ import type { ClaimResult, KeyScope, Ownership } from "./types";
 const prisma = createPrismaClient(inject("databaseUrl"));
 afterAll(() => prisma.$disconnect());
 
-const engine = (inProgressTtlMs = 60_000) => new IdempotencyEngine(prisma, { inProgressTtlMs, retentionHours: 24 });
+const engine = (inProgressTtlMs = 60_000) => new IdempotencyEngine(prisma, { inProgressTtlMs, retentionHours: 24, attemptDeadlineMs: 1_800_000 });
 const scope = (over: Partial<KeyScope> = {}): KeyScope => ({
   subjectId: randomUUID(), endpoint: "POST /api/test", key: randomUUID(), ...over,
 });
 const HASH = "a".repeat(64);
-const ok = { statusCode: 201, body: { orderId: "o1" }, headers: { Location: "/orders/o1" } };
+const ok = { statusCode: 201, body: JSON.stringify({ orderId: "o1" }), headers: { Location: "/orders/o1" } };
 const owner = (r: ClaimResult): Ownership => {
   if (r.kind !== "claimed") throw new Error(`expected claimed, got ${r.kind}`);
   return r.owner;
@@ -66,7 +66,7 @@ describe("finishing a claim", () => {
     expect(await e.finish(owner(await e.claim(s, HASH)), { status: "completed", response: ok })).toBe(true);
     expect(await e.claim(s, HASH)).toEqual({ kind: "replay", status: "completed", response: ok });
 
-    const declined = { statusCode: 402, body: { error: "card_declined" }, headers: {} };
+    const declined = { statusCode: 402, body: JSON.stringify({ error: "card_declined" }), headers: {} };
     const s2 = scope();
     await e.finish(owner(await e.claim(s2, HASH)), { status: "failed", response: declined });
     expect(await e.claim(s2, HASH)).toEqual({ kind: "replay", status: "failed", response: declined });
@@ -115,9 +115,9 @@ describe("stale owners", () => {
     expect(await e.finish(stale, { status: "failed", response: ok }, marker(customerId))).toBe(false);
     expect(await prisma.customer.count({ where: { id: customerId } })).toBe(0);
     expect(await e.release(stale)).toBe(false);
-    expect(await e.holds(stale)).toBe(false);
+    expect(await e.refresh(stale)).toBe(false);
 
-    expect(await e.holds(fresh)).toBe(true);
+    expect(await e.refresh(fresh)).toBe(true);
     expect(await e.finish(fresh, { status: "completed", response: ok })).toBe(true);
     expect(await e.claim(s, HASH)).toEqual({ kind: "replay", status: "completed", response: ok });
   });
@@ -139,9 +139,99 @@ describe("finding an attempt", () => {
     const s = scope();
     expect(await e.find(s)).toBeNull();
     const o = owner(await e.claim(s, HASH));
-    expect(await e.find(s)).toEqual({ status: "in_progress" });
+    expect(await e.find(s)).toEqual({ recordId: o.recordId, status: "in_progress" });
     await e.finish(o, { status: "completed", response: ok });
-    expect(await e.find(s)).toEqual({ status: "completed", response: ok });
+    expect(await e.find(s)).toEqual({ recordId: o.recordId, status: "completed", response: ok });
     expect(await e.find({ ...s, subjectId: randomUUID() })).toBeNull();
+  });
+});
+
+describe("a retake that loses the race to a reconciler", () => {
+  it("only reads after its failed compare-and-set: no orphan record is left blocking the key", async () => {
+    const e = engine(100);
+    const s = scope();
+    await e.claim(s, HASH);
+    await sleep(200);
+    // The exact interleaving: between the retaker's read of the stale record
+    // and its compare-and-set, a reconciler takes the record over and, finding
+    // no order, deletes it. The retaker's compare-and-set then fails.
+    const reconciler = engine(100);
+    const compareAndSet = Reflect.get(e, "compareAndSetOwner") as (...args: unknown[]) => Promise<Ownership | null>;
+    let interleaved = false;
+    Reflect.set(e, "compareAndSetOwner", async (...args: unknown[]) => {
+      const [abandoned] = await reconciler.findAbandoned(s.endpoint, 1000).then((all) => all.filter((r) => r.subjectId === s.subjectId));
+      const taken = await reconciler.takeOver(abandoned!);
+      interleaved = taken !== null && (await reconciler.abandon(taken));
+      return compareAndSet.apply(e, args);
+    });
+    expect(await e.claim(s, HASH)).toEqual({ kind: "in_progress", retryAfterSeconds: 1 });
+    expect(interleaved).toBe(true);
+    expect(await prisma.idempotencyKey.count({ where: { subjectId: s.subjectId } })).toBe(0);
+    // The shopper's next retry is a fresh claim at once, not a 409 for a whole TTL.
+    expect(await engine(100).claim(s, HASH)).toMatchObject({ kind: "claimed", owner: { attempt: 1 } });
+  });
+});
+
+describe("an attempt waiting for the shopper (3-D Secure)", () => {
+  const waiting = { statusCode: 202, body: JSON.stringify({ status: "requires_action" }), headers: {} };
+
+  it("replays its 202 to duplicates while nobody owns it, and can be taken over to be settled", async () => {
+    const e = engine();
+    const s = scope();
+    const first = owner(await e.claim(s, HASH));
+    expect(await e.park(first, waiting, 60_000)).toBe(true);
+    expect(await e.claim(s, HASH)).toEqual({ kind: "replay", status: "in_progress", response: waiting });
+    expect(await e.find(s)).toEqual({ recordId: first.recordId, status: "in_progress", response: waiting });
+
+    const returning = await e.takeOver({ recordId: first.recordId });
+    expect(returning).toMatchObject({ attempt: 2, retaken: true, pastDeadline: false });
+    expect(await e.claim(s, HASH)).toMatchObject({ kind: "in_progress" }); // someone is settling it now
+    expect(await e.takeOver({ recordId: first.recordId })).toBeNull(); // and only one
+    expect(await e.finish(returning!, { status: "completed", response: ok })).toBe(true);
+    expect(await e.claim(s, HASH)).toEqual({ kind: "replay", status: "completed", response: ok });
+  });
+
+  it("is due for the reconciler only once its action timeout has passed, however often it waits again", async () => {
+    const e = engine(50);
+    const s = scope();
+    const first = owner(await e.claim(s, HASH));
+    await e.park(first, waiting, 600);
+    await sleep(300);
+    const again = await e.takeOver({ recordId: first.recordId });
+    await e.park(again!, waiting, 600); // a return before authenticating: the first wait's clock keeps running
+    const due = async () => (await e.findAbandoned(s.endpoint, 1000)).filter((r) => r.subjectId === s.subjectId);
+    expect(await due()).toEqual([]);
+    await sleep(400);
+    expect(await due()).toEqual([expect.objectContaining({ recordId: first.recordId, parked: true })]);
+  });
+});
+
+describe("the owner's lock", () => {
+  it("is renewed by refresh, so a duplicate after the original TTL is still answered in_progress", async () => {
+    const e = engine(400);
+    const s = scope();
+    const o = owner(await e.claim(s, HASH));
+    await sleep(300);
+    expect(await e.refresh(o)).toBe(true);
+    await sleep(250); // 550 ms after the claim, 250 ms after the renewal
+    expect(await e.claim(s, HASH)).toMatchObject({ kind: "in_progress" });
+  });
+});
+
+describe("reconciliation order", () => {
+  it("gives each record its own next try: one that stays unknown backs off and the others come first", async () => {
+    const e = engine(50);
+    const endpoint = `POST /api/fair-${randomUUID()}`;
+    const poisoned = owner(await e.claim(scope({ endpoint }), HASH));
+    await sleep(20);
+    const healthy = owner(await e.claim(scope({ endpoint }), HASH));
+    await sleep(100);
+    expect((await e.findAbandoned(endpoint, 1)).map((r) => r.recordId)).toEqual([poisoned.recordId]); // oldest first
+    const taken = await e.takeOver({ recordId: poisoned.recordId, lockToken: poisoned.lockToken });
+    expect(await e.release(taken!, "backoff")).toBe(true);
+    expect((await e.findAbandoned(endpoint, 1)).map((r) => r.recordId)).toEqual([healthy.recordId]);
+    const row = await prisma.idempotencyKey.findUniqueOrThrow({ where: { id: poisoned.recordId } });
+    expect(row.reconcileTries).toBe(1);
+    expect(row.nextAttemptAt!.getTime() - Date.now()).toBeGreaterThan(5_000);
   });
 });

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "../generated/prisma/client";
-import type { ClaimResult, IdempotencyStatus, KeyScope, Ownership, StoredResponse } from "./types";
+import type { AbandonedRecord, ClaimResult, IdempotencyStatus, KeyScope, Ownership, StoredResponse } from "./types";
 
 /**
  * The claim/replay engine of SPEC section 2. A request's record is inserted
@@ -19,7 +19,13 @@ export interface IdempotencyOptions {
   inProgressTtlMs: number;
   /** Finished records are kept this long, then removed by cleanup. */
   retentionHours: number;
+  /** After this an attempt is settled for good: nothing new is started for it. */
+  attemptDeadlineMs: number;
 }
+
+/** The reconciler's backoff for an attempt whose outcome stays unknown: 10 s, 20 s, … up to 10 minutes. */
+export const RECONCILE_BACKOFF_BASE_MS = 10_000;
+export const RECONCILE_BACKOFF_MAX_MS = 600_000;
 
 /** How long a duplicate should wait before asking again: a charge usually takes about a second. */
 export const IN_PROGRESS_RETRY_AFTER_SECONDS = 1;
@@ -39,7 +45,7 @@ interface Row {
   lock_token: string | null;
   attempts: number;
   response_status: number | null;
-  response_body: unknown;
+  response_body: string | null;
   response_headers: Record<string, string> | null;
   inserted: boolean;
   lock_expired: boolean;
@@ -59,12 +65,13 @@ export class IdempotencyEngine {
     const lockToken = randomUUID();
     const row = await this.insertOrRead(scope, requestHash, lockToken);
     if (row.inserted) {
-      return { kind: "claimed", owner: { recordId: row.id, lockToken, attempt: 1, retaken: false } };
+      return { kind: "claimed", owner: { recordId: row.id, lockToken, attempt: 1, retaken: false, pastDeadline: false } };
     }
     if (row.request_hash !== requestHash) return { kind: "mismatch" };
-    if (row.status !== "in_progress") return { kind: "replay", status: row.status, response: storedResponse(row) };
+    const answer = answerFor(row);
+    if (answer) return answer;
     if (!row.lock_expired) return { kind: "in_progress", retryAfterSeconds: IN_PROGRESS_RETRY_AFTER_SECONDS };
-    return this.retake(scope, requestHash, row, lockToken);
+    return this.retake(scope, row, lockToken);
   }
 
   private async insertOrRead(scope: KeyScope, requestHash: string, lockToken: string): Promise<Row> {
@@ -93,46 +100,57 @@ export class IdempotencyEngine {
   }
 
   /** Compare-and-set on the previous lock token: of several retakers, one wins. */
-  private async retake(scope: KeyScope, requestHash: string, row: Row, lockToken: string): Promise<ClaimResult> {
+  private async retake(scope: KeyScope, row: Row, lockToken: string): Promise<ClaimResult> {
     const owner = await this.compareAndSetOwner(row.id, row.lock_token, lockToken);
     if (owner) return { kind: "claimed", owner };
-    // Another request retook it first, or its owner just finished: answer as a duplicate.
-    const current = await this.insertOrRead(scope, requestHash, randomUUID());
-    if (current.status !== "in_progress") {
-      return { kind: "replay", status: current.status, response: storedResponse(current) };
-    }
+    // Another request retook it first, its owner just finished, or a
+    // reconciler deleted it: answer as a duplicate. Only read here — an
+    // insert would create a record nobody owns, blocking the key for a TTL.
+    const current = await this.find(scope);
+    if (current?.response) return { kind: "replay", status: current.status, response: current.response };
     return { kind: "in_progress", retryAfterSeconds: IN_PROGRESS_RETRY_AFTER_SECONDS };
   }
 
-  private async compareAndSetOwner(recordId: string, previousToken: string | null, lockToken: string): Promise<Ownership | null> {
-    const won = await this.prisma.$queryRaw<Array<{ attempts: number }>>`
+  /** `previousToken` undefined: whoever holds it, as long as nobody live does (a return from 3-D Secure). */
+  private async compareAndSetOwner(recordId: string, previousToken: string | null | undefined, lockToken: string): Promise<Ownership | null> {
+    const sameHolder = previousToken === undefined ? Prisma.empty : Prisma.sql`and lock_token is not distinct from ${previousToken}::uuid`;
+    const won = await this.prisma.$queryRaw<Array<{ attempts: number; past_deadline: boolean }>>`
       update idempotency_keys
          set lock_token = ${lockToken}::uuid, locked_at = now(), attempts = attempts + 1
        where id = ${recordId}::uuid and status = 'in_progress'
-         and lock_token is not distinct from ${previousToken}::uuid
+         ${sameHolder}
          and (locked_at is null or locked_at < now() - ${this.options.inProgressTtlMs} * interval '1 millisecond')
-      returning attempts`;
-    return won[0] ? { recordId, lockToken, attempt: Number(won[0].attempts), retaken: true } : null;
+      returning attempts, created_at < now() - ${this.options.attemptDeadlineMs} * interval '1 millisecond' as past_deadline`;
+    const row = won[0];
+    return row ? { recordId, lockToken, attempt: Number(row.attempts), retaken: true, pastDeadline: row.past_deadline } : null;
   }
 
   /**
-   * In-progress records nobody is finishing: an owner presumed dead (lock
-   * older than the TTL), or a claim released after a transient failure whose
-   * client never came back (created longer than the TTL ago).
+   * Unfinished records nobody is working on and whose next try is due: an
+   * owner presumed dead (lock older than the TTL), a claim released after a
+   * transient failure, or an attempt waiting for the shopper past its action
+   * timeout. Each record carries its own next-try time (backoff), and the
+   * earliest due come first, so a poisoned record never starves the rest.
    */
-  async findAbandoned(endpoint: string, limit: number): Promise<Array<{ recordId: string; subjectId: string; key: string; lockToken: string | null }>> {
+  async findAbandoned(endpoint: string, limit: number): Promise<AbandonedRecord[]> {
+    const ttl = Prisma.sql`${this.options.inProgressTtlMs} * interval '1 millisecond'`;
     return this.prisma.$queryRaw`
-      select id as "recordId", subject_id as "subjectId", key::text as key, lock_token as "lockToken"
+      select id as "recordId", subject_id as "subjectId", key::text as key, lock_token as "lockToken",
+             response_status is not null as parked
         from idempotency_keys
        where status = 'in_progress' and endpoint = ${endpoint}
-         and (locked_at < now() - ${this.options.inProgressTtlMs} * interval '1 millisecond'
-              or (locked_at is null and created_at < now() - ${this.options.inProgressTtlMs} * interval '1 millisecond'))
-       order by created_at
+         and (locked_at is null or locked_at < now() - ${ttl})
+         and coalesce(next_attempt_at, created_at + ${ttl}) <= now()
+       order by coalesce(next_attempt_at, created_at + ${ttl})
        limit ${limit}`;
   }
 
-  /** Takes an abandoned record over, exactly as a client's retry would retake it. */
-  takeOver(record: { recordId: string; lockToken: string | null }): Promise<Ownership | null> {
+  /**
+   * Takes a record nobody is working on over, exactly as a client's retry
+   * would retake it: with the lock token it was seen with (of several
+   * reconcilers, one wins), or — token omitted — from whoever left it.
+   */
+  takeOver(record: { recordId: string; lockToken?: string | null }): Promise<Ownership | null> {
     return this.compareAndSetOwner(record.recordId, record.lockToken, randomUUID());
   }
 
@@ -163,11 +181,11 @@ export class IdempotencyEngine {
         update idempotency_keys
            set status = ${outcome.status}::idempotency_status,
                response_status = ${outcome.response.statusCode},
-               response_body = ${JSON.stringify(outcome.response.body)}::jsonb,
+               response_body = ${outcome.response.body},
                response_headers = ${JSON.stringify(outcome.response.headers)}::jsonb,
                completed_at = now(),
                expires_at = now() + ${this.options.retentionHours} * interval '1 hour',
-               lock_token = null, locked_at = null
+               lock_token = null, locked_at = null, next_attempt_at = null
          where id = ${owner.recordId}::uuid and lock_token = ${owner.lockToken}::uuid and status = 'in_progress'
         returning id
       )${effect ? Prisma.sql`, effect as (${effect(Prisma.sql`(select id from finished)`)})` : Prisma.empty}
@@ -180,20 +198,48 @@ export class IdempotencyEngine {
    * transient): the record stays in_progress with no owner, so the next retry
    * with the same key retakes it at once and repeats the effect safely.
    */
-  async release(owner: Ownership): Promise<boolean> {
+  async release(owner: Ownership, next: "client" | "backoff" = "client"): Promise<boolean> {
+    // The client's retry comes first; the reconciler looks after a TTL, or —
+    // when it was the reconciler that found the outcome unknown — after its
+    // own growing backoff for this record alone.
+    const nextAttempt =
+      next === "client"
+        ? Prisma.sql`now() + ${this.options.inProgressTtlMs} * interval '1 millisecond'`
+        : Prisma.sql`now() + least(${RECONCILE_BACKOFF_BASE_MS} * power(2, reconcile_tries), ${RECONCILE_BACKOFF_MAX_MS}) * interval '1 millisecond'`;
     const updated = await this.prisma.$executeRaw`
-      update idempotency_keys set lock_token = null, locked_at = null
+      update idempotency_keys
+         set lock_token = null, locked_at = null, next_attempt_at = ${nextAttempt},
+             reconcile_tries = reconcile_tries + ${next === "backoff" ? 1 : 0}
        where id = ${owner.recordId}::uuid and lock_token = ${owner.lockToken}::uuid and status = 'in_progress'`;
     return updated === 1;
   }
 
-  /** True while `owner` still holds the claim. */
-  async holds(owner: Ownership): Promise<boolean> {
+  /**
+   * Leaves an attempt waiting for the shopper (3-D Secure): still
+   * `in_progress`, owned by nobody, with `response` (a 202) replayed to every
+   * duplicate. The reconciler looks at it once `actionTimeoutMs` has passed
+   * since it first waited; waiting again does not move that time. Fenced.
+   */
+  async park(owner: Ownership, response: StoredResponse, actionTimeoutMs: number): Promise<boolean> {
+    const updated = await this.prisma.$executeRaw`
+      update idempotency_keys
+         set response_status = ${response.statusCode}, response_body = ${response.body},
+             response_headers = ${JSON.stringify(response.headers)}::jsonb,
+             next_attempt_at = case when response_status is null
+                                    then now() + ${actionTimeoutMs} * interval '1 millisecond'
+                                    else next_attempt_at end,
+             lock_token = null, locked_at = null
+       where id = ${owner.recordId}::uuid and lock_token = ${owner.lockToken}::uuid and status = 'in_progress'`;
+    return updated === 1;
+  }
+
+  /** Renews the owner's lock before another provider call (the TTL bounds one call). False once fenced out. */
+  async refresh(owner: Ownership): Promise<boolean> {
     return (await this.prisma.$queryRaw<unknown[]>(heldBy(owner))).length === 1;
   }
 
-  /** The state of one attempt, for `GET /api/checkout/{key}`. */
-  async find(scope: KeyScope): Promise<{ status: IdempotencyStatus; response?: StoredResponse } | null> {
+  /** The state of one attempt (`GET /api/checkout/{key}`, a return from 3-D Secure). */
+  async find(scope: KeyScope): Promise<{ recordId: string; status: IdempotencyStatus; response?: StoredResponse } | null> {
     const rows = await this.prisma.$queryRaw<Row[]>`
       select id, request_hash, status::text as status, lock_token, attempts,
              response_status, response_body, response_headers, false as inserted, false as lock_expired
@@ -201,21 +247,31 @@ export class IdempotencyEngine {
        where subject_id = ${scope.subjectId} and endpoint = ${scope.endpoint} and key = ${scope.key}::uuid`;
     const row = rows[0];
     if (!row) return null;
-    return row.status === "in_progress" ? { status: row.status } : { status: row.status, response: storedResponse(row) };
+    return row.response_status === null
+      ? { recordId: row.id, status: row.status }
+      : { recordId: row.id, status: row.status, response: storedResponse(row) };
   }
 }
 
 /**
- * The claim's record while `owner` holds it, locked until the statement (or
- * transaction) ends, so it cannot be retaken meanwhile; no row once the owner
- * is fenced out. Writes made between claim and outcome select from it (as a
- * WITH clause) to land only while the claim is theirs.
+ * The claim's record while `owner` holds it, its lock renewed (the owner is
+ * about to call the provider again) and the row locked until the statement
+ * ends, so it cannot be retaken meanwhile; no row once the owner is fenced
+ * out. Writes made between claim and outcome select from it (as a WITH
+ * clause) to land only while the claim is theirs.
  */
 export function heldBy(owner: Ownership): Prisma.Sql {
   return Prisma.sql`
-    select id from idempotency_keys
+    update idempotency_keys set locked_at = now()
      where id = ${owner.recordId}::uuid and lock_token = ${owner.lockToken}::uuid and status = 'in_progress'
-       for update`;
+    returning id`;
+}
+
+/** A stored answer to give without doing anything: a finished record, or one waiting for the shopper. */
+function answerFor(row: Row): ClaimResult | null {
+  if (row.status !== "in_progress") return { kind: "replay", status: row.status, response: storedResponse(row) };
+  if (row.response_status !== null && row.lock_token === null) return { kind: "replay", status: row.status, response: storedResponse(row) };
+  return null;
 }
 
 function normalise(row: Row): Row {
@@ -223,5 +279,5 @@ function normalise(row: Row): Row {
 }
 
 function storedResponse(row: Row): StoredResponse {
-  return { statusCode: row.response_status ?? 500, body: row.response_body, headers: row.response_headers ?? {} };
+  return { statusCode: row.response_status ?? 500, body: row.response_body ?? "null", headers: row.response_headers ?? {} };
 }

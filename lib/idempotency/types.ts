@@ -1,13 +1,14 @@
-/** What the engine stores for a finished request, and replays verbatim. */
+/** What the engine stores for a request, and replays verbatim. */
 export interface StoredResponse {
   statusCode: number;
-  body: unknown;
+  /** The exact JSON text first sent: a replay is byte-identical. */
+  body: string;
   headers: Record<string, string>;
 }
 
 export type IdempotencyStatus = "in_progress" | "completed" | "failed";
 
-/** The scope of a key: one subject, one operation (SPEC section 2). */
+/** The scope of a key: one subject, one operation (docs/contract.md). */
 export interface KeyScope {
   /** The authenticated customer: never taken from the request body. */
   subjectId: string;
@@ -24,10 +25,27 @@ export interface Ownership {
   /** 1 for the first owner, +1 per retake. */
   attempt: number;
   retaken: boolean;
+  /** The attempt is older than its deadline: settle it for good, never start anything new. */
+  pastDeadline: boolean;
 }
 
+/**
+ * `replay` answers with a stored response: a finished record's outcome, or
+ * the `202` of an attempt that waits for the shopper (3-D Secure), which is
+ * still `in_progress` but owned by nobody.
+ */
 export type ClaimResult =
   | { kind: "claimed"; owner: Ownership }
-  | { kind: "replay"; status: "completed" | "failed"; response: StoredResponse }
+  | { kind: "replay"; status: IdempotencyStatus; response: StoredResponse }
   | { kind: "in_progress"; retryAfterSeconds: number }
   | { kind: "mismatch" };
+
+/** An unfinished record nobody is working on, as the reconciler sees it. */
+export interface AbandonedRecord {
+  recordId: string;
+  subjectId: string;
+  key: string;
+  lockToken: string | null;
+  /** It waits for the shopper (a stored 202) and its action timeout has passed. */
+  parked: boolean;
+}

@@ -1,18 +1,23 @@
 import type Stripe from "stripe";
-import { env } from "../env";
+import { env, type Env } from "../env";
 import { createStripeClient } from "./stripe-client";
 
 const globalForStripe = globalThis as unknown as { stripe?: Stripe; stripeProbe?: Stripe };
 
 /** The app's Stripe client: real Stripe test mode, or the emulator (SPEC section 5). */
 export function stripe(): Stripe {
-  globalForStripe.stripe ??= createStripeClient({
-    secretKey: env().STRIPE_SECRET_KEY,
-    apiBase: env().stripeApiBase,
-    timeoutMs: env().STRIPE_TIMEOUT_MS,
-    maxNetworkRetries: env().STRIPE_MAX_NETWORK_RETRIES,
-  });
+  globalForStripe.stripe ??= stripeFor(env());
   return globalForStripe.stripe;
+}
+
+/** A client with the configured key, endpoint and bounds. */
+export function stripeFor(config: Env): Stripe {
+  return createStripeClient({
+    secretKey: config.STRIPE_SECRET_KEY,
+    apiBase: config.stripeApiBase,
+    timeoutMs: config.STRIPE_TIMEOUT_MS,
+    maxNetworkRetries: config.STRIPE_MAX_NETWORK_RETRIES,
+  });
 }
 
 /** A fast-failing client for health checks: one try, two seconds. */

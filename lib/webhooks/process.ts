@@ -1,3 +1,4 @@
+import type Stripe from "stripe";
 import { settleAttempt } from "../checkout/checkout";
 import { findAttemptOrder, recordPaymentIntent } from "../checkout/orders";
 import { recordRefund } from "../checkout/refunds";
@@ -76,10 +77,6 @@ async function onPaymentIntent(deps: WebhookDeps, paymentIntentId: string): Prom
     deps.log?.("webhook_intent_mismatch", { orderId: order.id, recorded: order.paymentIntentId, paymentIntentId: intent.id });
     return { done: "ignored_other_intent" };
   }
-  // An owner that died between Stripe's answer and recording the id: record
-  // it now, so the attempt is resumed with this intent instead of a new one.
-  if (order.paymentIntentId === null) await recordPaymentIntent(deps.prisma, order.id, intent.id);
-
   const status = record?.status ?? (order.status === "paid" ? "completed" : order.status === "failed" ? "failed" : null);
   switch (status) {
     case "completed":
@@ -91,7 +88,7 @@ async function onPaymentIntent(deps: WebhookDeps, paymentIntentId: string): Prom
       if (order.refundReason === "late_success") return { done: "already_refunded" };
       return { done: await refundLateSuccess(deps, order, intent) };
     case "in_progress":
-      return driveAttempt(deps, record!);
+      return driveAttempt(deps, record!, intent);
     default:
       // A pending order whose record is gone cannot happen (records of
       // unfinished attempts never expire); leave it for a person to look at.
@@ -105,19 +102,29 @@ async function onPaymentIntent(deps: WebhookDeps, paymentIntentId: string): Prom
  * with the same downstream keys — the one call into the checkout's payment
  * path. A live owner (lock younger than the TTL) keeps it.
  */
-async function driveAttempt(deps: WebhookDeps, record: NonNullable<PaymentAttempt["record"]>): Promise<Verdict> {
+async function driveAttempt(deps: WebhookDeps, record: NonNullable<PaymentAttempt["record"]>, intent: Stripe.PaymentIntent): Promise<Verdict> {
   const owner = await deps.idempotency.takeOver({ recordId: record.id, lockToken: record.lockToken });
   if (!owner) return { later: "attempt owned by a live request" };
   // Read after the take-over, as the reconciler does: the order as its last owner left it.
-  const order = await findAttemptOrder(deps.prisma, record.id);
-  if (!order?.paymentMethod) {
-    await deps.idempotency.release(owner);
+  const found = await findAttemptOrder(deps.prisma, record.id);
+  const paymentMethod = found?.paymentMethod;
+  if (!found || !paymentMethod) {
+    await deps.idempotency.release(owner, "backoff");
     return { later: "attempt has no order with a payment method" };
   }
-  const result = await settleAttempt(deps, owner, { ...order, paymentMethod: order.paymentMethod }, {
-    customerId: record.subjectId,
-    key: record.key,
-  });
+  // An owner that died between Stripe's answer and recording the intent's id:
+  // record it now (fenced), so the attempt resumes with this intent.
+  const recorded = found.paymentIntentId === null && (await recordPaymentIntent(deps.prisma, owner, found.id, intent.id));
+  const order = recorded ? { ...found, paymentIntentId: intent.id } : found;
+  // Not `final` unless past the deadline: a webhook never cancels an intent
+  // the shopper may still complete (3-D Secure); the reconciler does, on time.
+  const result = await settleAttempt(
+    deps,
+    owner,
+    { ...order, paymentMethod },
+    { customerId: record.subjectId, key: record.key },
+    { onUnknown: "backoff" },
+  );
   switch (result.kind) {
     case "response":
       return { done: result.response.statusCode === 201 ? "paid" : `settled_${result.response.statusCode}` };

@@ -17,7 +17,8 @@ export interface IdempotencyRow {
   locked_at: Date | null;
   attempts: number;
   response_status: number | null;
-  response_body: unknown;
+  /** The stored JSON text, byte for byte. */
+  response_body: string | null;
   response_headers: Record<string, string> | null;
   /** Milliseconds since the lock was taken, by the database's clock. */
   lock_age_ms: number | null;
@@ -137,6 +138,22 @@ export class TestDb {
        select $4::uuid, $2::uuid, record.id, $5, 'usd', $6 from record`,
       [a.recordId, a.customerId, a.key, a.orderId, a.amountCents, a.paymentMethod],
     );
+  }
+
+  /** A product of the catalogue, added for one test (a unique sku), so it can later be taken away. */
+  async addProduct(sku: string, priceCents: number): Promise<void> {
+    await this.pool.query(
+      `insert into products (sku, name, description, price_cents, currency) values ($1, $1, 'for one test', $2, 'usd')`,
+      [sku, priceCents],
+    );
+  }
+
+  /**
+   * Takes a product out of the catalogue under its sku: renamed, because the
+   * order lines that sold it keep it (they follow the rename).
+   */
+  async retireProduct(sku: string): Promise<void> {
+    await this.pool.query(`update products set sku = sku || '-retired' where sku = $1`, [sku]);
   }
 
   close(): Promise<void> {

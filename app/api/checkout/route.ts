@@ -1,12 +1,13 @@
-import { checkout, type CheckoutResult } from "@/lib/checkout/checkout";
+import { checkout, UNAVAILABLE_RETRY_AFTER_SECONDS } from "@/lib/checkout/checkout";
 import { checkoutRequestSchema, INVALID_CHECKOUT } from "@/lib/checkout/request";
-import { forbiddenOrigin, invalidRequest, isForeignOrigin, isUuid, jsonError, readValidJson, unauthenticated } from "@/lib/http";
+import { forbiddenOrigin, isForeignOrigin, isUuid, jsonError, readValidJson, unauthenticated } from "@/lib/http";
 import { traceLabRequest } from "@/lib/lab/lab-trace";
 import { observe, observeError } from "@/lib/observability";
 import { checkoutDeps } from "@/lib/services";
 import { currentCustomerId } from "@/lib/session";
+import { toResponse, unavailable } from "./to-response";
 
-/** POST /api/checkout — SPEC section 3. Parse, call the use case, map its result to HTTP. */
+/** POST /api/checkout (docs/contract.md). Parse, call the use case, map its result to HTTP. */
 export async function POST(request: Request) {
   // Requests a /lab page tagged are recorded for its timeline; all others pass straight through.
   const response = await traceLabRequest(request, "idempotent", () => handle(request));
@@ -29,32 +30,11 @@ async function handle(request: Request): Promise<Response> {
   if (!body.ok) return body.response;
 
   try {
-    const result = await checkout(checkoutDeps(), { customerId, key: key.trim().toLowerCase(), body: body.value });
+    const origin = new URL(request.url).origin;
+    const result = await checkout(checkoutDeps(), { customerId, key: key.trim().toLowerCase(), body: body.value, origin });
     return toResponse(result);
   } catch (err) {
     observeError("checkout_error", err, { key, customerId });
-    return jsonError(503, "unavailable", "The shop cannot take payments right now. Retrying with the same key is safe.",
-      { retryAfterSeconds: 2 }, { "Retry-After": "2" });
-  }
-}
-
-function toResponse(result: CheckoutResult): Response {
-  switch (result.kind) {
-    case "response": {
-      const headers = new Headers(result.response.headers);
-      if (result.replayed) headers.set("Idempotent-Replayed", "true");
-      return Response.json(result.response.body, { status: result.response.statusCode, headers });
-    }
-    case "invalid":
-      return invalidRequest(INVALID_CHECKOUT, result.issues);
-    case "in_progress":
-      return jsonError(409, "in_progress", "This checkout attempt is still being processed. Ask again shortly with the same key.",
-        { retryAfterSeconds: result.retryAfterSeconds }, { "Retry-After": String(result.retryAfterSeconds) });
-    case "mismatch":
-      return jsonError(422, "idempotency_key_reuse",
-        "This Idempotency-Key was already used with a different request. Use a new key for a new checkout attempt.");
-    case "unavailable":
-      return jsonError(503, "payment_unavailable", "The payment provider did not answer in time. Retrying with the same key is safe.",
-        { retryAfterSeconds: result.retryAfterSeconds }, { "Retry-After": String(result.retryAfterSeconds) });
+    return unavailable("unavailable", "The shop cannot take payments right now. Retrying with the same key is safe.", UNAVAILABLE_RETRY_AFTER_SECONDS);
   }
 }

@@ -14,7 +14,7 @@ export async function GET(request: Request, ctx: { params: Promise<{ key: string
   if (!state) return notFound();
   return json(
     state.response
-      ? { status: state.status, response: { statusCode: state.response.statusCode, body: state.response.body } }
+      ? { status: state.status, response: { statusCode: state.response.statusCode, body: JSON.parse(state.response.body) as unknown } }
       : { status: state.status },
     200,
     { "Cache-Control": "no-store" },

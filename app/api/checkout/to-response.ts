@@ -1,0 +1,30 @@
+import type { CheckoutResult } from "@/lib/checkout/checkout";
+import { INVALID_CHECKOUT } from "@/lib/checkout/request";
+import { invalidRequest, jsonError } from "@/lib/http";
+
+/** Every answer about a checkout attempt, in one place: the use case's result mapped to HTTP one-to-one. */
+export function toResponse(result: CheckoutResult): Response {
+  switch (result.kind) {
+    case "response": {
+      // The stored bytes, as first sent: a replay is byte-identical.
+      const headers = new Headers(result.response.headers);
+      headers.set("Content-Type", "application/json");
+      if (result.replayed) headers.set("Idempotent-Replayed", "true");
+      return new Response(result.response.body, { status: result.response.statusCode, headers });
+    }
+    case "invalid":
+      return invalidRequest(INVALID_CHECKOUT, result.issues);
+    case "in_progress":
+      return jsonError(409, "in_progress", "This checkout attempt is still being processed. Ask again shortly with the same key.",
+        { retryAfterSeconds: result.retryAfterSeconds }, { "Retry-After": String(result.retryAfterSeconds) });
+    case "mismatch":
+      return jsonError(422, "idempotency_key_reuse",
+        "This Idempotency-Key was already used with a different request. Use a new key for a new checkout attempt.");
+    case "unavailable":
+      return unavailable("payment_unavailable", "The payment provider did not answer in time. Retrying with the same key is safe.", result.retryAfterSeconds);
+  }
+}
+
+export function unavailable(error: string, message: string, retryAfterSeconds: number): Response {
+  return jsonError(503, error, message, { retryAfterSeconds }, { "Retry-After": String(retryAfterSeconds) });
+}

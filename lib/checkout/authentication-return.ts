@@ -1,0 +1,31 @@
+import { IN_PROGRESS_RETRY_AFTER_SECONDS } from "../idempotency/engine";
+import { settleAttempt, type CheckoutDeps, type CheckoutResult } from "./checkout";
+import { findAttemptOrder } from "./orders";
+import { CHECKOUT_ENDPOINT } from "./request";
+
+/**
+ * The shopper is back from 3-D Secure (docs/contract.md, "3-D Secure"). The
+ * query string the provider appended is never trusted: the attempt is looked
+ * up by key for this customer, its own recorded PaymentIntent is asked for
+ * its state, and the outcome is recorded through the same fenced path as a
+ * retry. A second return finds the attempt finished and changes nothing.
+ */
+export type AuthenticationReturn = CheckoutResult | { kind: "not_found" };
+
+export async function returnFromAuthentication(
+  deps: CheckoutDeps,
+  input: { customerId: string; key: string; paymentIntentId: string | null },
+): Promise<AuthenticationReturn> {
+  const state = await deps.idempotency.find({ subjectId: input.customerId, endpoint: CHECKOUT_ENDPOINT, key: input.key });
+  if (!state) return { kind: "not_found" };
+  const order = await findAttemptOrder(deps.prisma, state.recordId);
+  // Only the intent recorded for this key and customer: another one's id in the query is not ours to settle.
+  if (!order?.paymentIntentId) return { kind: "not_found" };
+  if (input.paymentIntentId !== null && input.paymentIntentId !== order.paymentIntentId) return { kind: "not_found" };
+  if (state.status !== "in_progress" && state.response) return { kind: "response", response: state.response, replayed: true };
+
+  const owner = await deps.idempotency.takeOver({ recordId: state.recordId });
+  // A live owner (a webhook, the reconciler, another tab) is settling it right now.
+  if (!owner) return { kind: "in_progress", retryAfterSeconds: IN_PROGRESS_RETRY_AFTER_SECONDS };
+  return settleAttempt(deps, owner, { ...order, paymentMethod: order.paymentMethod ?? "" }, { customerId: input.customerId, key: input.key });
+}

@@ -1,0 +1,220 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { startStripeEmulator, type StripeEmulator } from "../../scripts/stripe-emulator/server";
+import { createOwnDatabase, type OwnDatabase } from "../../tests/helpers/own-database";
+import { authenticate } from "../../tests/helpers/three-d-secure";
+import { createPrismaClient } from "../db";
+import type { PrismaClient } from "../generated/prisma/client";
+import { IdempotencyEngine } from "../idempotency/engine";
+import { createStripeClient } from "../payments/stripe-client";
+import { returnFromAuthentication } from "./authentication-return";
+import { checkout, type CheckoutDeps, type CheckoutResult } from "./checkout";
+import { reconcileAbandoned } from "./reconcile";
+import type { CheckoutRequest } from "./request";
+
+/**
+ * Every attempt ends, and ends right (docs/contract.md, "Convergence"),
+ * against the emulator's faults through the real SDK and a real database of
+ * its own (the reconciler takes over every abandoned attempt it finds).
+ */
+const TTL_MS = 800;
+const DEADLINE_MS = 2_500;
+let database: OwnDatabase;
+let prisma: PrismaClient;
+let emulator: StripeEmulator;
+let deps: CheckoutDeps;
+
+const cart = (paymentMethod: string): CheckoutRequest => ({ items: [{ sku: "mug-enamel", quantity: 1 }], paymentMethod });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const nothing = { paid: 0, declined: 0, failed: 0, waiting: 0, unknown: 0, abandoned: 0, skipped: 0 };
+
+async function control(path: string, payload?: unknown) {
+  const response = await fetch(`${emulator.url}/_emulator/${path}`, payload === undefined ? {} : { method: "POST", body: JSON.stringify(payload) });
+  return response.json() as Promise<{ stats: Record<string, number> }>;
+}
+
+function depsFor(url: string): CheckoutDeps {
+  return {
+    prisma,
+    stripe: createStripeClient({ secretKey: "sk_test_convergence", apiBase: url, timeoutMs: 5_000, maxNetworkRetries: 0 }),
+    idempotency: new IdempotencyEngine(prisma, { inProgressTtlMs: TTL_MS, retentionHours: 24, attemptDeadlineMs: DEADLINE_MS }),
+    appOrigin: "http://shop.test",
+    actionTimeoutMs: 1_000,
+  };
+}
+
+async function newCustomer() {
+  return (await prisma.customer.create({ data: {}, select: { id: true } })).id;
+}
+
+function bodyOf(result: CheckoutResult | { kind: "not_found" }) {
+  if (result.kind !== "response") throw new Error(`expected a response, got ${JSON.stringify(result)}`);
+  return { status: result.response.statusCode, replayed: result.replayed, body: JSON.parse(result.response.body) as Record<string, any> };
+}
+
+beforeAll(async () => {
+  database = await createOwnDatabase("convergence");
+  prisma = createPrismaClient(database.url);
+  emulator = await startStripeEmulator({ port: 0 });
+  deps = depsFor(emulator.url);
+});
+afterAll(async () => {
+  await emulator.close();
+  await prisma.$disconnect();
+  await database.drop();
+});
+beforeEach(() => control("reset", {}));
+
+describe("a definitive provider error", () => {
+  it("is a stored 402 payment_failed with the provider's code: an unknown payment method is never retried", async () => {
+    const customerId = await newCustomer();
+    const key = randomUUID();
+    const first = bodyOf(await checkout(deps, { customerId, key, body: cart("pm_card_doesNotExist") }));
+    expect(first).toMatchObject({ status: 402, replayed: false, body: { error: "payment_failed", code: "resource_missing" } });
+    const requests = (await control("faults")).stats.requests;
+    expect(bodyOf(await checkout(deps, { customerId, key, body: cart("pm_card_doesNotExist") }))).toMatchObject({ status: 402, replayed: true });
+    expect((await control("faults")).stats.requests).toBe(requests); // the retry never reached the provider
+    expect(await prisma.order.findMany({ where: { customerId }, select: { status: true, declineCode: true } }))
+      .toEqual([{ status: "failed", declineCode: "resource_missing" }]);
+  });
+});
+
+describe("a create whose 500 the provider stored for its key", () => {
+  it("is unknown until the deadline, then a stored failure; nothing is ever charged, even after the provider forgets the key", async () => {
+    const customerId = await newCustomer();
+    const key = randomUUID();
+    await control("faults", { storeCreate500: 1 });
+    expect(await checkout(deps, { customerId, key, body: cart("pm_card_visa") })).toMatchObject({ kind: "unavailable" });
+    expect((await control("faults")).stats.storedCreate500).toBe(1);
+
+    await sleep(TTL_MS + 100);
+    expect(await reconcileAbandoned(deps)).toEqual({ ...nothing, unknown: 1 }); // the replayed 500: still unknown
+    await prisma.idempotencyKey.updateMany({ where: { subjectId: customerId }, data: { nextAttemptAt: new Date(0) } });
+    await sleep(DEADLINE_MS);
+    expect(await reconcileAbandoned(deps)).toEqual({ ...nothing, failed: 1 }); // searched by metadata: no intent
+
+    // The provider forgets its keys; the shopper and the reconciler come back.
+    await control("faults", { idempotencyKeyTtlMs: 1 });
+    await sleep(50);
+    expect(bodyOf(await checkout(deps, { customerId, key, body: cart("pm_card_visa") })))
+      .toMatchObject({ status: 402, replayed: true, body: { error: "payment_failed", code: "attempt_expired" } });
+    expect(await reconcileAbandoned(deps)).toEqual(nothing);
+    const stats = (await control("faults")).stats;
+    expect(stats.charges).toBe(0);
+    expect((await deps.stripe.paymentIntents.list({ limit: 100 })).data).toEqual([]);
+  });
+});
+
+describe("a confirm", () => {
+  it("never carries the payment method, so one that executes late on a declined intent charges nothing", async () => {
+    // Every request from the app to the provider passes through here, to be
+    // read; the first confirm is cut off and executes at the provider later.
+    const confirms: string[] = [];
+    const proxy = http.createServer((req, res) => {
+      let body = "";
+      req.on("data", (chunk: Buffer) => (body += chunk.toString()));
+      req.on("end", () => {
+        const isConfirm = req.url?.endsWith("/confirm") ?? false;
+        if (isConfirm) confirms.push(body);
+        const arm = isConfirm && confirms.length === 1 ? control("faults", { lateExecution: { delayMs: 1_500, times: 1 } }) : Promise.resolve();
+        void arm.then(() => {
+          const upstream = http.request(new URL(req.url ?? "/", emulator.url), { method: req.method, headers: req.headers }, (answer) => {
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(res);
+          });
+          upstream.on("error", () => res.destroy());
+          upstream.end(body);
+        });
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    const proxied = depsFor(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}`);
+    try {
+      const customerId = await newCustomer();
+      const key = randomUUID();
+      const body = cart("pm_card_chargeDeclined");
+      expect(await checkout(proxied, { customerId, key, body })).toMatchObject({ kind: "unavailable" });
+      expect((await control("faults")).stats.lateAnswered).toBe(1);
+      // The shopper retries at once: the retry confirms (under its own key) and is declined.
+      const declined = bodyOf(await checkout(proxied, { customerId, key, body }));
+      expect(declined).toMatchObject({ status: 402, body: { error: "card_declined" } });
+      await waitForStat("lateExecuted", 1);
+      expect(confirms.length).toBeGreaterThanOrEqual(2);
+      for (const form of confirms) expect(new URLSearchParams(form).has("payment_method")).toBe(false);
+      expect((await control("faults")).stats).toMatchObject({ charges: 0, declines: 1 });
+      expect(bodyOf(await checkout(proxied, { customerId, key, body }))).toMatchObject({ status: 402, replayed: true });
+    } finally {
+      await new Promise((resolve) => proxy.close(resolve));
+    }
+  });
+});
+
+describe("3-D Secure", () => {
+  it("answers 202 with the redirect, replays the same 202 to duplicates, and the return records the payment once", async () => {
+    const customerId = await newCustomer();
+    const key = randomUUID();
+    const body = cart("pm_card_threeDSecure2Required");
+    const first = bodyOf(await checkout(deps, { customerId, key, body }));
+    expect(first).toMatchObject({ status: 202, replayed: false, body: { status: "requires_action", nextAction: { type: "redirect" } } });
+    const again = bodyOf(await checkout(deps, { customerId, key, body }));
+    expect(again).toEqual({ ...first, replayed: true });
+    const intents = (await deps.stripe.paymentIntents.list({ limit: 100 })).data;
+    expect(intents).toHaveLength(1);
+    expect(intents[0]!.next_action?.redirect_to_url?.return_url).toBe(`http://shop.test/checkout/return?key=${key}`);
+
+    const back = await authenticate(first.body.nextAction.url, "complete");
+    expect(back.searchParams.get("redirect_status")).toBe("succeeded");
+    const paymentIntentId = back.searchParams.get("payment_intent");
+    const paid = bodyOf(await returnFromAuthentication(deps, { customerId, key, paymentIntentId }));
+    expect(paid).toMatchObject({ status: 201, replayed: false, body: { status: "paid", paymentIntentId } });
+    const twice = bodyOf(await returnFromAuthentication(deps, { customerId, key, paymentIntentId }));
+    expect(twice).toEqual({ ...paid, replayed: true });
+    expect(bodyOf(await checkout(deps, { customerId, key, body }))).toEqual({ ...paid, replayed: true });
+    expect((await control("faults")).stats).toMatchObject({ charges: 1 });
+  });
+
+  it("records a failed authentication as 402 authentication_failed; the return never trusts another intent's id", async () => {
+    const customerId = await newCustomer();
+    const key = randomUUID();
+    const first = bodyOf(await checkout(deps, { customerId, key, body: cart("pm_card_threeDSecure2Required") }));
+    const back = await authenticate(first.body.nextAction.url, "fail");
+    expect(back.searchParams.get("redirect_status")).toBe("failed");
+
+    const other = await deps.stripe.paymentIntents.create({ amount: 100, currency: "usd", payment_method: "pm_card_visa" });
+    expect(await returnFromAuthentication(deps, { customerId, key, paymentIntentId: other.id })).toEqual({ kind: "not_found" });
+    expect(await returnFromAuthentication(deps, { customerId: await newCustomer(), key, paymentIntentId: back.searchParams.get("payment_intent") }))
+      .toEqual({ kind: "not_found" });
+
+    const failed = bodyOf(await returnFromAuthentication(deps, { customerId, key, paymentIntentId: back.searchParams.get("payment_intent") }));
+    expect(failed).toMatchObject({ status: 402, body: { error: "authentication_failed", code: "payment_intent_authentication_failure" } });
+    expect((await control("faults")).stats).toMatchObject({ charges: 0, authenticationsFailed: 1 });
+  });
+
+  it("cancels an authentication nobody finished once its action timeout passed, and stores authentication_abandoned", async () => {
+    const customerId = await newCustomer();
+    const key = randomUUID();
+    const body = cart("pm_card_threeDSecure2Required");
+    const first = bodyOf(await checkout(deps, { customerId, key, body }));
+    expect(await reconcileAbandoned(deps)).toEqual(nothing); // waiting for the shopper, not yet due
+    await sleep(1_100);
+    expect(await reconcileAbandoned(deps)).toEqual({ ...nothing, failed: 1 });
+    const intent = (await deps.stripe.paymentIntents.list({ limit: 1 })).data[0]!;
+    expect(intent).toMatchObject({ status: "canceled", cancellation_reason: "abandoned" });
+    expect(bodyOf(await checkout(deps, { customerId, key, body }))).toMatchObject({
+      status: 402, replayed: true, body: { error: "authentication_abandoned", orderId: first.body.orderId },
+    });
+    // The shopper finds the tab later and presses Complete: the provider refuses, nothing is charged.
+    await authenticate(first.body.nextAction.url, "complete").catch(() => undefined);
+    expect((await control("faults")).stats.charges).toBe(0);
+  });
+});
+
+async function waitForStat(name: string, value: number) {
+  for (let i = 0; i < 100; i++) {
+    if ((await control("faults")).stats[name] === value) return;
+    await sleep(50);
+  }
+  throw new Error(`the emulator's ${name} never reached ${value}`);
+}
