@@ -1,5 +1,7 @@
 import { MutationObserver, QueryClient } from "@tanstack/react-query";
 import { ApiError } from "../../lib/checkout-client/api";
+import { authenticationReturnQuery, returnOutcomeOf } from "../../lib/checkout-client/authentication-return";
+import { CheckoutFailure } from "../../lib/checkout-client/checkout-failure";
 import { createAttemptStore, type AttemptStore, type CheckoutAttempt } from "../../lib/checkout-client/attempt-store";
 import { checkoutMutation } from "../../lib/checkout-client/checkout-mutation";
 import { isDefinitive, outcomeAfterFailure, stateFromResult, type CheckoutState } from "../../lib/checkout-client/checkout-state";
@@ -82,7 +84,7 @@ export class Shopper {
       log.behaviours.push("check_again");
       state = await this.settle(tab, [tab.pay(attempt, Date.now())], attempt, log);
     }
-    if (state.kind === "requires_action") state = await this.authenticate(tab, state.url, card, attempt, log);
+    if (state.kind === "requires_action") state = await this.authenticate(state.url, card, attempt, log);
     log.outcome = outcomeLabel(state, log);
     if (definitive(state)) this.store.finish(attempt.key);
     return definitive(state);
@@ -109,27 +111,52 @@ export class Shopper {
   }
 
   /** On the provider's page: complete, fail, or close the tab; then back on the shop's return page. */
-  private async authenticate(tab: Tab, url: string, card: CardKind, attempt: CheckoutAttempt, log: AttemptLog): Promise<ShopperState> {
+  private async authenticate(url: string, card: CardKind, attempt: CheckoutAttempt, log: AttemptLog): Promise<ShopperState> {
     if (card.authentication === "abandon" || !card.authentication) {
       log.behaviours.push("abandon_authentication");
       return { kind: "authentication_abandoned" };
     }
     log.behaviours.push(`${card.authentication}_authentication`);
-    let returnUrl: string;
+    let returnUrl: URL;
     try {
-      returnUrl = await authenticate(url, card.authentication);
+      returnUrl = new URL(await authenticate(url, card.authentication));
     } catch (err) {
       log.behaviours.push(`authentication_page_error: ${err instanceof Error ? err.message : String(err)}`);
       return { kind: "authentication_abandoned" };
     }
-    const fetchFor = this.browser.fetchFor(attempt.key);
-    await fetchFor(returnUrl).catch(() => undefined); // the return page records the outcome server-side
-    for (let tries = 0; tries < 20; tries++) {
-      const state = await outcomeAfterFailure(null, () => tab.askShop(attempt.key));
-      if (isDefinitive(state)) return state;
-      await sleep(500);
+    const send = this.browser.fetchFor(attempt.key);
+    await send(returnUrl.pathname + returnUrl.search).catch(() => undefined); // the return page itself
+    return reportReturn(send, attempt.key, returnUrl.searchParams.get("payment_intent"));
+  }
+}
+
+/**
+ * What the return page does: report the return to the shop with the page's
+ * own query options (its retry policy and delays), and show the outcome.
+ */
+async function reportReturn(send: typeof fetch, key: string, paymentIntent: string | null): Promise<ShopperState> {
+  const policy = authenticationReturnQuery(key, paymentIntent);
+  const retry = policy.retry as (count: number, error: unknown) => boolean;
+  const retryDelay = policy.retryDelay as (count: number, error: unknown) => number;
+  for (let count = 0; ; count++) {
+    try {
+      const response = await send(`/api/checkout/${encodeURIComponent(key)}/return`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ paymentIntent }),
+        signal: AbortSignal.timeout(10_000),
+      });
+      const body = (await response.json().catch(() => null)) as Record<string, unknown> | null;
+      const outcome = returnOutcomeOf(response, body);
+      if (outcome.kind === "paid") return { kind: "paid", order: outcome.order };
+      if (outcome.kind === "failed") return { kind: "declined", declineCode: outcome.code, message: outcome.message };
+      if (outcome.kind === "not_found") return { kind: "not_recorded" };
+      return { kind: "processing" }; // back without finishing authentication
+    } catch (raw) {
+      const error = raw instanceof CheckoutFailure || raw instanceof ApiError ? raw : CheckoutFailure.network(raw);
+      if (!retry(count, error)) return { kind: "unreachable" };
+      await sleep(retryDelay(count, error));
     }
-    return { kind: "processing" };
   }
 }
 
