@@ -34,12 +34,17 @@ interface Form {
 export function findForm(html: string, label: RegExp): Form | null {
   for (const match of html.matchAll(/<form\b([^>]*)>([\s\S]*?)<\/form>/gi)) {
     const [, attributes = "", inner = ""] = match;
-    const buttons = [...inner.matchAll(/<(button|input)\b([^>]*)>([\s\S]*?<\/button>)?/gi)];
-    const chosen = buttons.find(([, tag, attrs = "", text = ""]) => {
-      const isSubmit = tag!.toLowerCase() === "button" ? !/type\s*=\s*["']?(button|reset)/i.test(attrs) : /type\s*=\s*["']?submit/i.test(attrs);
-      return isSubmit && label.test(`${attr(attrs, "value") ?? ""} ${text.replace(/<[^>]*>/g, "")}`);
-    });
-    const formMatches = chosen !== undefined || (buttons.length > 0 && label.test(inner.replace(/<[^>]*>/g, " ")) && countForms(html) === 1);
+    // Submit buttons: <button> (type submit by default) and <input type="submit">, each with the text it shows.
+    const buttons: Array<{ attrs: string; text: string }> = [
+      ...[...inner.matchAll(/<button\b([^>]*)>([\s\S]*?)<\/button>/gi)]
+        .filter(([, attrs = ""]) => !/type\s*=\s*["']?(button|reset)/i.test(attrs))
+        .map(([, attrs = "", text = ""]) => ({ attrs, text: text.replace(/<[^>]*>/g, "") })),
+      ...[...inner.matchAll(/<input\b([^>]*)>/gi)]
+        .filter(([, attrs = ""]) => /type\s*=\s*["']?submit/i.test(attrs))
+        .map(([, attrs = ""]) => ({ attrs, text: attr(attrs, "value") ?? "" })),
+    ];
+    const chosen = buttons.find((b) => label.test(decode(b.text)));
+    const formMatches = chosen !== undefined;
     if (!formMatches) continue;
     const fields: Array<[string, string]> = [];
     for (const [, attrs = ""] of inner.matchAll(/<input\b([^>]*)>/gi)) {
@@ -47,17 +52,11 @@ export function findForm(html: string, label: RegExp): Form | null {
       if (!name || /type\s*=\s*["']?submit/i.test(attrs)) continue;
       fields.push([name, attr(attrs, "value") ?? ""]);
     }
-    if (chosen) {
-      const name = attr(chosen[2] ?? "", "name");
-      if (name) fields.push([name, attr(chosen[2] ?? "", "value") ?? ""]);
-    }
+    const name = chosen && attr(chosen.attrs, "name");
+    if (chosen && name) fields.push([name, attr(chosen.attrs, "value") ?? ""]);
     return { action: decode(attr(attributes, "action") ?? ""), method: /method\s*=\s*["']?get/i.test(attributes) ? "GET" : "POST", fields };
   }
   return null;
-}
-
-function countForms(html: string): number {
-  return [...html.matchAll(/<form\b/gi)].length;
 }
 
 function attr(attributes: string, name: string): string | undefined {
@@ -66,5 +65,7 @@ function attr(attributes: string, name: string): string | undefined {
 }
 
 function decode(value: string): string {
-  return value.replace(/&amp;/g, "&").replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">");
+  return value
+    .replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)))
+    .replace(/&amp;/g, "&").replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">");
 }
