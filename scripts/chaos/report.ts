@@ -41,6 +41,11 @@ export function table(result: SoakResult): string {
   for (const [kind, why] of Object.entries(result.disabledFaults)) row(kind, "off", why);
   lines.push("", "| attempts by outcome | n |", "| --- | ---: |");
   for (const [outcome, n] of Object.entries(sortByCount(result.outcomes))) row(outcome, n);
+  const behaviours: Record<string, number> = {};
+  for (const attempt of result.journal.attempts.values()) {
+    for (const b of attempt.behaviours) behaviours[b.split(":")[0]!] = (behaviours[b.split(":")[0]!] ?? 0) + 1;
+  }
+  lines.push("", `Shoppers also: ${Object.entries(sortByCount(behaviours)).map(([b, n]) => `${b} ${n}`).join(" · ") || "nothing else"}.`);
   lines.push("", "| invariant | violations |", "| --- | ---: |");
   for (const [key, text] of Object.entries(INVARIANTS) as Array<[Invariant, string]>) {
     const na = verdict.notApplicable[key];
