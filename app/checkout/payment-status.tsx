@@ -86,8 +86,8 @@ function StatusText({ state, onCheckAgain }: { state: CheckoutState; onCheckAgai
         <p>
           <strong>We have no record of this payment — check your orders.</strong>
           <span className="status-detail">
-            This payment was started a while ago, and the shop no longer knows whether it went through. Look in{" "}
-            <Link href="/orders">your orders</Link> before paying again; pressing Pay starts a new payment.
+            The shop can no longer tell whether it went through. Look in <Link href="/orders">your orders</Link> (or your
+            card statement) before paying again; pressing Pay starts a new payment.
           </span>
         </p>
       );
