@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -23,11 +24,15 @@ afterAll(async () => {
   await emulator?.close();
 });
 
-async function runStart(env: Record<string, string>) {
+const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
+
+/** `npm start`, or with `bare` the production server alone (`next start`, as a container might run it). */
+async function runStart(env: Record<string, string>, options: { bare?: boolean } = {}) {
   const dataDir = await mkdtemp(path.join(tmpdir(), "start-data-"));
   const port = await freePort();
   const { SESSION_SECRET: _inherited, ...parentEnv } = process.env;
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
+  const args = options.bare ? [nextBin, "start", "-p", String(port)] : ["--import", "tsx", "scripts/start.ts"];
+  const child = spawn(process.execPath, args, {
     env: {
       ...parentEnv,
       DATABASE_URL: inject("databaseUrl"),
@@ -36,6 +41,7 @@ async function runStart(env: Record<string, string>) {
       STRIPE_SECRET_KEY: "sk_test_emulator",
       STRIPE_API_BASE: emulator.url,
       NEXT_DIST_DIR: TEST_DIST_DIR,
+      ...(options.bare ? { NODE_ENV: "production" } : {}),
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
@@ -64,6 +70,17 @@ describe("npm start", () => {
       await expect(fetch(`${start.url}/api/health/live`)).rejects.toThrow(); // nothing listens
     } finally {
       start.child.kill("SIGTERM"); // only if it started after all
+      await start.exited;
+    }
+  });
+
+  it("and the production server alone refuses too, instead of answering every request with 500", async () => {
+    const start = await runStart({}, { bare: true });
+    try {
+      expect(await start.outcome, start.output()).toBe(1);
+      expect(start.output()).toContain("SESSION_SECRET: required in production");
+    } finally {
+      start.child.kill("SIGTERM");
       await start.exited;
     }
   });
