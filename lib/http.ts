@@ -1,4 +1,6 @@
 import type { z } from "zod";
+import { env } from "./env";
+import { isAllowedOrigin } from "./origin";
 
 /** JSON responses in the contract's shape: errors are `{ error, message, ...extra }`. */
 export function json(body: unknown, status = 200, headers?: HeadersInit): Response {
@@ -72,19 +74,12 @@ export async function readJsonBody(request: Request, limit = MAX_BODY_BYTES): Pr
   }
 }
 
-/**
- * A browser sends Origin with every cross-site POST; one that does not match
- * the host it was sent to is refused. Requests without Origin (curl, servers)
- * carry no ambient browser credentials beyond the SameSite=Lax cookie.
- */
+/** A browser POST from an origin that is not the app's own (see lib/origin.ts: APP_ORIGIN, TRUST_PROXY). */
 export function isForeignOrigin(request: Request): boolean {
   const origin = request.headers.get("origin");
   if (origin === null) return false;
-  try {
-    return new URL(origin).host !== request.headers.get("host");
-  } catch {
-    return true;
-  }
+  const { appOrigins, TRUST_PROXY } = env();
+  return !isAllowedOrigin(origin, request.headers, { appOrigins, trustProxy: TRUST_PROXY });
 }
 
 /** The answers to a cross-site write (403) and to a request without a session (401), the same on every route. */

@@ -15,6 +15,7 @@ runUntilSignal(async () => {
     env,
     appPort: env.PORT,
     startEmulator: true,
+    generateSessionSecret: true,
     build: !process.argv.includes("--no-build"),
     instances,
     log,

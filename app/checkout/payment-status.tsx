@@ -81,6 +81,28 @@ function StatusText({ state, onCheckAgain }: { state: CheckoutState; onCheckAgai
           <span className="status-detail">Press Pay to send it again.</span>
         </p>
       );
+    case "no_record":
+      return (
+        <p>
+          <strong>We have no record of this payment — check your orders.</strong>
+          <span className="status-detail">
+            The shop can no longer tell whether it went through. Look in <Link href="/orders">your orders</Link> (or your
+            card statement) before paying again; pressing Pay starts a new payment.
+          </span>
+        </p>
+      );
+    case "session_lost":
+      return (
+        <div>
+          <p>
+            <strong>Your session with the shop ended during this payment.</strong>
+            <span className="status-detail">
+              The payment may already have gone through, so it was not sent again. Check again to ask the shop about it.
+            </span>
+          </p>
+          {checkAgain}
+        </div>
+      );
     case "rejected":
       return <p><strong>{state.message}</strong></p>;
   }
@@ -98,6 +120,8 @@ function tone(state: CheckoutState): "info" | "success" | "danger" | "warn" | "n
     case "processing":
     case "unreachable":
     case "not_recorded":
+    case "no_record":
+    case "session_lost":
       return "warn";
     default:
       return "info";

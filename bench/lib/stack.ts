@@ -58,6 +58,7 @@ export async function startBenchStack(options: { reuseBuild: boolean; log: (line
     database: "checkout_bench",
     recreateDatabase: true,
     startEmulator: true,
+    generateSessionSecret: true,
     build,
     distDir: BENCH_DIST_DIR,
     appEnv: APP_SETTINGS,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "./api";
 import { CheckoutFailure } from "./checkout-failure";
-import { isDefinitive, locksCart, outcomeAfterFailure, refusalFrom, stateFromCheckFailure, stateFromStatus } from "./checkout-state";
+import { immediateOutcome, isDefinitive, locksCart, outcomeAfterFailure, refusalFrom, stateFromCheckFailure, stateFromStatus } from "./checkout-state";
 
 const paid = { orderId: "o1", status: "paid", amountCents: 2500, currency: "usd", paymentIntentId: "pi_1" };
 const http = (status: number, code = "x") => new CheckoutFailure({ kind: "http", status, code, retryAfterMs: undefined }, "m");
@@ -34,8 +34,8 @@ describe("the truth after retries run out", () => {
 });
 
 describe("refusals", () => {
-  it("closes the attempt on 400, 401, 403 and 422 with a way forward", () => {
-    for (const status of [400, 401, 403, 422]) {
+  it("closes the attempt on 400, 403 and 422 with a way forward", () => {
+    for (const status of [400, 403, 422]) {
       const state = refusalFrom(http(status));
       expect(state?.kind).toBe("rejected");
       expect(isDefinitive(state!)).toBe(true);
@@ -47,6 +47,43 @@ describe("refusals", () => {
     expect(refusalFrom(http(409))).toBeNull();
     expect(refusalFrom(http(500))).toBeNull();
     expect(refusalFrom(CheckoutFailure.network(new TypeError("x")))).toBeNull();
+  });
+});
+
+describe("a session lost in the middle of an attempt (401)", () => {
+  it("keeps the attempt open and locked: it may have charged under the session that ended", () => {
+    const state = immediateOutcome(http(401, "unauthenticated"));
+    expect(state).toEqual({ kind: "session_lost" });
+    expect(refusalFrom(http(401, "unauthenticated"))).toBeNull();
+    expect(isDefinitive(state!)).toBe(false);
+    expect(locksCart(state!)).toBe(true);
+  });
+
+  it("is the same when the page finds another session before sending", () => {
+    expect(immediateOutcome(CheckoutFailure.sessionChanged())).toEqual({ kind: "session_lost" });
+  });
+
+  it("does not ask the shop under a new session, where the key is unknown", async () => {
+    const state = await outcomeAfterFailure(http(401, "unauthenticated"), () => Promise.reject(new Error("must not be asked")));
+    expect(state).toEqual({ kind: "session_lost" });
+  });
+
+  it("answers a check refused with 401 as the lost session, not as an unreachable shop", () => {
+    expect(stateFromCheckFailure(new ApiError(401, "unauthenticated", "no"))).toEqual({ kind: "session_lost" });
+  });
+});
+
+describe("an attempt the shop may have forgotten (old, or made under a session that ended)", () => {
+  it("shows an unknown key as no record, closes the attempt and unlocks the cart", () => {
+    const state = stateFromCheckFailure(new ApiError(404, "not_found", "no"), { mayBeForgotten: true });
+    expect(state).toEqual({ kind: "no_record" });
+    expect(isDefinitive(state)).toBe(true);
+    expect(locksCart(state)).toBe(false);
+  });
+
+  it("still shows what the shop did record", async () => {
+    const state = await outcomeAfterFailure(null, async () => ({ status: "completed", response: { statusCode: 201, body: paid } }), { mayBeForgotten: true });
+    expect(state).toEqual({ kind: "paid", order: paid });
   });
 });
 
