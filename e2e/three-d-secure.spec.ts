@@ -1,5 +1,6 @@
 import { startApp, type AppProcess } from "../scripts/lib/app-process";
-import { expect, recordCheckoutTraffic, test, type Page } from "./fixtures";
+import type { Page } from "@playwright/test";
+import { expect, recordCheckoutTraffic, test } from "./fixtures";
 import { E2E, STACK_APP_ENV } from "./settings";
 import { addToCart, goToCheckout, payButton, paymentStatus } from "./shop";
 
@@ -67,7 +68,7 @@ test("Pay pressed twice and the checkout reloaded while authentication is pendin
   await expect(page.getByRole("heading", { name: "3D Secure test payment page" })).toBeVisible();
 
   // Back to the shop without authenticating, then a reload: the attempt is the same one.
-  await page.goBack();
+  await page.goto("/checkout");
   await expect(paymentStatus(page)).toContainText("Waiting for your bank");
   await page.reload();
   await expect(paymentStatus(page)).toContainText("Waiting for your bank");

@@ -82,6 +82,11 @@ export function isForeignOrigin(request: Request): boolean {
   return !isAllowedOrigin(origin, request.headers, { appOrigins, trustProxy: TRUST_PROXY });
 }
 
+/** The origin the shopper's browser uses: the first of APP_ORIGIN when set (behind a proxy), else the request's own. */
+export function publicOrigin(request: Request): string {
+  return env().appOrigins[0] ?? new URL(request.url).origin;
+}
+
 /** The answers to a cross-site write (403) and to a request without a session (401), the same on every route. */
 export const forbiddenOrigin = () => jsonError(403, "forbidden_origin", "Cross-site requests are not accepted.");
 export const unauthenticated = () => jsonError(401, "unauthenticated", "Start a session first (POST /api/session).");

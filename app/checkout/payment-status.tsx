@@ -50,8 +50,17 @@ function StatusText({ state, onCheckAgain }: { state: CheckoutState; onCheckAgai
     case "declined":
       return (
         <p>
-          <strong>Card declined: {declineReason(state.declineCode, state.message)}</strong>
+          <strong>{failureTitle(state)}</strong>
           <span className="status-detail">Nothing was charged. Choose another card and press Pay to try again.</span>
+        </p>
+      );
+    case "authenticating":
+      return (
+        <p>
+          <strong>Waiting for your bank.</strong>
+          <span className="status-detail">
+            Your bank asks you to confirm this payment. Nothing is charged until you do. <a href={state.url}>Continue to your bank</a>
+          </span>
         </p>
       );
     case "processing":
@@ -106,6 +115,12 @@ function StatusText({ state, onCheckAgain }: { state: CheckoutState; onCheckAgai
     case "rejected":
       return <p><strong>{state.message}</strong></p>;
   }
+}
+
+function failureTitle(state: Extract<CheckoutState, { kind: "declined" }>): string {
+  if (state.error === "card_declined") return `Card declined: ${declineReason(state.declineCode, state.message)}`;
+  if (state.error === "authentication_failed") return "Authentication failed: your bank did not confirm the payment.";
+  return `Payment not completed: ${state.message}`;
 }
 
 function tone(state: CheckoutState): "info" | "success" | "danger" | "warn" | "none" {

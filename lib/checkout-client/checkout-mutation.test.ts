@@ -56,7 +56,7 @@ describe("the checkout mutation", () => {
 
   it("never retries a decline", async () => {
     const { data, sent } = await pay([json(402, { error: "card_declined", declineCode: "generic_decline", message: "Declined." })]);
-    expect(data).toEqual({ kind: "declined", declineCode: "generic_decline", message: "Declined." });
+    expect(data).toEqual({ kind: "declined", error: "card_declined", declineCode: "generic_decline", message: "Declined." });
     expect(sent).toHaveLength(1);
   });
 

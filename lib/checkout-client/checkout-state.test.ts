@@ -15,9 +15,24 @@ describe("the truth after retries run out", () => {
     const body = { error: "card_declined", message: "Your card was declined.", declineCode: "generic_decline" };
     expect(stateFromStatus({ status: "failed", response: { statusCode: 402, body } })).toEqual({
       kind: "declined",
+      error: "card_declined",
       declineCode: "generic_decline",
       message: "Your card was declined.",
     });
+  });
+
+  it("shows a 3-D Secure attempt waiting for the shopper as authenticating, with the bank's page, and keeps it open", () => {
+    const body = { status: "requires_action", orderId: "o1", nextAction: { type: "redirect", url: "http://bank.test/3ds" } };
+    const state = stateFromStatus({ status: "in_progress", response: { statusCode: 202, body } });
+    expect(state).toEqual({ kind: "authenticating", url: "http://bank.test/3ds" });
+    expect(isDefinitive(state)).toBe(false);
+  });
+
+  it("shows a failed authentication as a failure with its error, after which the next press is a new attempt", () => {
+    const body = { error: "authentication_failed", code: "payment_intent_authentication_failure", message: "We are unable to authenticate.", orderId: "o1" };
+    const state = stateFromStatus({ status: "failed", response: { statusCode: 402, body } });
+    expect(state).toEqual({ kind: "declined", error: "authentication_failed", declineCode: "payment_intent_authentication_failure", message: "We are unable to authenticate." });
+    expect(isDefinitive(state)).toBe(true);
   });
 
   it("shows an attempt still in progress as processing, never as a new attempt", () => {

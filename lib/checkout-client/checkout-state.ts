@@ -1,6 +1,6 @@
 import { ApiError } from "./api";
 import { CheckoutFailure } from "./checkout-failure";
-import { declinedFrom, isPaidOrder, type PaymentResult } from "./payment-client";
+import { declinedFrom, isPaidOrder, requiredAction, type PaymentResult } from "./payment-client";
 import type { AttemptStatus, PaidOrder } from "./types";
 
 /** What the checkout page shows: one state at a time, each with its way forward. */
@@ -11,7 +11,10 @@ export type CheckoutState =
   /** Retries ran out: asking the shop what became of the attempt. */
   | { kind: "checking" }
   | { kind: "paid"; order: PaidOrder }
-  | { kind: "declined"; declineCode: string; message: string }
+  /** Nothing was charged (`error`: card_declined, authentication_failed, authentication_abandoned, payment_failed). */
+  | { kind: "declined"; error: string; declineCode: string; message: string }
+  /** 3-D Secure: the payment waits for the shopper at their bank (`url`); the attempt stays open. */
+  | { kind: "authenticating"; url: string }
   /** The shop is still working on it after a minute: "Check again" continues the same attempt. */
   | { kind: "processing" }
   /** Neither the payment nor the check got through: the outcome is unknown. */
@@ -35,11 +38,15 @@ export type CheckoutState =
   | { kind: "rejected"; code: string; message: string };
 
 export function stateFromResult(result: PaymentResult): CheckoutState {
-  return result.kind === "paid" ? { kind: "paid", order: result.order } : result;
+  if (result.kind === "paid") return { kind: "paid", order: result.order };
+  if (result.kind === "requires_action") return { kind: "authenticating", url: result.url };
+  return result;
 }
 
 /** The truth from GET /api/checkout/{key}. */
 export function stateFromStatus(status: AttemptStatus): CheckoutState {
+  const action = status.response?.statusCode === 202 ? requiredAction(status.response.body) : null;
+  if (action) return stateFromResult(action);
   if (status.status === "in_progress" || !status.response) return { kind: "processing" };
   const { statusCode, body } = status.response;
   if (statusCode === 201 && isPaidOrder(body)) return { kind: "paid", order: body };

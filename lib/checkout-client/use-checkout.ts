@@ -25,6 +25,8 @@ export function useCheckout() {
   const [attempt, setAttempt] = useState<CheckoutAttempt | null>(null);
   const [outcome, setOutcome] = useState<CheckoutState>({ kind: "idle" });
   const startedAt = useRef(0);
+  // Only a press of Pay takes the shopper to their bank; a resumed attempt shows the way there.
+  const pressed = useRef(false);
   const [options] = useState(() => checkoutMutation({ startedAt: () => startedAt.current }));
 
   const settle = (settled: CheckoutAttempt, next: CheckoutState) => {
@@ -50,7 +52,10 @@ export function useCheckout() {
 
   const mutation = useMutation({
     ...options,
-    onSuccess: (result, open) => settle(open, stateFromResult(result)),
+    onSuccess: (result, open) => {
+      settle(open, stateFromResult(result));
+      if (result.kind === "requires_action" && pressed.current) window.location.assign(result.url);
+    },
     onError: (error, open) => {
       if (error instanceof CheckoutFailure && error.status === 401) client.removeQueries({ queryKey: sessionQuery.queryKey });
       // A refusal, or a session that ended mid-attempt (the attempt stays open): nothing to ask.
@@ -63,8 +68,9 @@ export function useCheckout() {
   const { mutate } = mutation;
 
   const start = useCallback(
-    (open: CheckoutAttempt) => {
+    (open: CheckoutAttempt, byPress = false) => {
       startedAt.current = Date.now();
+      pressed.current = byPress;
       setAttempt(open);
       setOutcome({ kind: "idle" });
       mutate(open);
@@ -105,7 +111,7 @@ export function useCheckout() {
      * otherwise a new one. A second press while paying sends the same key, so
      * it is answered as a duplicate; the disabled button only saves a request.
      */
-    pay: (body: CheckoutBody) => start(store.begin(body, client.getQueryData(sessionQuery.queryKey)?.customerId)),
+    pay: (body: CheckoutBody) => start(store.begin(body, client.getQueryData(sessionQuery.queryKey)?.customerId), true),
     /**
      * Asks again about the open attempt, with its key: never a new payment.
      * A young attempt under its own session is sent again (the shop answers it
