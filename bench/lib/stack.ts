@@ -60,6 +60,7 @@ export async function startBenchStack(options: { reuseBuild: boolean; log: (line
     database: DATABASE,
     recreateDatabase: true,
     startEmulator: true,
+    generateSessionSecret: true,
     build,
     distDir: BENCH_DIST_DIR,
     appEnv: APP_SETTINGS,
