@@ -11,7 +11,7 @@ import { E2E } from "./settings";
  */
 export interface LedgerIntent {
   id: string;
-  status: "requires_payment_method" | "requires_confirmation" | "succeeded";
+  status: "requires_payment_method" | "requires_confirmation" | "requires_action" | "canceled" | "succeeded";
   amount: number;
   currency: string;
   metadata: Record<string, string>;

@@ -20,6 +20,7 @@ export default async function globalSetup() {
     database: E2E.database,
     recreateDatabase: true,
     startEmulator: true,
+    generateSessionSecret: true,
     build: process.env.TEST_REUSE_BUILD !== "1",
     distDir: E2E.distDir,
     appEnv: { LAB_NAIVE_ENDPOINT: "1", MAINTENANCE_INTERVAL_MS: "0" },

@@ -45,6 +45,13 @@ describe("configuration", () => {
     [{ SESSION_SECRET: "short" }, "SESSION_SECRET"],
     [{ STRIPE_WEBHOOK_SECRET: "sk_test_oops" }, "STRIPE_WEBHOOK_SECRET"],
     [{ PAYMENT_ATTEMPT_DEADLINE_MS: "90000" }, "PAYMENT_ATTEMPT_DEADLINE_MS"],
+    [{ STRIPE_SECRET_KEY: "rk_live_abc", STRIPE_API_BASE: "http://127.0.0.1:12111" }, "STRIPE_SECRET_KEY"],
+    [{ APP_ORIGIN: "shop.example" }, "APP_ORIGIN"],
+    [{ APP_ORIGIN: "https://shop.example/checkout" }, "APP_ORIGIN"],
+    [{ APP_ORIGIN: "https://shop.example,ftp://files.example" }, "APP_ORIGIN"],
+    [{ TRUST_PROXY: "yes" }, "TRUST_PROXY"],
+    [{ METRICS_TOKEN: "short" }, "METRICS_TOKEN"],
+    [{ HEALTH_PROVIDER_CACHE_MS: "-1" }, "HEALTH_PROVIDER_CACHE_MS"],
   ])("rejects %j with a message naming %s", (input, variable) => {
     expect(() => parseEnv(input)).toThrow(ConfigError);
     expect(() => parseEnv(input)).toThrow(new RegExp(`^Invalid configuration:\\n  ${variable}:`));
@@ -52,5 +59,21 @@ describe("configuration", () => {
 
   it("explains why the in-progress TTL must outlive the Stripe client", () => {
     expect(() => parseEnv({ IDEMPOTENCY_IN_PROGRESS_TTL_MS: "70000" })).toThrow(/worst-case call time \(70000 ms\)/);
+  });
+
+  it("accepts a restricted test key (rk_test_), which reaches Stripe like a secret test key", () => {
+    const env = parseEnv({ STRIPE_SECRET_KEY: "rk_test_51abcDEF" });
+    expect(env.STRIPE_SECRET_KEY).toBe("rk_test_51abcDEF");
+    expect(env.stripeApiBase).toBeUndefined();
+  });
+
+  it("parses APP_ORIGIN once into normalised origins; none means the request's own host", () => {
+    expect(parseEnv({}).appOrigins).toEqual([]);
+    expect(parseEnv({ APP_ORIGIN: " https://shop.example/ , https://WWW.shop.example:8443" }).appOrigins).toEqual([
+      "https://shop.example",
+      "https://www.shop.example:8443",
+    ]);
+    expect(parseEnv({}).TRUST_PROXY).toBe(false);
+    expect(parseEnv({ TRUST_PROXY: "1" }).TRUST_PROXY).toBe(true);
   });
 });

@@ -30,7 +30,8 @@ const schema = z
       .string()
       .default("sk_test_emulator")
       .refine((v) => /^(sk|rk)_test_\w+$/.test(v), {
-        message: "must be a Stripe test-mode key (sk_test_...): this reference app never runs against live mode",
+        message:
+          "must be a Stripe test-mode secret or restricted key (sk_test_... or rk_test_...): this reference app never runs against live mode",
       }),
     STRIPE_API_BASE: z.url({ protocol: /^https?$/ }).optional(),
     STRIPE_EMULATOR_PORT: port(12111),
@@ -54,6 +55,19 @@ const schema = z
     PAYMENT_ACTION_TIMEOUT_MS: z.coerce.number().int().positive().default(1_800_000),
     /** DEMO ONLY: serves the lab's and the benchmarks' checkout without idempotency. */
     LAB_NAIVE_ENDPOINT: z.enum(["0", "1"]).default("0").transform((v) => v === "1"),
+    /** The public origin(s) browsers use, comma-separated: the Origin check's allow-list (see lib/origin.ts). */
+    APP_ORIGIN: z
+      .string()
+      .optional()
+      .refine((v) => v === undefined || parseOrigins(v) !== null, {
+        message: "must be one or more origins separated by commas, e.g. https://shop.example,https://www.shop.example (scheme and host, no path)",
+      }),
+    /** 1: a proxy in front sets X-Forwarded-Host, and the Origin check believes it. Never set it without such a proxy. */
+    TRUST_PROXY: z.enum(["0", "1"]).default("0").transform((v) => v === "1"),
+    /** How long GET /api/health reuses its Stripe probe, so frequent probes do not spend the Stripe rate limit. */
+    HEALTH_PROVIDER_CACHE_MS: z.coerce.number().int().min(0).max(300_000).default(10_000),
+    /** When set, GET /api/metrics requires `Authorization: Bearer <METRICS_TOKEN>`. */
+    METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   })
   .superRefine((env, ctx) => {
     const minTtl = worstCaseStripeCallMs(env.STRIPE_TIMEOUT_MS, env.STRIPE_MAX_NETWORK_RETRIES);
@@ -78,6 +92,8 @@ export type Env = Omit<z.infer<typeof schema>, "STRIPE_WEBHOOK_SECRET"> & {
   /** Where the SDK sends requests; undefined means api.stripe.com. */
   stripeApiBase: string | undefined;
   usesStripeEmulator: boolean;
+  /** APP_ORIGIN parsed: normalised origins (`https://shop.example`); empty means "the Host the request was sent to". */
+  appOrigins: string[];
 };
 
 export class ConfigError extends Error {
@@ -108,7 +124,31 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
     );
   }
   const STRIPE_WEBHOOK_SECRET = env.STRIPE_WEBHOOK_SECRET ?? EMULATOR_WEBHOOK_SECRET;
-  return { ...env, STRIPE_WEBHOOK_SECRET, stripeApiBase, usesStripeEmulator };
+  return {
+    ...env,
+    STRIPE_WEBHOOK_SECRET,
+    stripeApiBase,
+    usesStripeEmulator,
+    appOrigins: env.APP_ORIGIN ? (parseOrigins(env.APP_ORIGIN) ?? []) : [],
+  };
+}
+
+/** `https://a.example, https://b.example` → normalised origins; null if any entry is not a bare http(s) origin. */
+function parseOrigins(value: string): string[] | null {
+  const entries = value.split(",").map((v) => v.trim()).filter(Boolean);
+  if (entries.length === 0) return null;
+  const origins: string[] = [];
+  for (const entry of entries) {
+    try {
+      const url = new URL(entry);
+      const bare = url.pathname === "/" && !url.search && !url.hash && !url.username && !url.password;
+      if (!/^https?:$/.test(url.protocol) || !bare) return null;
+      origins.push(url.origin);
+    } catch {
+      return null;
+    }
+  }
+  return origins;
 }
 
 function isPostgresUrl(value: string): boolean {

@@ -1,19 +1,49 @@
 import type Stripe from "stripe";
 import type { PrismaClient } from "./generated/prisma/client";
 
+/**
+ * Two questions a platform asks an app instance:
+ *
+ * - liveness (GET /api/health/live): does the process answer? It touches no
+ *   dependency: restarting the app fixes neither a database nor Stripe.
+ * - readiness (GET /api/health, the contract's route): can it take payments?
+ *   The database is asked every time (a local `select 1`); Stripe's answer is
+ *   reused for `providerCacheMs`, so probes from every load balancer and
+ *   orchestrator do not each spend the Stripe rate limit.
+ */
 export interface Health {
   ok: boolean;
   db: boolean;
   payments: boolean;
 }
 
+export function liveness(): { ok: true } {
+  return { ok: true };
+}
+
 /** Both dependencies are probed in parallel; a slow one cannot hang the check. */
-export async function checkHealth(prisma: PrismaClient, stripe: Stripe): Promise<Health> {
+export async function checkHealth(prisma: PrismaClient, stripe: Stripe, options: { providerCacheMs: number }): Promise<Health> {
   const [dbOk, paymentsOk] = await Promise.all([
     withTimeout(prisma.$queryRaw`select 1`, 2_000),
-    withTimeout(stripe.paymentIntents.list({ limit: 1 }), 2_500),
+    paymentsReachable(stripe, options.providerCacheMs),
   ]);
   return { ok: dbOk && paymentsOk, db: dbOk, payments: paymentsOk };
+}
+
+// On globalThis: Next may bundle this module more than once, and the cache must be one per process.
+const probes = globalThis as unknown as { paymentsProbe?: { startedAt: number; reachable: Promise<boolean> } };
+
+/**
+ * Stripe's last answer while it is younger than `cacheMs` (failures too: a
+ * provider that is down is not asked again by every probe). Concurrent
+ * probes share the one call in flight.
+ */
+function paymentsReachable(stripe: Stripe, cacheMs: number, now = Date.now()): Promise<boolean> {
+  const last = probes.paymentsProbe;
+  if (last && now - last.startedAt < cacheMs) return last.reachable;
+  const reachable = withTimeout(stripe.paymentIntents.list({ limit: 1 }), 2_500);
+  probes.paymentsProbe = { startedAt: now, reachable };
+  return reachable;
 }
 
 async function withTimeout(work: Promise<unknown>, ms: number): Promise<boolean> {

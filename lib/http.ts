@@ -1,4 +1,6 @@
 import type { z } from "zod";
+import { env } from "./env";
+import { isAllowedOrigin } from "./origin";
 
 /** JSON responses in the contract's shape: errors are `{ error, message, ...extra }`. */
 export function json(body: unknown, status = 200, headers?: HeadersInit): Response {
@@ -82,19 +84,17 @@ export async function readTextBody(request: Request, limit: number): Promise<Bod
   return { ok: true, value: Buffer.concat(chunks).toString("utf8") };
 }
 
-/**
- * A browser sends Origin with every cross-site POST; one that does not match
- * the host it was sent to is refused. Requests without Origin (curl, servers)
- * carry no ambient browser credentials beyond the SameSite=Lax cookie.
- */
+/** A browser POST from an origin that is not the app's own (see lib/origin.ts: APP_ORIGIN, TRUST_PROXY). */
 export function isForeignOrigin(request: Request): boolean {
   const origin = request.headers.get("origin");
   if (origin === null) return false;
-  try {
-    return new URL(origin).host !== request.headers.get("host");
-  } catch {
-    return true;
-  }
+  const { appOrigins, TRUST_PROXY } = env();
+  return !isAllowedOrigin(origin, request.headers, { appOrigins, trustProxy: TRUST_PROXY });
+}
+
+/** The origin the shopper's browser uses: the first of APP_ORIGIN when set (behind a proxy), else the request's own. */
+export function publicOrigin(request: Request): string {
+  return env().appOrigins[0] ?? new URL(request.url).origin;
 }
 
 /** The answers to a cross-site write (403) and to a request without a session (401), the same on every route. */

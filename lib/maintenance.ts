@@ -2,6 +2,7 @@ import { reconcileAbandoned } from "./checkout/reconcile";
 import { deleteExpiredKeys } from "./idempotency/cleanup";
 import { observe, observeError } from "./observability";
 import { webhookDeps } from "./services";
+import { deleteProcessedEvents } from "./webhooks/inbox";
 import { processDueEvents } from "./webhooks/process";
 
 /**
@@ -25,6 +26,8 @@ export function startMaintenance(intervalMs: number): () => void {
       await step("cleanup", async () => {
         const { deleted } = await deleteExpiredKeys(deps.prisma, { maxBatches: 10 });
         if (deleted > 0) observe("cleanup", { deleted });
+        const events = await deleteProcessedEvents(deps.prisma);
+        if (events > 0) observe("webhook_cleanup", { deleted: events });
       });
     } finally {
       running = false;

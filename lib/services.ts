@@ -18,7 +18,8 @@ export function createCheckoutDeps(config: Env, prisma: PrismaClient, stripeClie
       retentionHours: config.IDEMPOTENCY_RETENTION_HOURS,
       attemptDeadlineMs: config.PAYMENT_ATTEMPT_DEADLINE_MS,
     }),
-    appOrigin: `http://localhost:${config.PORT}`,
+    // The first public origin (APP_ORIGIN); without one, this host as the demo and tests reach it.
+    appOrigin: config.appOrigins[0] ?? `http://localhost:${config.PORT}`,
     actionTimeoutMs: config.PAYMENT_ACTION_TIMEOUT_MS,
     log: observe,
   };

@@ -14,13 +14,22 @@ interface SessionData {
 
 const COOKIE_NAME = "checkout_session";
 
+/**
+ * One lifetime for the sealed session and its cookie. iron-session makes the
+ * cookie's Max-Age 60 s shorter than the seal's, so a browser never sends a
+ * seal that has just expired (which would read as "no session" mid-attempt).
+ */
+export const SESSION_TTL_SECONDS = 60 * 60 * 24 * 30;
+
 function options(secure: boolean): SessionOptions {
   const password = env().SESSION_SECRET;
   if (!password) throw new ConfigError("SESSION_SECRET: required to sign session cookies (npm run demo generates one)");
   return {
     password,
     cookieName: COOKIE_NAME,
-    cookieOptions: { httpOnly: true, sameSite: "lax", secure, path: "/", maxAge: 60 * 60 * 24 * 30 },
+    ttl: SESSION_TTL_SECONDS,
+    // No maxAge here: iron-session derives it from ttl (see above).
+    cookieOptions: { httpOnly: true, sameSite: "lax", secure, path: "/" },
   };
 }
 

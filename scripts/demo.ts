@@ -17,6 +17,7 @@ runUntilSignal(async () => {
     startEmulator: true,
     // Like Stripe, the emulator tells the app about every payment by webhook.
     emulatorWebhooks: true,
+    generateSessionSecret: true,
     build: !process.argv.includes("--no-build"),
     instances,
     log,

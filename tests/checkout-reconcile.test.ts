@@ -17,7 +17,8 @@ import { cart, newKey, sleep, waitFor, type Shopper } from "./helpers/shopper";
  * This file has a database of its own: a reconciler takes over every
  * abandoned attempt it finds, including other test files' in the shared one.
  */
-const TTL_MS = 8_000;
+// Long enough for the early `npm run reconcile` (a cold tsx start, several seconds on a loaded machine) to finish inside it.
+const TTL_MS = 20_000;
 const LATENCY_MS = 2_000;
 const h = useTestApp(
   {
@@ -48,7 +49,7 @@ async function runReconciler(): Promise<ReconcileRun> {
   return { counts: counts as ReconcileRun["counts"], events: lines.filter((line) => line.event === "reconcile") as ReconcileRun["events"] };
 }
 
-const nothing = { paid: 0, declined: 0, unknown: 0, abandoned: 0, skipped: 0 };
+const nothing = { paid: 0, declined: 0, failed: 0, waiting: 0, unknown: 0, abandoned: 0, skipped: 0 };
 
 /** Kills the server mid-payment (see killDuringPayment) and leaves it dead. */
 async function crashDuringPayment(shopper: Shopper, key: string, inFlight: 1 | 2) {

@@ -5,6 +5,7 @@ import { EmulatorWebhooks } from "./helpers/emulator-webhooks";
 import { useTestApp } from "./helpers/harness";
 import { delta, scrape } from "./helpers/metrics";
 import { cart, newKey, waitFor } from "./helpers/shopper";
+import { authenticate } from "./helpers/three-d-secure";
 import { vanishAfterCharge } from "./helpers/vanish";
 
 /**
@@ -127,5 +128,31 @@ describe("the emulator's own webhook deliveries", () => {
     const [order] = await h.db.ordersOf(shopper.customerId!);
     expect(order).toMatchObject({ status: "failed", refund_id: refunds[0]!.id, refund_reason: "late_success" });
     expect(delta(before, await scrape(h.url), "checkout_late_success_refunds_total")).toBe(1);
+  });
+
+  it("3-D Secure completed, the shopper never returns: the webhook pays the order, and a late return changes nothing", async () => {
+    await webhooks().deliverTo(h.url);
+    const shopper = await h.shopper();
+    const key = newKey();
+    const first = await shopper.checkout(key, cart("pm_card_threeDSecure2Required"));
+    expect(first.status).toBe(202);
+    expect(await h.db.record(shopper.customerId!, key)).toMatchObject({ status: "in_progress", lock_token: null, response_status: 202 });
+
+    const back = await authenticate(first.body.nextAction.url, "complete"); // ...and the tab is closed
+    const paymentIntentId = back.searchParams.get("payment_intent")!;
+    const { rows, events } = await settled(paymentIntentId);
+    // Whichever event was processed first after the authentication found the intent succeeded and paid the
+    // order (the reconciler leaves a waiting attempt alone for 30 minutes); the others found it paid.
+    expect(rows.filter((r) => r.outcome === "paid")).toHaveLength(1);
+    expect(events.map((e) => e.type)).toContain("payment_intent.succeeded");
+    const [order] = await h.db.ordersOf(shopper.customerId!);
+    expect(order).toMatchObject({ id: first.body.orderId, status: "paid", payment_intent_id: paymentIntentId });
+    expect(await h.db.record(shopper.customerId!, key)).toMatchObject({ status: "completed", response_status: 201 });
+
+    const late = await shopper.request("POST", `/api/checkout/${key}/return`, { body: { paymentIntent: paymentIntentId } });
+    expect(late.status).toBe(201);
+    expect(late.body).toMatchObject({ orderId: order!.id, status: "paid", paymentIntentId });
+    expect((await shopper.checkout(key, cart("pm_card_threeDSecure2Required"))).headers.get("idempotent-replayed")).toBe("true");
+    expect((await h.emulator.stats()).charges).toBe(1);
   });
 });

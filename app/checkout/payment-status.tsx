@@ -50,8 +50,17 @@ function StatusText({ state, onCheckAgain }: { state: CheckoutState; onCheckAgai
     case "declined":
       return (
         <p>
-          <strong>Card declined: {declineReason(state.declineCode, state.message)}</strong>
+          <strong>{failureTitle(state)}</strong>
           <span className="status-detail">Nothing was charged. Choose another card and press Pay to try again.</span>
+        </p>
+      );
+    case "authenticating":
+      return (
+        <p>
+          <strong>Waiting for your bank.</strong>
+          <span className="status-detail">
+            Your bank asks you to confirm this payment. Nothing is charged until you do. <a href={state.url}>Continue to your bank</a>
+          </span>
         </p>
       );
     case "processing":
@@ -81,9 +90,37 @@ function StatusText({ state, onCheckAgain }: { state: CheckoutState; onCheckAgai
           <span className="status-detail">Press Pay to send it again.</span>
         </p>
       );
+    case "no_record":
+      return (
+        <p>
+          <strong>We have no record of this payment — check your orders.</strong>
+          <span className="status-detail">
+            The shop can no longer tell whether it went through. Look in <Link href="/orders">your orders</Link> (or your
+            card statement) before paying again; pressing Pay starts a new payment.
+          </span>
+        </p>
+      );
+    case "session_lost":
+      return (
+        <div>
+          <p>
+            <strong>Your session with the shop ended during this payment.</strong>
+            <span className="status-detail">
+              The payment may already have gone through, so it was not sent again. Check again to ask the shop about it.
+            </span>
+          </p>
+          {checkAgain}
+        </div>
+      );
     case "rejected":
       return <p><strong>{state.message}</strong></p>;
   }
+}
+
+function failureTitle(state: Extract<CheckoutState, { kind: "declined" }>): string {
+  if (state.error === "card_declined") return `Card declined: ${declineReason(state.declineCode, state.message)}`;
+  if (state.error === "authentication_failed") return "Authentication failed: your bank did not confirm the payment.";
+  return `Payment not completed: ${state.message}`;
 }
 
 function tone(state: CheckoutState): "info" | "success" | "danger" | "warn" | "none" {
@@ -98,6 +135,8 @@ function tone(state: CheckoutState): "info" | "success" | "danger" | "warn" | "n
     case "processing":
     case "unreachable":
     case "not_recorded":
+    case "no_record":
+    case "session_lost":
       return "warn";
     default:
       return "info";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ATTEMPT_STORAGE_KEY, bodyOf, createAttemptStore } from "./attempt-store";
+import { ATTEMPT_STORAGE_KEY, bodyOf, createAttemptStore, mayResend, RESEND_WINDOW_MS } from "./attempt-store";
 import { MemoryStorage } from "./memory-storage";
 
 const cart = { items: [{ sku: "tee-classic", quantity: 2 }, { sku: "mug-enamel", quantity: 1 }], paymentMethod: "pm_card_visa" };
@@ -79,5 +79,42 @@ describe("attempt store", () => {
     const store = createAttemptStore(new MemoryStorage());
     const noisy = { items: [{ sku: "tee-classic", quantity: 1, name: "Classic Tee", priceCents: 1 }], paymentMethod: "pm_card_visa" };
     expect(store.begin(noisy).bodyJson).toBe('{"items":[{"sku":"tee-classic","quantity":1}],"paymentMethod":"pm_card_visa"}');
+  });
+
+  it("sends an attempt again by itself only while it is younger than an hour", () => {
+    const attempt = createAttemptStore(new MemoryStorage(), undefined, () => 1_000_000).begin(cart);
+    expect(RESEND_WINDOW_MS).toBe(60 * 60 * 1000);
+    expect(mayResend(attempt, 1_000_000 + RESEND_WINDOW_MS - 1)).toBe(true);
+    expect(mayResend(attempt, 1_000_000 + RESEND_WINDOW_MS)).toBe(false);
+    expect(mayResend(attempt, 1_000_000 + 2 * RESEND_WINDOW_MS)).toBe(false);
+  });
+
+  it("never reuses an attempt older than an hour: the same cart pressed again gets a new key", () => {
+    const storage = new MemoryStorage();
+    let now = 5_000_000;
+    const old = createAttemptStore(storage, undefined, () => now).begin(cart);
+    now += 2 * RESEND_WINDOW_MS; // a tab restored two hours later
+    const restored = createAttemptStore(storage, undefined, () => now);
+    expect(restored.current()).toEqual(old); // still there, to be asked about
+    const fresh = restored.begin(cart);
+    expect(fresh.key).not.toBe(old.key);
+    expect(fresh.createdAt).toBe(now);
+    expect(restored.current()).toEqual(fresh);
+  });
+
+  it("keeps the key for the same cart just under an hour", () => {
+    let now = 5_000_000;
+    const store = createAttemptStore(new MemoryStorage(), undefined, () => now);
+    const first = store.begin(cart);
+    now += RESEND_WINDOW_MS - 1;
+    expect(store.begin(cart).key).toBe(first.key);
+  });
+
+  it("remembers the customer the attempt was begun for, across a reload", () => {
+    const storage = new MemoryStorage();
+    const begun = createAttemptStore(storage).begin(cart, "cust_1");
+    expect(begun.customerId).toBe("cust_1");
+    expect(createAttemptStore(storage).current()?.customerId).toBe("cust_1");
+    expect(createAttemptStore(new MemoryStorage()).begin(cart)).not.toHaveProperty("customerId");
   });
 });

@@ -13,6 +13,25 @@ export interface CheckoutAttempt {
   /** The exact request body, sent verbatim on every try. */
   bodyJson: string;
   createdAt: number;
+  /**
+   * The guest the attempt was begun for, when known. Its key is scoped to that
+   * customer on the server: sent under another session it would be a new
+   * payment, so it is never sent under another session.
+   */
+  customerId?: string;
+}
+
+/**
+ * An attempt older than this is never sent again by the page on its own: the
+ * server keeps finished keys for 24–48 hours, and a key it has forgotten is a
+ * new charge. An old attempt is only read (GET /api/checkout/{key}); paying
+ * again takes a press, and a new key.
+ */
+export const RESEND_WINDOW_MS = 60 * 60 * 1000;
+
+/** Young enough to be sent again without asking the shop first. */
+export function mayResend(attempt: CheckoutAttempt, now = Date.now()): boolean {
+  return now - attempt.createdAt < RESEND_WINDOW_MS;
 }
 
 export const ATTEMPT_STORAGE_KEY = "never-twice:checkout-attempt";
@@ -20,8 +39,12 @@ export const ATTEMPT_STORAGE_KEY = "never-twice:checkout-attempt";
 export interface AttemptStore {
   /** The open attempt: Pay was pressed and no definitive outcome is known yet. */
   current(): CheckoutAttempt | null;
-  /** The open attempt if it is for exactly this body; otherwise a new attempt (new key) replaces it. */
-  begin(body: CheckoutBody): CheckoutAttempt;
+  /**
+   * The open attempt if it is for exactly this body and young enough to be
+   * sent again (see RESEND_WINDOW_MS); otherwise a new attempt (new key)
+   * replaces it.
+   */
+  begin(body: CheckoutBody, customerId?: string): CheckoutAttempt;
   /** Closes the attempt after a definitive outcome, so the next press makes a new key. */
   finish(key: string): void;
 }
@@ -29,6 +52,7 @@ export interface AttemptStore {
 export function createAttemptStore(
   storage: Storage = new MemoryStorage(),
   newKey: () => string = () => crypto.randomUUID(),
+  now: () => number = Date.now,
 ): AttemptStore {
   // A browser that refuses to store (quota, disabled storage) would otherwise
   // make every press look like a first press, with a new key each time.
@@ -44,11 +68,11 @@ export function createAttemptStore(
   const current = () => parseAttempt(safely(() => backing.getItem(ATTEMPT_STORAGE_KEY)));
   return {
     current,
-    begin(body) {
+    begin(body, customerId) {
       const bodyJson = serializeBody(body);
       const open = current();
-      if (open?.bodyJson === bodyJson) return open;
-      const attempt = { key: newKey(), bodyJson, createdAt: Date.now() };
+      if (open?.bodyJson === bodyJson && mayResend(open, now())) return open;
+      const attempt: CheckoutAttempt = { key: newKey(), bodyJson, createdAt: now(), ...(customerId ? { customerId } : {}) };
       write(JSON.stringify(attempt));
       return attempt;
     },
@@ -80,7 +104,8 @@ function parseAttempt(raw: string | null): CheckoutAttempt | null {
     const value = JSON.parse(raw) as Partial<CheckoutAttempt>;
     if (typeof value.key !== "string" || typeof value.bodyJson !== "string" || typeof value.createdAt !== "number") return null;
     JSON.parse(value.bodyJson);
-    return { key: value.key, bodyJson: value.bodyJson, createdAt: value.createdAt };
+    const customerId = typeof value.customerId === "string" ? { customerId: value.customerId } : {};
+    return { key: value.key, bodyJson: value.bodyJson, createdAt: value.createdAt, ...customerId };
   } catch {
     return null; // written by another version of the app, or edited by hand: start afresh
   }

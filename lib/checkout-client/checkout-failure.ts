@@ -5,6 +5,8 @@
  */
 export type FailureReason =
   | { kind: "network"; detail: string }
+  /** Not sent: the session is not the one the attempt was begun under. */
+  | { kind: "session"; detail: string }
   | { kind: "http"; status: number; code: string; retryAfterMs: number | undefined };
 
 export class CheckoutFailure extends Error {
@@ -22,6 +24,13 @@ export class CheckoutFailure extends Error {
     return new CheckoutFailure({ kind: "network", detail }, "The connection to the shop was lost.");
   }
 
+  static sessionChanged(): CheckoutFailure {
+    return new CheckoutFailure(
+      { kind: "session", detail: "the session is not the one this attempt was begun under" },
+      "Your session changed during this payment.",
+    );
+  }
+
   get status(): number | undefined {
     return this.reason.kind === "http" ? this.reason.status : undefined;
   }
@@ -36,10 +45,14 @@ export class CheckoutFailure extends Error {
 // situation as a network error. Retrying any of them with the same key is safe.
 const RETRYABLE_STATUSES = new Set([409, 502, 503, 504]);
 
-/** Worth retrying with the same key. 400/401/402/403/422 never are: the answer would not change. */
+/**
+ * Worth retrying with the same key. 400/401/402/403/422 never are: the answer
+ * would not change. Nor is a changed session: the key is not this session's.
+ */
 export function isRetryable(error: unknown): boolean {
   if (!(error instanceof CheckoutFailure)) return false;
-  return error.reason.kind === "network" || RETRYABLE_STATUSES.has(error.reason.status);
+  const { reason } = error;
+  return reason.kind === "network" || (reason.kind === "http" && RETRYABLE_STATUSES.has(reason.status));
 }
 
 /** Retry-After as milliseconds: delta-seconds or an HTTP date (RFC 9110 §10.2.3). */

@@ -13,7 +13,7 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
   new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });
 
 /** Runs the real mutation (TanStack's retryer included) against scripted replies. */
-async function pay(replies: Reply[], options: { elapsedAtStartMs?: number } = {}) {
+async function pay(replies: Reply[], options: { elapsedAtStartMs?: number; attempt?: typeof attempt & { customerId?: string } } = {}) {
   const sent: Array<{ key: string | null; body: unknown }> = [];
   const client = new QueryClient();
   client.setQueryData(sessionQuery.queryKey, { customerId: "c1" });
@@ -28,7 +28,7 @@ async function pay(replies: Reply[], options: { elapsedAtStartMs?: number } = {}
       return reply;
     },
   }));
-  const result: { data?: PaymentResult; error?: unknown } = await observer.mutate(attempt).then(
+  const result: { data?: PaymentResult; error?: unknown } = await observer.mutate(options.attempt ?? attempt).then(
     (data) => ({ data }),
     (error: unknown) => ({ error }),
   );
@@ -56,7 +56,7 @@ describe("the checkout mutation", () => {
 
   it("never retries a decline", async () => {
     const { data, sent } = await pay([json(402, { error: "card_declined", declineCode: "generic_decline", message: "Declined." })]);
-    expect(data).toEqual({ kind: "declined", declineCode: "generic_decline", message: "Declined." });
+    expect(data).toEqual({ kind: "declined", error: "card_declined", declineCode: "generic_decline", message: "Declined." });
     expect(sent).toHaveLength(1);
   });
 
@@ -73,6 +73,18 @@ describe("the checkout mutation", () => {
       elapsedAtStartMs: 58_500,
     });
     expect((error as CheckoutFailure).status).toBe(503);
+    expect(sent).toHaveLength(1);
+  });
+
+  it("never sends an attempt under another customer's session (a reload after the session was lost)", async () => {
+    const { error, sent } = await pay([json(201, paid)], { attempt: { ...attempt, customerId: "c0" } });
+    expect((error as CheckoutFailure).reason.kind).toBe("session");
+    expect(sent).toHaveLength(0);
+  });
+
+  it("sends it under the session it was begun in", async () => {
+    const { data, sent } = await pay([json(201, paid)], { attempt: { ...attempt, customerId: "c1" } });
+    expect(data).toEqual({ kind: "paid", order: paid });
     expect(sent).toHaveLength(1);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "./api";
 import { CheckoutFailure } from "./checkout-failure";
-import { isDefinitive, locksCart, outcomeAfterFailure, refusalFrom, stateFromCheckFailure, stateFromStatus } from "./checkout-state";
+import { immediateOutcome, isDefinitive, locksCart, outcomeAfterFailure, refusalFrom, stateFromCheckFailure, stateFromStatus } from "./checkout-state";
 
 const paid = { orderId: "o1", status: "paid", amountCents: 2500, currency: "usd", paymentIntentId: "pi_1" };
 const http = (status: number, code = "x") => new CheckoutFailure({ kind: "http", status, code, retryAfterMs: undefined }, "m");
@@ -15,9 +15,24 @@ describe("the truth after retries run out", () => {
     const body = { error: "card_declined", message: "Your card was declined.", declineCode: "generic_decline" };
     expect(stateFromStatus({ status: "failed", response: { statusCode: 402, body } })).toEqual({
       kind: "declined",
+      error: "card_declined",
       declineCode: "generic_decline",
       message: "Your card was declined.",
     });
+  });
+
+  it("shows a 3-D Secure attempt waiting for the shopper as authenticating, with the bank's page, and keeps it open", () => {
+    const body = { status: "requires_action", orderId: "o1", nextAction: { type: "redirect", url: "http://bank.test/3ds" } };
+    const state = stateFromStatus({ status: "in_progress", response: { statusCode: 202, body } });
+    expect(state).toEqual({ kind: "authenticating", url: "http://bank.test/3ds" });
+    expect(isDefinitive(state)).toBe(false);
+  });
+
+  it("shows a failed authentication as a failure with its error, after which the next press is a new attempt", () => {
+    const body = { error: "authentication_failed", code: "payment_intent_authentication_failure", message: "We are unable to authenticate.", orderId: "o1" };
+    const state = stateFromStatus({ status: "failed", response: { statusCode: 402, body } });
+    expect(state).toEqual({ kind: "declined", error: "authentication_failed", declineCode: "payment_intent_authentication_failure", message: "We are unable to authenticate." });
+    expect(isDefinitive(state)).toBe(true);
   });
 
   it("shows an attempt still in progress as processing, never as a new attempt", () => {
@@ -34,8 +49,8 @@ describe("the truth after retries run out", () => {
 });
 
 describe("refusals", () => {
-  it("closes the attempt on 400, 401, 403 and 422 with a way forward", () => {
-    for (const status of [400, 401, 403, 422]) {
+  it("closes the attempt on 400, 403 and 422 with a way forward", () => {
+    for (const status of [400, 403, 422]) {
       const state = refusalFrom(http(status));
       expect(state?.kind).toBe("rejected");
       expect(isDefinitive(state!)).toBe(true);
@@ -47,6 +62,43 @@ describe("refusals", () => {
     expect(refusalFrom(http(409))).toBeNull();
     expect(refusalFrom(http(500))).toBeNull();
     expect(refusalFrom(CheckoutFailure.network(new TypeError("x")))).toBeNull();
+  });
+});
+
+describe("a session lost in the middle of an attempt (401)", () => {
+  it("keeps the attempt open and locked: it may have charged under the session that ended", () => {
+    const state = immediateOutcome(http(401, "unauthenticated"));
+    expect(state).toEqual({ kind: "session_lost" });
+    expect(refusalFrom(http(401, "unauthenticated"))).toBeNull();
+    expect(isDefinitive(state!)).toBe(false);
+    expect(locksCart(state!)).toBe(true);
+  });
+
+  it("is the same when the page finds another session before sending", () => {
+    expect(immediateOutcome(CheckoutFailure.sessionChanged())).toEqual({ kind: "session_lost" });
+  });
+
+  it("does not ask the shop under a new session, where the key is unknown", async () => {
+    const state = await outcomeAfterFailure(http(401, "unauthenticated"), () => Promise.reject(new Error("must not be asked")));
+    expect(state).toEqual({ kind: "session_lost" });
+  });
+
+  it("answers a check refused with 401 as the lost session, not as an unreachable shop", () => {
+    expect(stateFromCheckFailure(new ApiError(401, "unauthenticated", "no"))).toEqual({ kind: "session_lost" });
+  });
+});
+
+describe("an attempt the shop may have forgotten (old, or made under a session that ended)", () => {
+  it("shows an unknown key as no record, closes the attempt and unlocks the cart", () => {
+    const state = stateFromCheckFailure(new ApiError(404, "not_found", "no"), { mayBeForgotten: true });
+    expect(state).toEqual({ kind: "no_record" });
+    expect(isDefinitive(state)).toBe(true);
+    expect(locksCart(state)).toBe(false);
+  });
+
+  it("still shows what the shop did record", async () => {
+    const state = await outcomeAfterFailure(null, async () => ({ status: "completed", response: { statusCode: 201, body: paid } }), { mayBeForgotten: true });
+    expect(state).toEqual({ kind: "paid", order: paid });
   });
 });
 

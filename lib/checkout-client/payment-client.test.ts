@@ -24,9 +24,15 @@ describe("postCheckout", () => {
     const body = { error: "card_declined", message: "Your card has insufficient funds.", declineCode: "insufficient_funds" };
     expect(await postCheckout(attempt, { fetch: async () => reply(402, body) })).toEqual({
       kind: "declined",
+      error: "card_declined",
       declineCode: "insufficient_funds",
       message: "Your card has insufficient funds.",
     });
+  });
+
+  it("returns a 202 requires_action as the bank's page to go to, not as a failure to retry", async () => {
+    const body = { status: "requires_action", orderId: "o1", nextAction: { type: "redirect", url: "http://bank.test/3ds/pi_1" } };
+    expect(await postCheckout(attempt, { fetch: async () => reply(202, body) })).toEqual({ kind: "requires_action", url: "http://bank.test/3ds/pi_1", orderId: "o1" });
   });
 
   it("turns a failed fetch or a timeout into a network failure", async () => {

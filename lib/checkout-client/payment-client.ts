@@ -9,7 +9,10 @@ import type { PaidOrder } from "./types";
  */
 export type PaymentResult =
   | { kind: "paid"; order: PaidOrder }
-  | { kind: "declined"; declineCode: string; message: string };
+  /** Nothing was charged: `error` is `card_declined`, `authentication_failed`, `authentication_abandoned` or `payment_failed`. */
+  | { kind: "declined"; error: string; declineCode: string; message: string }
+  /** 3-D Secure: the shopper confirms the payment with their bank at `url`; the attempt stays open. */
+  | { kind: "requires_action"; url: string; orderId: string };
 
 /**
  * A request gives up after this and is retried with the same key, which the
@@ -45,6 +48,8 @@ export async function postCheckout(
 export function resultOf(response: { status: number; headers: Headers }, body: unknown): PaymentResult {
   if (response.status === 201 && isPaidOrder(body)) return { kind: "paid", order: body };
   if (response.status === 402) return declinedFrom(body);
+  const action = requiredAction(body);
+  if (response.status === 202 && action) return action;
   const error = body as { error?: unknown; message?: unknown } | null;
   throw new CheckoutFailure(
     {
@@ -58,12 +63,23 @@ export function resultOf(response: { status: number; headers: Headers }, body: u
 }
 
 export function declinedFrom(body: unknown): PaymentResult {
-  const error = body as { declineCode?: unknown; message?: unknown } | null;
+  const answer = body as { error?: unknown; declineCode?: unknown; code?: unknown; message?: unknown } | null;
+  const error = typeof answer?.error === "string" ? answer.error : "card_declined";
+  const code = [answer?.declineCode, answer?.code].find((c): c is string => typeof c === "string");
   return {
     kind: "declined",
-    declineCode: typeof error?.declineCode === "string" ? error.declineCode : "card_declined",
-    message: typeof error?.message === "string" ? error.message : "Your card was declined.",
+    error,
+    declineCode: code ?? error,
+    message: typeof answer?.message === "string" ? answer.message : "Your card was declined.",
   };
+}
+
+/** A `202 requires_action` body: where the shopper authenticates. */
+export function requiredAction(body: unknown): Extract<PaymentResult, { kind: "requires_action" }> | null {
+  const answer = body as { status?: unknown; orderId?: unknown; nextAction?: { url?: unknown } } | null;
+  const url = answer?.nextAction?.url;
+  if (answer?.status !== "requires_action" || typeof url !== "string" || typeof answer.orderId !== "string") return null;
+  return { kind: "requires_action", url, orderId: answer.orderId };
 }
 
 export function isPaidOrder(body: unknown): body is PaidOrder {

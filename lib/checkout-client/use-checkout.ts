@@ -2,11 +2,11 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
-import { bodyOf, createAttemptStore, type AttemptStore, type CheckoutAttempt } from "./attempt-store";
+import { bodyOf, createAttemptStore, mayResend, type AttemptStore, type CheckoutAttempt } from "./attempt-store";
 import { sameItems } from "./cart";
 import { CheckoutFailure } from "./checkout-failure";
 import { checkoutMutation } from "./checkout-mutation";
-import { isDefinitive, outcomeAfterFailure, refusalFrom, stateFromResult, type CheckoutState } from "./checkout-state";
+import { immediateOutcome, isDefinitive, outcomeAfterFailure, stateFromResult, type CheckoutState } from "./checkout-state";
 import { MemoryStorage } from "./memory-storage";
 import { attemptStatusQuery, ordersQuery, sessionQuery } from "./queries";
 import type { CheckoutBody } from "./types";
@@ -16,7 +16,8 @@ import { currentCartItems, removePaidItems } from "./use-cart";
  * Paying for a cart (SPEC section 4). Every press, retry and reload of one
  * attempt sends the same Idempotency-Key; retries are the mutation's own (see
  * checkout-mutation.ts); when they run out the shop is asked what happened
- * instead of trying a new key. On mount, an attempt a reload left open is resumed.
+ * instead of trying a new key. On mount, an attempt a reload left open is resumed
+ * if it is young; an old one (RESEND_WINDOW_MS) is only read, never sent.
  */
 export function useCheckout() {
   const client = useQueryClient();
@@ -24,6 +25,8 @@ export function useCheckout() {
   const [attempt, setAttempt] = useState<CheckoutAttempt | null>(null);
   const [outcome, setOutcome] = useState<CheckoutState>({ kind: "idle" });
   const startedAt = useRef(0);
+  // Only a press of Pay takes the shopper to their bank; a resumed attempt shows the way there.
+  const pressed = useRef(false);
   const [options] = useState(() => checkoutMutation({ startedAt: () => startedAt.current }));
 
   const settle = (settled: CheckoutAttempt, next: CheckoutState) => {
@@ -40,20 +43,34 @@ export function useCheckout() {
 
   const askShop = (open: CheckoutAttempt) => () => client.fetchQuery(attemptStatusQuery(open.key));
 
+  /** Asks the shop what became of the attempt: a read, never a payment. */
+  const readOutcome = (open: CheckoutAttempt, mayBeForgotten: boolean) => {
+    setAttempt(open);
+    setOutcome({ kind: "checking" });
+    return outcomeAfterFailure(null, askShop(open), { mayBeForgotten });
+  };
+
   const mutation = useMutation({
     ...options,
-    onSuccess: (result, open) => settle(open, stateFromResult(result)),
+    onSuccess: (result, open) => {
+      settle(open, stateFromResult(result));
+      if (result.kind === "requires_action" && pressed.current) window.location.assign(result.url);
+    },
     onError: (error, open) => {
       if (error instanceof CheckoutFailure && error.status === 401) client.removeQueries({ queryKey: sessionQuery.queryKey });
-      if (!refusalFrom(error)) setOutcome({ kind: "checking" });
-      void outcomeAfterFailure(error, askShop(open)).then((next) => settle(open, next));
+      // A refusal, or a session that ended mid-attempt (the attempt stays open): nothing to ask.
+      const immediate = immediateOutcome(error);
+      if (immediate) return settle(open, immediate);
+      setOutcome({ kind: "checking" });
+      void outcomeAfterFailure(error, askShop(open), { mayBeForgotten: !mayResend(open) }).then((next) => settle(open, next));
     },
   });
   const { mutate } = mutation;
 
   const start = useCallback(
-    (open: CheckoutAttempt) => {
+    (open: CheckoutAttempt, byPress = false) => {
       startedAt.current = Date.now();
+      pressed.current = byPress;
       setAttempt(open);
       setOutcome({ kind: "idle" });
       mutate(open);
@@ -64,18 +81,19 @@ export function useCheckout() {
   // A reload mid-payment leaves the attempt open in sessionStorage: carry on with it.
   // If the cart has changed since (another tab), first ask the shop: resending an
   // attempt it never received would pay for a cart the shopper no longer wants.
+  // An old attempt (a tab restored the next day) is only ever asked about: the
+  // shop may have forgotten its key, and sending it would be a new charge.
   const resumed = useRef(false);
   useEffect(() => {
     if (resumed.current) return;
     resumed.current = true;
     const open = store.current();
     if (!open) return;
-    if (sameItems(bodyOf(open).items, currentCartItems())) return start(open);
-    setAttempt(open);
-    setOutcome({ kind: "checking" });
-    void outcomeAfterFailure(null, askShop(open)).then((next) => {
+    const young = mayResend(open);
+    if (young && sameItems(bodyOf(open).items, currentCartItems())) return start(open);
+    void readOutcome(open, !young).then((next) => {
       // Recorded with this body: resending can only finish that same payment.
-      if (next.kind === "processing") return start(open);
+      if (next.kind === "processing" && young) return start(open);
       if (next.kind !== "not_recorded") return settle(open, next);
       store.finish(open.key);
       setAttempt(null);
@@ -93,11 +111,17 @@ export function useCheckout() {
      * otherwise a new one. A second press while paying sends the same key, so
      * it is answered as a duplicate; the disabled button only saves a request.
      */
-    pay: (body: CheckoutBody) => start(store.begin(body)),
-    /** Asks again about the open attempt, with its key: never a new payment. */
+    pay: (body: CheckoutBody) => start(store.begin(body, client.getQueryData(sessionQuery.queryKey)?.customerId), true),
+    /**
+     * Asks again about the open attempt, with its key: never a new payment.
+     * A young attempt under its own session is sent again (the shop answers it
+     * as the same payment); an old one, or one whose session ended, is only read.
+     */
     checkAgain: () => {
       const open = store.current();
-      if (open) start(open);
+      if (!open) return;
+      if (mayResend(open) && outcome.kind !== "session_lost") return start(open);
+      void readOutcome(open, true).then((next) => settle(open, next));
     },
   };
 }

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { migrate, MigrationError } from "./migrate";
+import { ADVISORY_LOCK_ID, migrate, MigrationError, type SqlConnection } from "./migrate";
 import { withDatabase } from "./provision";
 
 const admin = inject("adminDatabaseUrl");
@@ -36,6 +36,38 @@ async function migrationsDir(files: Record<string, string>): Promise<string> {
   }
   return dir;
 }
+
+/**
+ * One client connection as PgBouncer in transaction mode serves it: every
+ * transaction, and every statement outside one, runs on another server
+ * connection. The server connections stay open, as a pooler's do.
+ */
+function transactionPooler(url: string) {
+  const servers: pg.Client[] = [];
+  let pinned: pg.Client | null = null;
+  const anotherServer = async () => {
+    const server = new pg.Client({ connectionString: url });
+    await server.connect();
+    servers.push(server);
+    return server;
+  };
+  const connection: SqlConnection = {
+    async query(text, values) {
+      const server = pinned ?? (await anotherServer());
+      if (/^\s*begin\b/i.test(text)) pinned = server;
+      try {
+        return await server.query(text, values);
+      } finally {
+        if (/^\s*(commit|rollback)\b/i.test(text)) pinned = null;
+      }
+    },
+    end: async () => undefined, // the pooler keeps its server connections
+  };
+  return { servers, open: async () => connection, close: () => Promise.all(servers.map((s) => s.end())) };
+}
+
+const heldMigrationLocks = async (url: string) =>
+  (await query<{ n: string }>(url, `select count(*)::text as n from pg_locks where locktype = 'advisory' and objid = ${ADVISORY_LOCK_ID}`))[0]?.n;
 
 afterAll(async () => {
   for (const name of created) await query(admin, `drop database if exists ${name} with (force)`);
@@ -96,5 +128,24 @@ describe("the migration runner", () => {
     expect(results.flatMap((r) => r.applied).sort()).toEqual(["001_a", "002_b"]);
     const rows = await query<{ n: string }>(url, `select count(*)::text as n from "_prisma_migrations"`);
     expect(rows[0]?.n).toBe("2");
+  });
+
+  it("holds its lock only inside transactions, so it works through a transaction pooler and leaves no lock behind", async () => {
+    const url = await freshDatabase();
+    const dir = await migrationsDir({ "001_a": "create table a (id int);", "002_b": "create table b (id int);" });
+    const first = transactionPooler(url);
+    const second = transactionPooler(url);
+    try {
+      expect((await migrate(url, dir, first.open)).applied).toEqual(["001_a", "002_b"]);
+      expect(first.servers.length).toBeGreaterThan(2); // it really ran on several server connections
+      expect(await heldMigrationLocks(url)).toBe("0");
+      // The next deploy's runner, through the pooler too, is not stuck behind a lock nobody can release.
+      const next = migrate(url, dir, second.open);
+      const stuck = new Promise((resolve) => setTimeout(() => resolve("still waiting for the lock after 10 s"), 10_000).unref());
+      expect(await Promise.race([next, stuck])).toEqual({ applied: [], alreadyApplied: ["001_a", "002_b"] });
+    } finally {
+      await first.close();
+      await second.close();
+    }
   });
 });

@@ -11,7 +11,7 @@ import pg from "pg";
  */
 export const MIGRATIONS_DIR = path.resolve(import.meta.dirname, "../../prisma/migrations");
 /** Arbitrary constant shared by every runner: one migrator per database at a time. */
-const ADVISORY_LOCK_ID = 72_707_369;
+export const ADVISORY_LOCK_ID = 72_707_369;
 
 export interface Migration {
   name: string;
@@ -39,63 +39,102 @@ export interface MigrateResult {
   alreadyApplied: string[];
 }
 
-export async function migrate(connectionString: string, dir = MIGRATIONS_DIR): Promise<MigrateResult> {
-  const migrations = await readMigrations(dir);
+/**
+ * What the runner needs of a connection: pg.Client, or (in tests) one that
+ * hands every transaction to another server connection, as PgBouncer does in
+ * transaction mode.
+ */
+export interface SqlConnection {
+  query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+  end(): Promise<void>;
+}
+
+async function connect(connectionString: string): Promise<SqlConnection> {
   const client = new pg.Client({ connectionString });
   await client.connect();
+  return client;
+}
+
+/**
+ * Each step is one transaction that first takes a transaction-scoped advisory
+ * lock (released by its own commit or rollback) and then decides under it.
+ * A session-level lock would not survive a pooler in transaction mode: the
+ * lock and its unlock can land on different server connections, leaving the
+ * lock held forever by a connection nobody controls.
+ */
+export async function migrate(
+  connectionString: string,
+  dir = MIGRATIONS_DIR,
+  open: (connectionString: string) => Promise<SqlConnection> = connect,
+): Promise<MigrateResult> {
+  const migrations = await readMigrations(dir);
+  const client = await open(connectionString);
   try {
-    // Session-level lock: a second process starting at the same time waits
-    // here, then finds everything applied.
-    await client.query("select pg_advisory_lock($1)", [ADVISORY_LOCK_ID]);
-    await client.query(`create table if not exists "_prisma_migrations" (
-      "id" varchar(36) primary key,
-      "checksum" varchar(64) not null,
-      "finished_at" timestamptz,
-      "migration_name" varchar(255) not null,
-      "logs" text,
-      "rolled_back_at" timestamptz,
-      "started_at" timestamptz not null default now(),
-      "applied_steps_count" integer not null default 0)`);
-    const { rows } = await client.query<{ migration_name: string; checksum: string }>(
-      `select migration_name, checksum from "_prisma_migrations"
-        where finished_at is not null and rolled_back_at is null`,
+    await locked(client, () =>
+      client.query(`create table if not exists "_prisma_migrations" (
+        "id" varchar(36) primary key,
+        "checksum" varchar(64) not null,
+        "finished_at" timestamptz,
+        "migration_name" varchar(255) not null,
+        "logs" text,
+        "rolled_back_at" timestamptz,
+        "started_at" timestamptz not null default now(),
+        "applied_steps_count" integer not null default 0)`),
     );
-    const done = new Map(rows.map((r) => [r.migration_name, r.checksum]));
     const result: MigrateResult = { applied: [], alreadyApplied: [] };
     for (const m of migrations) {
-      const recorded = done.get(m.name);
-      if (recorded !== undefined) {
+      // Read under the lock: another runner may have applied it a moment ago.
+      const applied = await locked(client, async () => {
+        const { rows } = await client.query(
+          `select checksum from "_prisma_migrations"
+            where migration_name = $1 and finished_at is not null and rolled_back_at is null`,
+          [m.name],
+        );
+        const recorded = (rows[0] as { checksum: string } | undefined)?.checksum;
+        if (recorded === undefined) {
+          await applyOne(client, m);
+          return true;
+        }
         if (recorded !== m.checksum) {
           throw new MigrationError(
             `Migration ${m.name} was changed after it was applied (checksum ${recorded.slice(0, 12)}… in the database, ` +
               `${m.checksum.slice(0, 12)}… on disk). Never edit an applied migration: add a new one.`,
           );
         }
-        result.alreadyApplied.push(m.name);
-        continue;
-      }
-      await applyOne(client, m);
-      result.applied.push(m.name);
+        return false;
+      });
+      (applied ? result.applied : result.alreadyApplied).push(m.name);
     }
     return result;
   } finally {
-    await client.query("select pg_advisory_unlock($1)", [ADVISORY_LOCK_ID]).catch(() => undefined);
     await client.end();
   }
 }
 
-async function applyOne(client: pg.Client, m: Migration): Promise<void> {
+/** Runs `work` in one transaction holding the migration lock; a second runner waits at the lock. */
+async function locked<T>(client: SqlConnection, work: () => Promise<T>): Promise<T> {
+  await client.query("begin");
   try {
-    await client.query("begin");
+    await client.query("select pg_advisory_xact_lock($1)", [ADVISORY_LOCK_ID]);
+    const result = await work();
+    await client.query("commit");
+    return result;
+  } catch (err) {
+    await client.query("rollback").catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Inside the locked transaction: the migration and its record commit together, or neither does. */
+async function applyOne(client: SqlConnection, m: Migration): Promise<void> {
+  try {
     await client.query(m.sql);
     await client.query(
       `insert into "_prisma_migrations" (id, checksum, migration_name, finished_at, applied_steps_count)
        values ($1, $2, $3, now(), 1)`,
       [randomUUID(), m.checksum, m.name],
     );
-    await client.query("commit");
   } catch (err) {
-    await client.query("rollback").catch(() => undefined);
     throw new MigrationError(`Migration ${m.name} failed and was rolled back: ${(err as Error).message}`);
   }
 }

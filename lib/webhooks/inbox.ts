@@ -85,3 +85,28 @@ export async function retryLater(prisma: PrismaClient, eventId: string, delayMs:
 export function backoffMs(attempts: number): number {
   return Math.min(1_000 * 2 ** Math.max(0, attempts - 1), 30 * 60_000);
 }
+
+/**
+ * The inbox remembers an event id for `WEBHOOK_RETENTION_DAYS` after it was
+ * processed: far beyond Stripe's three days of redelivery and the 30 days in
+ * which an event can still be resent from the Dashboard. Older processed rows
+ * go in bounded batches (skip locked, like the key cleanup); unprocessed ones
+ * stay until they are processed or expire.
+ */
+export const WEBHOOK_RETENTION_DAYS = 35;
+
+export async function deleteProcessedEvents(prisma: PrismaClient, options: { batchSize?: number; maxBatches?: number } = {}): Promise<number> {
+  const batchSize = options.batchSize ?? 1000;
+  let deleted = 0;
+  for (let batch = 0; batch < (options.maxBatches ?? 10); batch++) {
+    const count = await prisma.$executeRaw`
+      delete from webhook_events
+       where id in (select id from webhook_events
+                     where processed_at < now() - ${WEBHOOK_RETENTION_DAYS} * interval '1 day'
+                     limit ${batchSize}
+                     for update skip locked)`;
+    deleted += count;
+    if (count < batchSize) break;
+  }
+  return deleted;
+}

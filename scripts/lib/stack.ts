@@ -35,6 +35,12 @@ export interface StackOptions {
   appEnv?: Record<string, string>;
   /** App processes on consecutive ports from appPort, sharing the database and the emulator. */
   instances?: number;
+  /**
+   * Without SESSION_SECRET, invent one and keep it in DATA_DIR (the demo and
+   * test stacks). Otherwise start-up is refused: behind a load balancer, hosts
+   * with secrets of their own would refuse each other's cookies.
+   */
+  generateSessionSecret?: boolean;
   log: (line: string) => void;
   appLog?: (line: string) => void;
 }
@@ -52,6 +58,7 @@ export interface Stack {
 
 export async function startStack(options: StackOptions): Promise<Stack> {
   const { env, log } = options;
+  if (!env.SESSION_SECRET && !options.generateSessionSecret) throw new ConfigError(SESSION_SECRET_REQUIRED);
   const cleanups: Array<() => Promise<void>> = [];
   const stop = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch((err) => log(`cleanup failed: ${err}`));
@@ -116,6 +123,10 @@ export function buildApp(distDir: string | undefined, log: (line: string) => voi
   });
   if (result.status !== 0) throw new Error("next build failed (see its output above)");
 }
+
+export const SESSION_SECRET_REQUIRED =
+  "SESSION_SECRET: required by npm start: 32+ characters, the same on every instance (e.g. `openssl rand -hex 32`). " +
+  "A secret each host invented for itself would make every other request 401 behind a load balancer; only npm run demo generates one.";
 
 /** The demo's session secret: generated once, kept beside the data so sessions survive restarts. */
 function sessionSecret(dataDir: string): string {

@@ -1,6 +1,6 @@
 import { checkout, UNAVAILABLE_RETRY_AFTER_SECONDS } from "@/lib/checkout/checkout";
 import { checkoutRequestSchema, INVALID_CHECKOUT } from "@/lib/checkout/request";
-import { forbiddenOrigin, isForeignOrigin, isUuid, jsonError, readValidJson, unauthenticated } from "@/lib/http";
+import { forbiddenOrigin, isForeignOrigin, isUuid, jsonError, publicOrigin, readValidJson, unauthenticated } from "@/lib/http";
 import { traceLabRequest } from "@/lib/lab/lab-trace";
 import { observe, observeError } from "@/lib/observability";
 import { checkoutDeps } from "@/lib/services";
@@ -30,7 +30,7 @@ async function handle(request: Request): Promise<Response> {
   if (!body.ok) return body.response;
 
   try {
-    const origin = new URL(request.url).origin;
+    const origin = publicOrigin(request);
     const result = await checkout(checkoutDeps(), { customerId, key: key.trim().toLowerCase(), body: body.value, origin });
     return toResponse(result);
   } catch (err) {
