@@ -6,7 +6,7 @@ import { createAttemptStore, type AttemptStore, type CheckoutAttempt } from "../
 import { checkoutMutation } from "../../lib/checkout-client/checkout-mutation";
 import { isDefinitive, outcomeAfterFailure, stateFromResult, type CheckoutState } from "../../lib/checkout-client/checkout-state";
 import { MemoryStorage } from "../../lib/checkout-client/memory-storage";
-import type { PaymentResult } from "../../lib/checkout-client/payment-client";
+import { requiredAction, type PaymentResult } from "../../lib/checkout-client/payment-client";
 import { sessionQuery } from "../../lib/checkout-client/queries";
 import type { AttemptStatus, CheckoutBody } from "../../lib/checkout-client/types";
 import type { CardKind } from "./cards";
@@ -79,13 +79,13 @@ export class Shopper {
       if (open) presses.push(tab.pay(open, Date.now()));
     }
     let state = await this.settle(tab, presses, attempt, log);
-    for (let check = 0; check < CHECK_AGAIN && !definitive(state) && state.kind !== "requires_action"; check++) {
+    for (let check = 0; check < CHECK_AGAIN && !definitive(state) && state.kind !== "authenticating"; check++) {
       await sleep(this.random.int(1_000, 3_000));
       log.behaviours.push("check_again");
       state = await this.settle(tab, [tab.pay(attempt, Date.now())], attempt, log);
     }
-    if (state.kind === "requires_action") state = await this.authenticate(state.url, card, attempt, log);
-    log.outcome = outcomeLabel(state, log);
+    if (state.kind === "authenticating") state = await this.authenticate(state.url, card, attempt, log);
+    log.outcome = outcomeLabel(state);
     if (definitive(state)) this.store.finish(attempt.key);
     return definitive(state);
   }
@@ -97,8 +97,8 @@ export class Shopper {
     for (const press of results) {
       if (press.tab !== tab) continue; // a press from before the reload: that page is gone
       if ("result" in press) {
-        const state = stateOf(press.result, log);
-        if (definitive(state) || state.kind === "requires_action") return state;
+        const state: ShopperState = stateFromResult(press.result);
+        if (definitive(state) || state.kind === "authenticating") return state;
         fallback ??= state;
       } else {
         const action = requiresAction(log);
@@ -149,7 +149,7 @@ async function reportReturn(send: typeof fetch, key: string, paymentIntent: stri
       const body = (await response.json().catch(() => null)) as Record<string, unknown> | null;
       const outcome = returnOutcomeOf(response, body);
       if (outcome.kind === "paid") return { kind: "paid", order: outcome.order };
-      if (outcome.kind === "failed") return { kind: "declined", declineCode: outcome.code, message: outcome.message };
+      if (outcome.kind === "failed") return { kind: "declined", error: outcome.error, declineCode: outcome.code, message: outcome.message };
       if (outcome.kind === "not_found") return { kind: "not_recorded" };
       return { kind: "processing" }; // back without finishing authentication
     } catch (raw) {
@@ -160,10 +160,11 @@ async function reportReturn(send: typeof fetch, key: string, paymentIntent: stri
   }
 }
 
-type ShopperState = CheckoutState | { kind: "requires_action"; url: string } | { kind: "authentication_abandoned" };
+/** The page's states, and one of the soak's own: the shopper closed the bank's page and left. */
+type ShopperState = CheckoutState | { kind: "authentication_abandoned" };
 
 function definitive(state: ShopperState): boolean {
-  return state.kind !== "requires_action" && state.kind !== "authentication_abandoned" && isDefinitive(state);
+  return state.kind !== "authentication_abandoned" && isDefinitive(state);
 }
 
 type Press = { tab: Tab; result: PaymentResult } | { tab: Tab; error: unknown };
@@ -236,35 +237,19 @@ class Tab {
   }
 }
 
-/** The payment client's result; a 202 requires_action (which older clients do not know) is read from the answer itself. */
-function stateOf(result: PaymentResult, log: AttemptLog): ShopperState {
-  const kind = (result as { kind: string }).kind;
-  if (kind === "paid" || kind === "declined") return stateFromResult(result);
-  return requiresAction(log) ?? { kind: "processing" };
-}
-
+/** A 202 requires_action this attempt's shopper saw (from any press), if any. */
 function requiresAction(log: AttemptLog): ShopperState | null {
   for (let i = log.answers.length - 1; i >= 0; i--) {
     const answer = log.answers[i]!;
-    const body = answer.body as { status?: string; nextAction?: { url?: unknown } } | null;
-    if (answer.status === 202 && body?.status === "requires_action" && typeof body.nextAction?.url === "string") {
-      return { kind: "requires_action", url: body.nextAction.url };
-    }
+    const action = answer.status === 202 ? requiredAction(answer.body) : null;
+    if (action) return stateFromResult(action);
   }
   return null;
 }
 
 /** The outcome table's row: paid, the 402's error code, or where the shopper was left. */
-function outcomeLabel(state: ShopperState, log: AttemptLog): string {
-  if (state.kind === "declined") {
-    const last = [...log.answers].reverse().find((a) => a.status === 402 || storedStatus(a.body) === 402);
-    const body = (last?.status === 402 ? last.body : (last?.body as { response?: { body?: unknown } } | undefined)?.response?.body) as { error?: string } | undefined;
-    return body?.error ?? "declined";
-  }
+function outcomeLabel(state: ShopperState): string {
+  if (state.kind === "declined") return state.error;
   if (state.kind === "rejected") return `rejected_${state.code}`;
   return state.kind;
-}
-
-function storedStatus(body: unknown): number | undefined {
-  return (body as { response?: { statusCode?: number } } | null)?.response?.statusCode;
 }
