@@ -114,7 +114,7 @@ export class Shopper {
   private async authenticate(url: string, card: CardKind, attempt: CheckoutAttempt, log: AttemptLog): Promise<ShopperState> {
     if (card.authentication === "abandon" || !card.authentication) {
       log.behaviours.push("abandon_authentication");
-      return { kind: "authentication_abandoned" };
+      return { kind: "left_at_bank" };
     }
     log.behaviours.push(`${card.authentication}_authentication`);
     let returnUrl: URL;
@@ -122,7 +122,7 @@ export class Shopper {
       returnUrl = new URL(await authenticate(url, card.authentication));
     } catch (err) {
       log.behaviours.push(`authentication_page_error: ${err instanceof Error ? err.message : String(err)}`);
-      return { kind: "authentication_abandoned" };
+      return { kind: "left_at_bank" };
     }
     const send = this.browser.fetchFor(attempt.key);
     await send(returnUrl.pathname + returnUrl.search).catch(() => undefined); // the return page itself
@@ -161,10 +161,10 @@ async function reportReturn(send: typeof fetch, key: string, paymentIntent: stri
 }
 
 /** The page's states, and one of the soak's own: the shopper closed the bank's page and left. */
-type ShopperState = CheckoutState | { kind: "authentication_abandoned" };
+type ShopperState = CheckoutState | { kind: "left_at_bank" };
 
 function definitive(state: ShopperState): boolean {
-  return state.kind !== "authentication_abandoned" && isDefinitive(state);
+  return state.kind !== "left_at_bank" && isDefinitive(state);
 }
 
 type Press = { tab: Tab; result: PaymentResult } | { tab: Tab; error: unknown };
