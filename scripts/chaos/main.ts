@@ -5,7 +5,7 @@
 import "../lib/dotenv";
 import { ConfigError } from "../../lib/env";
 import { parseOptions, UsageError } from "./options";
-import { table, violationReport, writeResults } from "./report";
+import { table, violationReport, writeResults, writeViolations } from "./report";
 import { runSoak } from "./soak";
 
 async function main(): Promise<number> {
@@ -21,7 +21,10 @@ async function main(): Promise<number> {
     log(`no violations · reproduce with: npm run chaos -- --attempts ${options.attempts} --seed ${options.seed}`);
     return 0;
   }
+  const details = options.out.replace(/\.json$/, "") + ".violations.json";
+  await writeViolations(details, result);
   console.error(`\n${violations.length} violation(s):\n${violationReport(violations, result.journal.attempts)}`);
+  console.error(`\nEvery violation with its attempt's full journal: ${details}`);
   return 1;
 }
 

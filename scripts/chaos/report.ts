@@ -51,6 +51,12 @@ export function table(result: SoakResult): string {
     const na = verdict.notApplicable[key];
     row(text, na ? `n/a (${na})` : verdict.counts[key]);
   }
+  const j = verdict.judged;
+  lines.push(
+    "",
+    `Judged: ${j.attempts} attempts and ${j.answers} answers shoppers saw; ${j.intents} PaymentIntents (${j.charges} succeeded), ` +
+      `${j.refunds} refunds${j.events === null ? "" : `, ${j.events} webhook events`} at the provider; ${j.orders} orders in the database.`,
+  );
   lines.push(
     "",
     result.convergence.converged
@@ -59,6 +65,12 @@ export function table(result: SoakResult): string {
   );
   lines.push(`Cards: ${result.cards.enabled.join(", ")}${Object.keys(result.cards.disabled).length ? ` (off: ${Object.entries(result.cards.disabled).map(([c, why]) => `${c}: ${why}`).join("; ")})` : ""}.`);
   return lines.join("\n");
+}
+
+/** Beside the results: every violation with the full journal of its attempt, for a closer look. */
+export async function writeViolations(file: string, result: SoakResult): Promise<void> {
+  const attempts = result.verdict.violations.map((v) => result.journal.attempts.get(v.subject)).filter((a) => a !== undefined);
+  await writeFile(file, JSON.stringify({ seed: result.options.seed, violations: result.verdict.violations, attempts }, null, 2) + "\n");
 }
 
 /** Each violation with its attempt's id and what its shopper saw. */

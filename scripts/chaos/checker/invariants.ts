@@ -30,6 +30,8 @@ export interface Verdict {
   counts: Record<Invariant, number>;
   /** Invariants the evidence could not judge (e.g. no webhooks yet), with why. */
   notApplicable: Partial<Record<Invariant, string>>;
+  /** How much evidence was judged. */
+  judged: { attempts: number; answers: number; intents: number; charges: number; refunds: number; orders: number; events: number | null };
 }
 
 export function check(evidence: Evidence): Verdict {
@@ -131,7 +133,16 @@ export function check(evidence: Evidence): Verdict {
 
   const counts = Object.fromEntries(Object.keys(INVARIANTS).map((k) => [k, 0])) as Record<Invariant, number>;
   for (const v of violations) counts[v.invariant] += 1;
-  return { violations, counts, notApplicable };
+  const judged = {
+    attempts: attempts.length,
+    answers: attempts.reduce((n, a) => n + a.answers.length, 0),
+    intents: intents.length,
+    charges: succeeded.length,
+    refunds: evidence.refunds.length,
+    orders: orders.length,
+    events: evidence.events?.length ?? null,
+  };
+  return { violations, counts, notApplicable, judged };
 }
 
 /**
