@@ -168,6 +168,12 @@ describe("Stripe webhooks", () => {
     expect((await shopper.checkout(key, cart("pm_card_chargeDeclined"))).status).toBe(402);
   });
 
+  it("an event about an intent Stripe does not know (another environment's) is acknowledged and set aside", async () => {
+    const event = stripeEvent("payment_intent.succeeded", { id: "pi_elsewhere0123456789", object: "payment_intent", status: "succeeded", metadata: {} });
+    expect((await deliver(h.url, event)).status).toBe(200);
+    expect(await processed(event.id)).toMatchObject({ outcome: "ignored_unknown_intent", attempts: 1, last_error: null });
+  });
+
   it("an unsigned stranger's body over the size limit is refused before it is read", async () => {
     const res = await fetch(`${h.url}/api/webhooks/stripe`, {
       method: "POST",

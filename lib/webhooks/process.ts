@@ -66,7 +66,9 @@ async function decide(deps: WebhookDeps, event: InboxEvent): Promise<Verdict> {
 }
 
 async function onPaymentIntent(deps: WebhookDeps, paymentIntentId: string): Promise<Verdict> {
-  const intent = await deps.stripe.paymentIntents.retrieve(paymentIntentId);
+  const intent = await retrieve(deps, paymentIntentId);
+  // Signed with our secret, yet the intent is not in this account (another environment's event): nothing to do.
+  if (!intent) return { done: "ignored_unknown_intent" };
   const attempt = await findPaymentAttempt(deps.prisma, intent);
   if (!attempt) {
     // Ours, but its order is not visible yet: keep the event and look again.
@@ -147,12 +149,22 @@ async function driveAttempt(deps: WebhookDeps, record: NonNullable<PaymentAttemp
 async function onRefund(deps: WebhookDeps, paymentIntentId: string): Promise<Verdict> {
   const order = await deps.prisma.order.findUnique({ where: { paymentIntentId }, select: { id: true } });
   if (!order) {
-    const intent = await deps.stripe.paymentIntents.retrieve(paymentIntentId);
-    return isOurs(intent) ? { later: `no order with ${intent.id} yet` } : { done: "ignored" };
+    const intent = await retrieve(deps, paymentIntentId);
+    return intent && isOurs(intent) ? { later: `no order with ${intent.id} yet` } : { done: "ignored" };
   }
   const refunds = await deps.stripe.refunds.list({ payment_intent: paymentIntentId, limit: 1 });
   const refund = refunds.data.find((r) => r.status !== "failed" && r.status !== "canceled");
   if (!refund) return { done: "no_refund" };
   const recorded = await recordRefund(deps.prisma, order, { id: refund.id, reason: "provider" });
   return { done: recorded ? "refund_recorded" : "already_refunded" };
+}
+
+/** The intent as Stripe has it now; null if Stripe does not know it. Anything else failing is thrown (and retried). */
+async function retrieve(deps: WebhookDeps, paymentIntentId: string): Promise<Stripe.PaymentIntent | null> {
+  try {
+    return await deps.stripe.paymentIntents.retrieve(paymentIntentId);
+  } catch (err) {
+    if (typeof err === "object" && err !== null && (err as { code?: unknown }).code === "resource_missing") return null;
+    throw err;
+  }
 }
