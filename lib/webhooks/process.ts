@@ -38,11 +38,7 @@ async function processClaimed(deps: WebhookDeps, event: InboxEvent): Promise<key
       deps.log?.("webhook", { stage: "processed", outcome: verdict.done, ...fields });
       return "processed";
     }
-    if (event.ageMs > MAX_EVENT_AGE_MS) {
-      await markProcessed(deps.prisma, event.id, "expired");
-      deps.log?.("webhook", { stage: "expired", reason: verdict.later, ...fields });
-      return "expired";
-    }
+    if (await expire(deps, event, verdict.later)) return "expired";
     const delayMs = backoffMs(event.attempts);
     await retryLater(deps.prisma, event.id, delayMs, verdict.later);
     deps.log?.("webhook", { stage: "deferred", reason: verdict.later, retryInMs: delayMs, ...fields });
@@ -51,10 +47,19 @@ async function processClaimed(deps: WebhookDeps, event: InboxEvent): Promise<key
     // Stripe or the database failed mid-way. Every step is idempotent, so the
     // next attempt redoes it; if even this write fails, the lease runs out.
     const reason = err instanceof Error ? err.message : String(err);
+    if (await expire(deps, event, reason).catch(() => false)) return "expired";
     await retryLater(deps.prisma, event.id, backoffMs(event.attempts), reason).catch(() => undefined);
     deps.log?.("webhook", { stage: "failed", reason, ...fields });
     return "failed";
   }
+}
+
+/** Past Stripe's redelivery horizon an event still not done is given up: marked, logged and counted for a person. */
+async function expire(deps: WebhookDeps, event: InboxEvent, reason: string): Promise<boolean> {
+  if (event.ageMs <= MAX_EVENT_AGE_MS) return false;
+  await markProcessed(deps.prisma, event.id, "expired");
+  deps.log?.("webhook", { stage: "expired", reason, eventId: event.id, type: event.type, paymentIntentId: event.paymentIntentId, attempts: event.attempts });
+  return true;
 }
 
 const REFUND_EVENTS = new Set(["charge.refunded", "refund.created", "refund.updated"]);
