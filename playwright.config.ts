@@ -1,11 +1,14 @@
 import { defineConfig, devices } from "@playwright/test";
 import { E2E } from "./e2e/settings";
+import { findBrowser, realBrowserProbes } from "./scripts/lib/browser";
 
 /**
- * End-to-end tests drive a production build in Debian's Chromium (Playwright
- * cannot download its own browser offline). e2e/global-setup.ts starts the
+ * End-to-end tests drive a production build in Chromium: CHROMIUM_PATH, the
+ * system's, or Playwright's own, the one `scripts/ensure-browser.ts` (the first
+ * step of `npm test`) found or installed. e2e/global-setup.ts starts the
  * database, the emulator and the server once per run.
  */
+const executablePath = findBrowser(realBrowserProbes())?.executablePath;
 export default defineConfig({
   testDir: "e2e",
   globalSetup: "./e2e/global-setup.ts",
@@ -28,7 +31,7 @@ export default defineConfig({
       use: {
         ...devices["Desktop Chrome"],
         launchOptions: {
-          executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
+          executablePath,
           args: [
             "--disable-background-networking",
             "--disable-component-update",
