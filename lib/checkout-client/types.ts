@@ -19,7 +19,7 @@ export const TEST_CARDS = [
   { id: "pm_card_chargeDeclinedInsufficientFunds", label: "Visa — insufficient funds", hint: "4000 0000 0000 9995 · declined" },
 ] as const;
 
-/** The body of POST /api/checkout (SPEC section 3): no prices, the server has them. */
+/** The body of POST /api/checkout (docs/contract.md §2): no prices, the server has them. */
 export interface CheckoutBody {
   items: CartItem[];
   paymentMethod: string;

@@ -13,7 +13,7 @@ import type { CheckoutBody } from "./types";
 import { currentCartItems, removePaidItems } from "./use-cart";
 
 /**
- * Paying for a cart (SPEC section 4). Every press, retry and reload of one
+ * Paying for a cart (docs/contract.md §4). Every press, retry and reload of one
  * attempt sends the same Idempotency-Key; retries are the mutation's own (see
  * checkout-mutation.ts); when they run out the shop is asked what happened
  * instead of trying a new key. On mount, an attempt a reload left open is resumed.

@@ -9,7 +9,7 @@ import { priceCart, type PricedCart } from "./price-cart";
 import { CHECKOUT_ENDPOINT, type CheckoutRequest } from "./request";
 
 /**
- * The checkout use case (SPEC section 2, steps 2–5): price the cart, claim
+ * The checkout use case (docs/contract.md §3, steps 2–5): price the cart, claim
  * the key, create the order, charge once, record the outcome fenced by the
  * claim. Results are values the route maps to HTTP one-to-one.
  */
@@ -76,7 +76,7 @@ async function pay(
 }
 
 /**
- * Drives an owned attempt's order to an outcome and records it (SPEC steps
+ * Drives an owned attempt's order to an outcome and records it (docs/contract.md §3, steps
  * 4–5). Shared by the request path and the reconciler, which resumes
  * attempts whose shopper never came back.
  */

@@ -3,7 +3,7 @@ import { findAttemptOrder } from "./orders";
 import { CHECKOUT_ENDPOINT } from "./request";
 
 /**
- * Finishes checkout attempts nobody is finishing (SPEC section 2, step 6): an
+ * Finishes checkout attempts nobody is finishing (docs/contract.md §3, step 6): an
  * owner that died mid-payment, or a transient failure whose shopper never
  * retried. Each is taken over with the same fenced compare-and-set a retry
  * uses and driven on exactly as a retry would drive it — the same downstream

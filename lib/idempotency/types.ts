@@ -7,7 +7,7 @@ export interface StoredResponse {
 
 export type IdempotencyStatus = "in_progress" | "completed" | "failed";
 
-/** The scope of a key: one subject, one operation (SPEC section 2). */
+/** The scope of a key: one subject, one operation (docs/contract.md §3). */
 export interface KeyScope {
   /** The authenticated customer: never taken from the request body. */
   subjectId: string;

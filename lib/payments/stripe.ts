@@ -4,7 +4,7 @@ import { createStripeClient } from "./stripe-client";
 
 const globalForStripe = globalThis as unknown as { stripe?: Stripe; stripeProbe?: Stripe };
 
-/** The app's Stripe client: real Stripe test mode, or the emulator (SPEC section 5). */
+/** The app's Stripe client: real Stripe test mode, or the emulator (docs/contract.md §5). */
 export function stripe(): Stripe {
   globalForStripe.stripe ??= createStripeClient({
     secretKey: env().STRIPE_SECRET_KEY,

@@ -6,7 +6,7 @@ import { observe, observeError } from "@/lib/observability";
 import { checkoutDeps } from "@/lib/services";
 import { currentCustomerId } from "@/lib/session";
 
-/** POST /api/checkout — SPEC section 3. Parse, call the use case, map its result to HTTP. */
+/** POST /api/checkout — docs/contract.md §2. Parse, call the use case, map its result to HTTP. */
 export async function POST(request: Request) {
   // Requests a /lab page tagged are recorded for its timeline; all others pass straight through.
   const response = await traceLabRequest(request, "idempotent", () => handle(request));
