@@ -6,6 +6,8 @@ export default defineConfig({
   test: {
     include: ["lib/**/*.test.ts", "scripts/**/*.test.ts", "app/**/*.test.ts", "tests/**/*.test.ts"],
     globalSetup: ["tests/global-setup.ts"],
+    // Fails a test that logs console.error/warn it did not expect (tests/helpers/console.ts).
+    setupFiles: ["tests/setup/fail-on-console.ts"],
     pool: "forks",
     testTimeout: 60_000,
     hookTimeout: 120_000,

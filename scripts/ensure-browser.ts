@@ -25,7 +25,9 @@ async function main(): Promise<number> {
   const isRoot = process.getuid?.() === 0;
   const plan = installPlan({ networkReachable: await playwrightHostReachable(), debianLike: isDebianLike(), isRoot });
   for (const step of plan) {
-    console.log(`No Chromium found: trying ${step === "apt" ? "apt-get install chromium" : "npx playwright install chromium"}`);
+    console.log(
+      `No Chromium found: trying ${step === "apt" ? "apt-get install chromium" : "npx playwright install chromium"}`,
+    );
     if (install(step, isRoot) && findBrowser(probes)) return 0;
   }
   console.error(NO_BROWSER_MESSAGE);

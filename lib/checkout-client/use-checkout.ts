@@ -24,6 +24,7 @@ export function useCheckout() {
   const [attempt, setAttempt] = useState<CheckoutAttempt | null>(null);
   const [outcome, setOutcome] = useState<CheckoutState>({ kind: "idle" });
   const startedAt = useRef(0);
+  // eslint-disable-next-line react-hooks/refs -- the ref is read when a retry is decided, never during render
   const [options] = useState(() => checkoutMutation({ startedAt: () => startedAt.current }));
 
   const settle = (settled: CheckoutAttempt, next: CheckoutState) => {
@@ -70,6 +71,7 @@ export function useCheckout() {
     resumed.current = true;
     const open = store.current();
     if (!open) return;
+    // eslint-disable-next-line react-hooks/set-state-in-effect -- resuming from sessionStorage, an external system, once after mount
     if (sameItems(bodyOf(open).items, currentCartItems())) return start(open);
     setAttempt(open);
     setOutcome({ kind: "checking" });
@@ -81,6 +83,7 @@ export function useCheckout() {
       setAttempt(null);
       setOutcome({ kind: "idle" });
     });
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- settle and askShop are read at resume time only
   }, [store, start]); // once per mount: `resumed` also absorbs React's development double run
 
   return {
