@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { STRIPE_MAX_NETWORK_RETRIES, STRIPE_TIMEOUT_MS, worstCaseStripeCallMs } from "./payments/stripe-client";
+import { STRIPE_MAX_NETWORK_RETRIES, STRIPE_TIMEOUT_MS, worstCaseStripeCallMs } from "./payments/limits";
 
 /**
  * Every variable the project reads, parsed once and failing loudly with the
