@@ -1,3 +1,4 @@
+import { register } from "node:module";
 import { defineConfig, devices } from "@playwright/test";
 import { E2E } from "./e2e/settings";
 import { findBrowser, realBrowserProbes } from "./scripts/lib/browser";
@@ -8,6 +9,9 @@ import { findBrowser, realBrowserProbes } from "./scripts/lib/browser";
  * step of `npm test`) found or installed. e2e/global-setup.ts starts the
  * database, the emulator and the server once per run.
  */
+// The global setup starts the stack from server modules marked `server-only`.
+register("./scripts/lib/allow-server-only.mjs", import.meta.url);
+
 const executablePath = findBrowser(realBrowserProbes())?.executablePath;
 export default defineConfig({
   testDir: "e2e",

@@ -1,3 +1,4 @@
+import "server-only";
 import { z } from "zod";
 import { STRIPE_MAX_NETWORK_RETRIES, STRIPE_TIMEOUT_MS, worstCaseStripeCallMs } from "./payments/limits";
 

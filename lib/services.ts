@@ -1,3 +1,4 @@
+import "server-only";
 import { observe } from "./observability";
 import type { CheckoutDeps } from "./checkout/checkout";
 import { db } from "./db";

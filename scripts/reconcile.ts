@@ -2,13 +2,13 @@
 // that died mid-payment, a shopper who never retried), charging at most once.
 // Safe from cron and from several hosts at once.
 import "./lib/dotenv";
-import { reconcileAbandoned } from "../lib/checkout/reconcile";
-import { createPrismaClient } from "../lib/db";
-import { provisionDatabase } from "../lib/db/provision";
-import { parseEnv } from "../lib/env";
-import { IdempotencyEngine } from "../lib/idempotency/engine";
-import { observe } from "../lib/observability";
-import { createStripeClient } from "../lib/payments/stripe-client";
+import { reconcileAbandoned } from "@/lib/checkout/reconcile";
+import { createPrismaClient } from "@/lib/db";
+import { provisionDatabase } from "@/lib/db/provision";
+import { parseEnv } from "@/lib/env";
+import { IdempotencyEngine } from "@/lib/idempotency/engine";
+import { observe } from "@/lib/observability";
+import { createStripeClient } from "@/lib/payments/stripe-client";
 import { runScript } from "./lib/run-script";
 
 runScript(async () => {

@@ -1,9 +1,9 @@
 import { createHash, randomUUID } from "node:crypto";
 import pg from "pg";
-import { CHECKOUT_ENDPOINT } from "../../lib/checkout/request";
-import { createPrismaClient, POOL_SIZE } from "../../lib/db";
-import type { PrismaClient } from "../../lib/generated/prisma/client";
-import { IdempotencyEngine } from "../../lib/idempotency/engine";
+import { CHECKOUT_ENDPOINT } from "@/lib/checkout/request";
+import { createPrismaClient, POOL_SIZE } from "@/lib/db";
+import type { PrismaClient } from "@/lib/generated/prisma/client";
+import { IdempotencyEngine } from "@/lib/idempotency/engine";
 
 /**
  * The bench's connections to the bench database: the app's own Prisma client

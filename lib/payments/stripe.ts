@@ -1,3 +1,4 @@
+import "server-only";
 import type Stripe from "stripe";
 import { env } from "../env";
 import { createStripeClient } from "./stripe-client";

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { sleep } from "@/lib/sleep";
 
 /**
  * A shopper talking to the app over real HTTP, with the session cookie kept
@@ -122,7 +123,7 @@ function lower(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
 }
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+export { sleep };
 
 /** Polls `check` until it returns a truthy value, or fails with `what` after `timeoutMs`. */
 export async function waitFor<T>(what: string, check: () => Promise<T> | T, timeoutMs = 30_000, intervalMs = 50): Promise<NonNullable<T>> {
