@@ -12,7 +12,17 @@ import { findBrowser, realBrowserProbes } from "./scripts/lib/browser";
 // The global setup starts the stack from server modules marked `server-only`.
 register("./scripts/lib/allow-server-only.mjs", import.meta.url);
 
-const executablePath = findBrowser(realBrowserProbes())?.executablePath;
+const launchOptions = {
+  executablePath: findBrowser(realBrowserProbes())?.executablePath,
+  args: [
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+  ],
+};
+
 export default defineConfig({
   testDir: "e2e",
   globalSetup: "./e2e/global-setup.ts",
@@ -32,19 +42,24 @@ export default defineConfig({
   projects: [
     {
       name: "chromium",
-      use: {
-        ...devices["Desktop Chrome"],
-        launchOptions: {
-          executablePath,
-          args: [
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-            "--disable-quic",
-          ],
-        },
-      },
+      testIgnore: ["phone.spec.ts"],
+      use: { ...devices["Desktop Chrome"], launchOptions },
+    },
+    {
+      // A phone: touch, 360 px wide, the same Chromium. The journeys where a
+      // phone differs: a double tap, a network that drops, a reload; the shop
+      // holds at 360 px; and axe on every page at that width.
+      name: "phone",
+      testMatch: [
+        "phone.spec.ts",
+        "accessibility.spec.ts",
+        "reliability/double-submit.spec.ts",
+        "reliability/lost-response.spec.ts",
+        "reliability/gateway.spec.ts",
+        "slow-gateway.spec.ts",
+      ],
+      grep: [/360 px phone/, /accessibility violation/, /double click that lands/, /offline/, /reload/i],
+      use: { ...devices["Galaxy S8"], launchOptions },
     },
   ],
 });
