@@ -1,4 +1,4 @@
-import { checkout, type CheckoutResult } from "@/lib/checkout/checkout";
+import { checkout, UNAVAILABLE_RETRY_AFTER_SECONDS, type CheckoutResult } from "@/lib/checkout/checkout";
 import { CHECKOUT_ENDPOINT, checkoutRequestSchema, INVALID_CHECKOUT } from "@/lib/checkout/request";
 import { forbiddenOrigin, invalidRequest, isForeignOrigin, isUuid, jsonError, readValidJson, unauthenticated } from "@/lib/http";
 import { observe, observeError, traceRequest } from "@/lib/observability";
@@ -37,7 +37,7 @@ async function handle(request: Request): Promise<Response> {
   } catch (err) {
     observeError("checkout_error", err, { key, customerId });
     return jsonError(503, "unavailable", "The shop cannot take payments right now. Retrying with the same key is safe.",
-      { retryAfterSeconds: 2 }, { "Retry-After": "2" });
+      { retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS }, { "Retry-After": String(UNAVAILABLE_RETRY_AFTER_SECONDS) });
   }
 }
 
