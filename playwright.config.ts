@@ -55,7 +55,6 @@ export default defineConfig({
         "accessibility.spec.ts",
         "reliability/double-submit.spec.ts",
         "reliability/lost-response.spec.ts",
-        "reliability/gateway.spec.ts",
         "slow-gateway.spec.ts",
       ],
       grep: [/360 px phone/, /accessibility violation/, /double click that lands/, /offline/, /reload/i],

@@ -42,6 +42,7 @@ test("On a 360 px phone a double tap on Pay charges the card once", async ({ pag
   // Each Stripe call takes a second, so the second tap lands while the first is paying.
   await emulator.setFaults({ latencyMs: 1_000 });
 
+  await payButton(page).scrollIntoViewIfNeeded(); // a touch lands on the screen, not below the fold
   const box = (await payButton(page).boundingBox())!;
   const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
   await page.touchscreen.tap(x, y);
