@@ -2,10 +2,10 @@
 // Safe from cron every minute and from several hosts at once, e.g.
 //   * * * * *  cd /srv/checkout && npm run -s db:cleanup >> /var/log/checkout-cleanup.log 2>&1
 import "./lib/dotenv";
-import { createPrismaClient } from "../lib/db";
-import { provisionDatabase } from "../lib/db/provision";
-import { parseEnv } from "../lib/env";
-import { deleteExpiredKeys } from "../lib/idempotency/cleanup";
+import { createPrismaClient } from "@/lib/db";
+import { provisionDatabase } from "@/lib/db/provision";
+import { parseEnv } from "@/lib/env";
+import { deleteExpiredKeys } from "@/lib/idempotency/cleanup";
 import { runScript } from "./lib/run-script";
 
 runScript(async () => {

@@ -2,12 +2,12 @@
 // that died mid-payment, a shopper who never retried), charging at most once.
 // Safe from cron and from several hosts at once.
 import "./lib/dotenv";
-import { reconcileAbandoned } from "../lib/checkout/reconcile";
-import { createPrismaClient } from "../lib/db";
-import { provisionDatabase } from "../lib/db/provision";
-import { parseEnv } from "../lib/env";
-import { stripeFor } from "../lib/payments/stripe";
-import { createCheckoutDeps } from "../lib/services";
+import { reconcileAbandoned } from "@/lib/checkout/reconcile";
+import { createPrismaClient } from "@/lib/db";
+import { provisionDatabase } from "@/lib/db/provision";
+import { parseEnv } from "@/lib/env";
+import { stripeFor } from "@/lib/payments/stripe";
+import { createCheckoutDeps } from "@/lib/services";
 import { runScript } from "./lib/run-script";
 
 runScript(async () => {
