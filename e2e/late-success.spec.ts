@@ -1,4 +1,4 @@
-import { createStripeClient } from "../lib/payments/stripe-client";
+import { createStripeClient } from "@/lib/payments/stripe-client";
 import { deliver, stripeEvent } from "../tests/helpers/webhooks";
 import { expect, test } from "./fixtures";
 import { E2E } from "./settings";

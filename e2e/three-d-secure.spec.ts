@@ -77,8 +77,10 @@ test("Pay pressed twice and the checkout reloaded while authentication is pendin
   expect(exchanges.length).toBeGreaterThanOrEqual(2);
   expect(new Set(exchanges.map((e) => e.key)).size).toBe(1);
   expect(new Set(exchanges.map((e) => e.status))).toEqual(new Set([202]));
-  const urls = new Set(exchanges.map((e) => (e.json?.nextAction as { url?: string } | undefined)?.url));
-  expect(urls.size).toBe(1);
+  // The first answer's body may go unread: the page was already on its way to the bank.
+  const urls = exchanges.flatMap((e) => (e.json ? [(e.json.nextAction as { url?: string } | undefined)?.url] : []));
+  expect(urls.length).toBeGreaterThanOrEqual(2);
+  expect(new Set(urls).size).toBe(1);
   expect((await shopper.paymentIntents()).map((i) => i.status)).toEqual(["requires_action"]);
 
   // Continuing from the checkout reaches the same authentication, and paying ends once.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createStripeClient } from "../lib/payments/stripe-client";
+import { createStripeClient } from "@/lib/payments/stripe-client";
 import { EmulatorWebhooks } from "./helpers/emulator-webhooks";
 import { useTestApp } from "./helpers/harness";
 import { delta, scrape } from "./helpers/metrics";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startStripeEmulator, type StripeEmulator } from "../../scripts/stripe-emulator/server";
-import { createOwnDatabase, type OwnDatabase } from "../../tests/helpers/own-database";
+import { startStripeEmulator, type StripeEmulator } from "@/scripts/stripe-emulator/server";
+import { createOwnDatabase, type OwnDatabase } from "@/tests/helpers/own-database";
 import { createPrismaClient } from "../db";
 import type { PrismaClient } from "../generated/prisma/client";
 import { IdempotencyEngine } from "../idempotency/engine";
