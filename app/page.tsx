@@ -1,4 +1,4 @@
-import { listProducts } from "@/lib/catalog/products";
+import { listProducts } from "@/lib/catalogue/products";
 import { db } from "@/lib/db";
 import { formatMoney } from "@/lib/money";
 import { AddToCart } from "./_components/add-to-cart";

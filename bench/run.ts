@@ -1,10 +1,10 @@
 // npm run bench -- [--quick|--full] [--reuse-build] [scenario…]
 // Starts its own stack (database, emulator, production build), runs the
 // scenarios of issue 7, prints the tables and writes bench/results.json.
-import "../scripts/lib/dotenv";
+import "@/scripts/lib/dotenv";
 import os from "node:os";
 import { cpuMeters } from "./lib/cpu";
-import { ConfigError } from "../lib/env";
+import { ConfigError } from "@/lib/env";
 import { parseOptions, SIZES, UsageError } from "./lib/options";
 import { formatTables, machine, versions, writeResults, type ScenarioReport } from "./lib/report";
 import type { Scenario } from "./lib/scenario";

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { CATALOGUE } from "../lib/catalog/catalogue";
+import { CATALOGUE } from "@/lib/catalogue/catalogue";
 
 test("A shopper sees the seeded catalogue with prices from the database", async ({ page }) => {
   await page.goto("/");

@@ -1,6 +1,6 @@
 import { expect, test as base, type APIRequestContext, type BrowserContext, type Page, type Request } from "@playwright/test";
-import type { FaultStats } from "../scripts/stripe-emulator/faults";
-import type { OrderView } from "../lib/checkout-client/types";
+import type { FaultStats } from "@/scripts/stripe-emulator/faults";
+import type { OrderView } from "@/lib/checkout-client/types";
 import { E2E } from "./settings";
 
 /**

@@ -1,6 +1,6 @@
-import { parseEnv } from "../lib/env";
-import { startStack } from "../scripts/lib/stack";
-import { testEnvironment } from "../tests/constants";
+import { parseEnv } from "@/lib/env";
+import { startStack } from "@/scripts/lib/stack";
+import { testEnvironment } from "@/tests/constants";
 import { E2E, STACK_APP_ENV } from "./settings";
 
 /**

@@ -25,3 +25,16 @@ test("Screenshots: checkout while processing, and the confirmation", async ({ pa
   await expect(confirmationHeading(page)).toBeVisible({ timeout: 40_000 });
   await page.screenshot({ path: "docs/screenshots/confirmation.png", animations: "disabled" });
 });
+
+test("Screenshots: 3-D Secure, the bank's page and the return", async ({ page }) => {
+  await page.goto("/");
+  await addToCart(page, "Enamel Mug");
+  await goToCheckout(page);
+  await page.getByRole("radio", { name: /Visa — 3-D Secure/ }).check();
+  await payButton(page).click();
+  await expect(page.getByRole("button", { name: "Complete authentication" })).toBeVisible();
+  await page.screenshot({ path: "docs/screenshots/three-d-secure.png", animations: "disabled" });
+  await page.getByRole("button", { name: "Complete authentication" }).click();
+  await expect(page.getByRole("heading", { name: "Paid — thank you" })).toBeVisible();
+  await page.screenshot({ path: "docs/screenshots/three-d-secure-return.png", animations: "disabled" });
+});

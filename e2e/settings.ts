@@ -1,4 +1,4 @@
-import { TEST_DIST_DIR } from "../tests/constants";
+import { TEST_DIST_DIR } from "@/tests/constants";
 
 /** Where the end-to-end stack listens: beside, never on, a running demo's ports. */
 const appPort = Number(process.env.E2E_APP_PORT || 3100);

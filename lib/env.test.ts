@@ -62,7 +62,7 @@ describe("configuration", () => {
   });
 
   it("accepts a restricted test key (rk_test_), which reaches Stripe like a secret test key", () => {
-    const env = parseEnv({ STRIPE_SECRET_KEY: "rk_test_51abcDEF" });
+    const env = parseEnv({ STRIPE_SECRET_KEY: "rk_test_51abcDEF", STRIPE_WEBHOOK_SECRET: "whsec_abc123" });
     expect(env.STRIPE_SECRET_KEY).toBe("rk_test_51abcDEF");
     expect(env.stripeApiBase).toBeUndefined();
   });

@@ -1,9 +1,10 @@
+import "server-only";
 import { z } from "zod";
-import { STRIPE_MAX_NETWORK_RETRIES, STRIPE_TIMEOUT_MS, worstCaseStripeCallMs } from "./payments/stripe-client";
+import { STRIPE_MAX_NETWORK_RETRIES, STRIPE_TIMEOUT_MS, worstCaseStripeCallMs } from "./payments/limits";
 
 /**
  * Every variable the project reads, parsed once and failing loudly with the
- * variable's name (t3-env style). SPEC section 6 is the contract.
+ * variable's name (t3-env style). docs/contract.md §6 is the contract.
  */
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]", "::1"]);
 /** The emulator's default signing secret (SPEC section 10). */

@@ -1,3 +1,4 @@
+import "server-only";
 import type Stripe from "stripe";
 import type { PrismaClient } from "./generated/prisma/client";
 

@@ -1,3 +1,4 @@
+import "server-only";
 import { reconcileAbandoned } from "./checkout/reconcile";
 import { deleteExpiredKeys } from "./idempotency/cleanup";
 import { observe, observeError } from "./observability";

@@ -1,6 +1,6 @@
+import "server-only";
 import pino from "pino";
 import { Counter, Registry } from "prom-client";
-import { tapLabEvent } from "./lab/event-log";
 
 /**
  * Every decision the payment path makes is one event: a structured JSON log
@@ -21,7 +21,42 @@ interface Observability {
   lateSuccessRefunds: Counter;
 }
 
-const globalForObs = globalThis as unknown as { observability?: Observability };
+/** Hears every event after it is logged and counted (the lab's timeline subscribes; see lib/lab/server/attach.ts). */
+export type ObservationListener = (event: string, fields: Fields) => void;
+
+/** Wraps the handling of one request, e.g. to record it; the default just handles it. */
+export type RequestTracer = (request: Request, operation: string, handle: () => Promise<Response>) => Promise<Response>;
+
+interface Hooks {
+  listeners: Set<ObservationListener>;
+  tracer: RequestTracer | null;
+}
+
+// On globalThis: Next bundles each route separately, and instrumentation.ts
+// subscribes once for all of them.
+const globalForObs = globalThis as unknown as { observability?: Observability; observabilityHooks?: Hooks };
+
+function hooks(): Hooks {
+  globalForObs.observabilityHooks ??= { listeners: new Set(), tracer: null };
+  return globalForObs.observabilityHooks;
+}
+
+/** Subscribes to every event; returns the unsubscribe. A listener that throws is logged, never breaks the request. */
+export function onObserve(listener: ObservationListener): () => void {
+  hooks().listeners.add(listener);
+  return () => hooks().listeners.delete(listener);
+}
+
+/** Installs the one request tracer (or removes it with null). */
+export function setRequestTracer(tracer: RequestTracer | null): void {
+  hooks().tracer = tracer;
+}
+
+/** Handles a request through the installed tracer, if any. */
+export function traceRequest(request: Request, operation: string, handle: () => Promise<Response>): Promise<Response> {
+  const { tracer } = hooks();
+  return tracer ? tracer(request, operation, handle) : handle();
+}
 
 function create(): Observability {
   const registry = new Registry();
@@ -80,8 +115,13 @@ export function observe(event: string, fields: Fields = {}): void {
       o.lateSuccessRefunds.inc();
       break;
   }
-  // The lab's timeline (/lab) hears the same events; a no-op outside a lab-tagged request.
-  tapLabEvent(event, fields);
+  for (const listener of hooks().listeners) {
+    try {
+      listener(event, fields);
+    } catch (err) {
+      observeError("observation_listener_failed", err, { event });
+    }
+  }
 }
 
 /** Unexpected failures: logged with the error, counted nowhere else. */

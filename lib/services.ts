@@ -1,3 +1,4 @@
+import "server-only";
 import type Stripe from "stripe";
 import { observe } from "./observability";
 import type { CheckoutDeps } from "./checkout/checkout";

@@ -3,11 +3,11 @@
 // Safe from cron every minute and from several hosts at once, e.g.
 //   * * * * *  cd /srv/checkout && npm run -s db:cleanup >> /var/log/checkout-cleanup.log 2>&1
 import "./lib/dotenv";
-import { createPrismaClient } from "../lib/db";
-import { provisionDatabase } from "../lib/db/provision";
-import { parseEnv } from "../lib/env";
-import { deleteExpiredKeys } from "../lib/idempotency/cleanup";
-import { deleteProcessedEvents } from "../lib/webhooks/inbox";
+import { createPrismaClient } from "@/lib/db";
+import { provisionDatabase } from "@/lib/db/provision";
+import { parseEnv } from "@/lib/env";
+import { deleteExpiredKeys } from "@/lib/idempotency/cleanup";
+import { deleteProcessedEvents } from "@/lib/webhooks/inbox";
 import { runScript } from "./lib/run-script";
 
 runScript(async () => {

@@ -1,8 +1,8 @@
 // npm run db:migrate — applies pending migrations to DATABASE_URL or the embedded database.
 import "./lib/dotenv";
-import { parseEnv } from "../lib/env";
-import { migrate } from "../lib/db/migrate";
-import { provisionDatabase } from "../lib/db/provision";
+import { parseEnv } from "@/lib/env";
+import { migrate } from "@/lib/db/migrate";
+import { provisionDatabase } from "@/lib/db/provision";
 import { runScript } from "./lib/run-script";
 
 runScript(async () => {

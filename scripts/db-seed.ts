@@ -1,9 +1,9 @@
 // npm run db:seed — upserts the catalogue (safe to run any number of times).
 import "./lib/dotenv";
-import { seedCatalogue } from "../lib/catalog/seed";
-import { createPrismaClient } from "../lib/db";
-import { provisionDatabase } from "../lib/db/provision";
-import { parseEnv } from "../lib/env";
+import { seedCatalogue } from "@/lib/catalogue/seed";
+import { createPrismaClient } from "@/lib/db";
+import { provisionDatabase } from "@/lib/db/provision";
+import { parseEnv } from "@/lib/env";
 import { runScript } from "./lib/run-script";
 
 runScript(async () => {

@@ -3,7 +3,7 @@
 // Flags: --no-build (reuse the last build), --instances N (N app processes on
 // consecutive ports from PORT, one database, one emulator).
 import "./lib/dotenv";
-import { parseEnv } from "../lib/env";
+import { parseEnv } from "@/lib/env";
 import { runUntilSignal } from "./lib/run-until-signal";
 import { startStack } from "./lib/stack";
 

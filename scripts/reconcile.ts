@@ -3,13 +3,13 @@
 // shopper who never retried), charging at most once. Safe from cron and from
 // several hosts at once.
 import "./lib/dotenv";
-import { reconcileAbandoned } from "../lib/checkout/reconcile";
-import { createPrismaClient } from "../lib/db";
-import { provisionDatabase } from "../lib/db/provision";
-import { parseEnv } from "../lib/env";
-import { stripeFor } from "../lib/payments/stripe";
-import { createCheckoutDeps, createWebhookDeps } from "../lib/services";
-import { processDueEvents } from "../lib/webhooks/process";
+import { reconcileAbandoned } from "@/lib/checkout/reconcile";
+import { createPrismaClient } from "@/lib/db";
+import { provisionDatabase } from "@/lib/db/provision";
+import { parseEnv } from "@/lib/env";
+import { stripeFor } from "@/lib/payments/stripe";
+import { createCheckoutDeps, createWebhookDeps } from "@/lib/services";
+import { processDueEvents } from "@/lib/webhooks/process";
 import { runScript } from "./lib/run-script";
 
 runScript(async () => {

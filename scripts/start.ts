@@ -2,7 +2,7 @@
 // embedded database is started here when DATABASE_URL is unset; Stripe (or an
 // emulator from `npm run stripe:emulator`) must already be reachable.
 import "./lib/dotenv";
-import { parseEnv } from "../lib/env";
+import { parseEnv } from "@/lib/env";
 import { runUntilSignal } from "./lib/run-until-signal";
 import { startStack } from "./lib/stack";
 

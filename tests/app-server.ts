@@ -1,6 +1,6 @@
 import { inject } from "vitest";
-import { startApp, type AppProcess } from "../scripts/lib/app-process";
-import { startStripeEmulator, type StripeEmulator } from "../scripts/stripe-emulator/server";
+import { startApp, type AppProcess } from "@/scripts/lib/app-process";
+import { startStripeEmulator, type StripeEmulator } from "@/scripts/stripe-emulator/server";
 
 /**
  * A real `next start` server (the production build in TEST_DIST_DIR) against

@@ -55,7 +55,7 @@ async function waitPastTtl(shopper: Shopper, key: string) {
 
 /**
  * The shopper's retry once the claim is retakeable. Normally it retakes the
- * claim itself and answers 201; a background reconciler (SPEC §2 step 6) may
+ * claim itself and answers 201; a background reconciler (docs/contract.md §3 step 6) may
  * have got there first, so a 409 while it works, or a replayed 201, is fine.
  */
 async function retryPastTtl(shopper: Shopper, key: string) {

@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import type { ReconcileOutcome } from "../lib/checkout/reconcile";
+import type { ReconcileOutcome } from "@/lib/checkout/reconcile";
 import { killDuringPayment } from "./helpers/crash";
 import { useTestApp } from "./helpers/harness";
 import { cart, newKey, sleep, waitFor, type Shopper } from "./helpers/shopper";

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { checkout, type CheckoutDeps } from "../lib/checkout/checkout";
-import { createPrismaClient } from "../lib/db";
-import { IdempotencyEngine } from "../lib/idempotency/engine";
-import { createStripeClient } from "../lib/payments/stripe-client";
-import { startStripeEmulator, type StripeEmulator } from "../scripts/stripe-emulator/server";
+import { checkout, type CheckoutDeps } from "@/lib/checkout/checkout";
+import { createPrismaClient } from "@/lib/db";
+import { IdempotencyEngine } from "@/lib/idempotency/engine";
+import { createStripeClient } from "@/lib/payments/stripe-client";
+import { startStripeEmulator, type StripeEmulator } from "@/scripts/stripe-emulator/server";
 import { TestDb } from "./helpers/db";
 import { Emulator } from "./helpers/emulator";
 import { cart, sleep, waitFor } from "./helpers/shopper";

@@ -20,7 +20,7 @@ beforeAll(async () => {
 });
 
 function runDemo(dataDir: string) {
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/demo.ts", "--no-build"], {
+  const child = spawn(process.execPath, ["--import", "tsx", "--import", "./scripts/lib/allow-server-only.mjs", "scripts/demo.ts", "--no-build"], {
     env: {
       ...process.env,
       DATABASE_URL: "", // the demo's default: embedded
@@ -97,7 +97,7 @@ describe("npm run demo", () => {
   }, 120_000);
 
   it("refuses a malformed DATABASE_URL with a message naming it", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", "scripts/demo.ts", "--no-build"], {
+    const child = spawn(process.execPath, ["--import", "tsx", "--import", "./scripts/lib/allow-server-only.mjs", "scripts/demo.ts", "--no-build"], {
       env: { ...process.env, DATABASE_URL: "localhost:5432/shop" },
       stdio: ["ignore", "pipe", "pipe"],
     });

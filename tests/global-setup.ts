@@ -1,11 +1,11 @@
 import pg from "pg";
 import type { TestProject } from "vitest/node";
-import { seedCatalogue } from "../lib/catalog/seed";
-import { createPrismaClient } from "../lib/db";
-import { migrate } from "../lib/db/migrate";
-import { provisionDatabase } from "../lib/db/provision";
-import { parseEnv } from "../lib/env";
-import { buildApp } from "../scripts/lib/stack";
+import { seedCatalogue } from "@/lib/catalogue/seed";
+import { createPrismaClient } from "@/lib/db";
+import { migrate } from "@/lib/db/migrate";
+import { provisionDatabase } from "@/lib/db/provision";
+import { parseEnv } from "@/lib/env";
+import { buildApp } from "@/scripts/lib/stack";
 import { TEST_DIST_DIR, testEnvironment } from "./constants";
 
 /**

@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startStripeEmulator, type StripeEmulator } from "../scripts/stripe-emulator/server";
+import { startStripeEmulator, type StripeEmulator } from "@/scripts/stripe-emulator/server";
 import { startTestApp, type TestApp } from "./app-server";
+import { sleep } from "@/lib/sleep";
 
 /**
  * Three app instances on one database and one emulator, as behind a load
@@ -50,7 +51,7 @@ async function sendUntilFinal(url: string, cookie: string, key: string, body: st
     const json = (await response.json()) as { orderId?: string };
     if (response.status !== 409 && response.status !== 503) return { status: response.status, orderId: json.orderId ?? "", tries };
     if (tries > 200) throw new Error(`attempt ${key} never finished`);
-    await new Promise((r) => setTimeout(r, 50 + Math.random() * 150));
+    await sleep(50 + Math.random() * 150);
   }
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { createStripeClient } from "../lib/payments/stripe-client";
+import { createStripeClient } from "@/lib/payments/stripe-client";
 import { useTestApp } from "./helpers/harness";
 import { CART_TOTAL_CENTS, cart, newKey, waitFor } from "./helpers/shopper";
 import { deliver, stripeEvent } from "./helpers/webhooks";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createStripeClient } from "../lib/payments/stripe-client";
+import { createStripeClient } from "@/lib/payments/stripe-client";
 import { EmulatorWebhooks } from "./helpers/emulator-webhooks";
 import { useTestApp } from "./helpers/harness";
 import { delta, scrape } from "./helpers/metrics";
@@ -166,6 +166,12 @@ describe("Stripe webhooks", () => {
     const page = await shopper.request("GET", `/api/orders/${order!.id}`);
     expect(page.body).toMatchObject({ status: "failed", refundReason: "late_success", refundedAt: expect.any(String) });
     expect((await shopper.checkout(key, cart("pm_card_chargeDeclined"))).status).toBe(402);
+  });
+
+  it("an event about an intent Stripe does not know (another environment's) is acknowledged and set aside", async () => {
+    const event = stripeEvent("payment_intent.succeeded", { id: "pi_elsewhere0123456789", object: "payment_intent", status: "succeeded", metadata: {} });
+    expect((await deliver(h.url, event)).status).toBe(200);
+    expect(await processed(event.id)).toMatchObject({ outcome: "ignored_unknown_intent", attempts: 1, last_error: null });
   });
 
   it("an unsigned stranger's body over the size limit is refused before it is read", async () => {

@@ -29,10 +29,14 @@ export function CheckoutView() {
   // what the shop will charge, even if the cart changed in another tab.
   const openBody = checkout.attempt ? bodyOf(checkout.attempt) : null;
   const locked = locksCart(checkout.state);
+  // An attempt opened (or resumed) with another card selects that card; adjusted
+  // while rendering rather than in an effect, so no render shows the stale one.
   const openCard = openBody?.paymentMethod;
-  useEffect(() => {
+  const [selectedFor, setSelectedFor] = useState<string | undefined>(undefined);
+  if (openCard !== selectedFor) {
+    setSelectedFor(openCard);
     if (openCard) setCard(openCard);
-  }, [openCard]);
+  }
 
   const paidOrderId = checkout.state.kind === "paid" ? checkout.state.order.orderId : null;
   useEffect(() => {

@@ -5,7 +5,7 @@ import { useSession } from "@/lib/checkout-client/use-session";
 import { LANES, type Lane } from "@/lib/lab/lab-event";
 import { LAB_CART_LABEL, STORM, stormSizeOf } from "@/lib/lab/scenarios";
 import { buildTimeline } from "@/lib/lab/timeline";
-import { useLabRun } from "@/lib/lab/use-lab-run";
+import { useLabRun } from "@/lib/lab/browser/use-lab-run";
 import { LanePanel } from "./lane-panel";
 import { Legend } from "./legend";
 import { RunStatus } from "./run-status";

@@ -1,6 +1,6 @@
 import type { LabLedgerResponse, Lane } from "@/lib/lab/lab-event";
 import type { LaneTimeline } from "@/lib/lab/timeline";
-import type { LabRun } from "@/lib/lab/use-lab-run";
+import type { LabRun } from "@/lib/lab/browser/use-lab-run";
 import { laneTotals } from "@/lib/lab/verdict";
 import { LaneTotalsView } from "./lane-totals";
 import { RequestLog } from "./request-log";

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { env } from "@/lib/env";
-import { labFaultsEnabled } from "@/lib/lab/emulator-faults";
+import { labFaultsEnabled } from "@/lib/lab/server/emulator-faults";
 import { LabView } from "./lab-view";
 import "./lab.css";
 

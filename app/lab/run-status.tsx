@@ -1,4 +1,4 @@
-import type { LabRun } from "@/lib/lab/use-lab-run";
+import type { LabRun } from "@/lib/lab/browser/use-lab-run";
 
 /** Where the current run stands, announced politely as it changes. */
 export function RunStatus({ run }: { run: LabRun | null }) {

@@ -1,6 +1,6 @@
 import type { Lane } from "@/lib/lab/lab-event";
-import type { ShopperView } from "@/lib/lab/shoppers";
-import type { LabRun } from "@/lib/lab/use-lab-run";
+import type { ShopperView } from "@/lib/lab/browser/shoppers";
+import type { LabRun } from "@/lib/lab/browser/use-lab-run";
 
 /** What the lane's checkout page is showing the shopper right now. */
 export function ShopperScreen({ lane, run }: { lane: Lane; run: LabRun | null }) {

@@ -1,13 +1,13 @@
 import { createHash, randomUUID } from "node:crypto";
 import pg from "pg";
-import { CHECKOUT_ENDPOINT } from "../../lib/checkout/request";
-import { createPrismaClient, POOL_SIZE } from "../../lib/db";
-import type { PrismaClient } from "../../lib/generated/prisma/client";
-import { IdempotencyEngine } from "../../lib/idempotency/engine";
+import { CHECKOUT_ENDPOINT } from "@/lib/checkout/request";
+import { createPrismaClient, POOL_SIZE } from "@/lib/db";
+import type { PrismaClient } from "@/lib/generated/prisma/client";
+import { IdempotencyEngine } from "@/lib/idempotency/engine";
 
 /**
  * The bench's connections to the bench database: the app's own Prisma client
- * (lib/db.ts, so the claims measured here run with the app's adapter and pool
+ * (lib/db/index.ts, so the claims measured here run with the app's adapter and pool
  * settings) and a raw pg pool of the same size for the baseline, bulk loads
  * and housekeeping. `countStatements` instead builds the Prisma client on a
  * pool that counts every statement sent to the server.

@@ -1,6 +1,7 @@
 import autocannon from "autocannon";
 import { cpuDuring, type CpuMeters } from "./cpu";
 import { Recorder, type Measure } from "./measure";
+import { sleep } from "@/lib/sleep";
 
 /**
  * One HTTP load with autocannon (closed loop: `connections` requests in
@@ -59,7 +60,6 @@ export async function httpLoad(options: LoadOptions): Promise<Measure> {
 
 /** Waits until the app stops burning CPU (at most 10 s), or half a second without a meter. */
 async function drained(cpu: CpuMeters | undefined): Promise<void> {
-  const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
   const app = cpu?.app;
   if (!app) return sleep(500);
   const deadline = Date.now() + 10_000;

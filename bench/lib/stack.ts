@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { parseEnv } from "../../lib/env";
-import { startStack, type Stack } from "../../scripts/lib/stack";
+import { parseEnv } from "@/lib/env";
+import { startStack, type Stack } from "@/scripts/lib/stack";
 
 /**
  * The benchmark's own stack, apart from the demo (3000/12111) and the tests

@@ -1,4 +1,4 @@
-import { deleteExpiredKeys } from "../../lib/idempotency/cleanup";
+import { deleteExpiredKeys } from "@/lib/idempotency/cleanup";
 import { bulkLoadKeys, checkpoint, claim, keyRow, openDb, resetKeys } from "../lib/database";
 import { Recorder, runConcurrent } from "../lib/measure";
 import { goal, type Scenario } from "../lib/scenario";

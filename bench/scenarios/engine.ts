@@ -1,4 +1,4 @@
-import { POOL_SIZE } from "../../lib/db";
+import { POOL_SIZE } from "@/lib/db";
 import { claim, keyRows, openDb, rawInsert, resetKeys } from "../lib/database";
 import { Recorder, runConcurrent } from "../lib/measure";
 import { goal, type Scenario } from "../lib/scenario";

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { checkout } from "../../lib/checkout/checkout";
-import type { Ownership } from "../../lib/idempotency/types";
-import { naiveCheckout } from "../../lib/lab/naive-checkout";
-import { createStripeClient } from "../../lib/payments/stripe-client";
+import { checkout } from "@/lib/checkout/checkout";
+import type { Ownership } from "@/lib/idempotency/types";
+import { naiveCheckout } from "@/lib/lab/server/naive-checkout";
+import { createStripeClient } from "@/lib/payments/stripe-client";
 import { claim, keyRow, keyRows, openDb, rawInsert, resetKeys, type BenchDb } from "../lib/database";
 import type { CpuMeters } from "../lib/cpu";
 import { runConcurrent } from "../lib/measure";

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { CART, checkoutHeaders, checkoutOnce, getFaults, setFaults, startSession } from "../lib/app-client";
 import { alternate, unexpected } from "../lib/http-load";
 import { goal, type Scenario } from "../lib/scenario";
+import { sleep } from "@/lib/sleep";
 
 /**
  * A duplicate storm: the owner of a key is held in a 40 s charge (emulated
@@ -56,6 +57,6 @@ async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
 }

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import Stripe from "stripe";
-import { POOL_SIZE } from "../../lib/db";
+import { POOL_SIZE } from "@/lib/db";
 import type { CpuMeters } from "../lib/cpu";
-import { EMULATOR_WEBHOOK_SECRET } from "../../lib/env";
+import { EMULATOR_WEBHOOK_SECRET } from "@/lib/env";
 import { checkoutOnce, startSession } from "../lib/app-client";
 import { openDb, type BenchDb } from "../lib/database";
 import { Recorder, runConcurrent, type Measure } from "../lib/measure";

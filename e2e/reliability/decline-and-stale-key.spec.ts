@@ -1,4 +1,4 @@
-import { ATTEMPT_STORAGE_KEY, serializeBody } from "../../lib/checkout-client/attempt-store";
+import { ATTEMPT_STORAGE_KEY, serializeBody } from "@/lib/checkout-client/attempt-store";
 import { expect, recordCheckoutTraffic, test } from "../fixtures";
 import { addToCart, confirmationHeading, goToCheckout, payButton, paymentStatus, watchPresses } from "../shop";
 import { onlyKey, orderIdOf, outcomes } from "./evidence";

@@ -1,4 +1,4 @@
-import { startApp, type AppProcess } from "../../scripts/lib/app-process";
+import { startApp, type AppProcess } from "@/scripts/lib/app-process";
 import { expect, recordCheckoutTraffic, test } from "../fixtures";
 import { E2E, STACK_APP_ENV } from "../settings";
 import { addToCart, confirmationHeading, goToCheckout, payButton } from "../shop";

@@ -1,4 +1,4 @@
-import { ATTEMPT_STORAGE_KEY } from "../../lib/checkout-client/attempt-store";
+import { ATTEMPT_STORAGE_KEY } from "@/lib/checkout-client/attempt-store";
 import { expect, recordCheckoutTraffic, test } from "../fixtures";
 import { addToCart, confirmationHeading, goToCheckout, payButton, paymentStatus } from "../shop";
 import { expectChargedOnce, onlyKey, orderIdOf, outcomes } from "./evidence";

@@ -1,5 +1,5 @@
 /**
- * When to retry a checkout request, as one pure function (SPEC section 4).
+ * When to retry a checkout request, as one pure function (docs/contract.md §4).
  * Exponential backoff with full jitter: the wait before retry n is uniform
  * between a fixed floor and a ceiling that doubles per retry, so many
  * shoppers retrying after one outage spread out instead of arriving together.

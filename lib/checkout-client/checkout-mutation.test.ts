@@ -1,6 +1,6 @@
 import { MutationObserver, QueryClient } from "@tanstack/react-query";
 import { describe, expect, it } from "vitest";
-import { CheckoutFailure } from "./checkout-failure";
+import type { CheckoutFailure } from "./checkout-failure";
 import { checkoutMutation } from "./checkout-mutation";
 import type { PaymentResult } from "./payment-client";
 import { sessionQuery } from "./queries";

@@ -1,5 +1,5 @@
 import { nextRetryDelay } from "./backoff-policy";
-import { CheckoutFailure, isRetryable } from "./checkout-failure";
+import { type CheckoutFailure, isRetryable } from "./checkout-failure";
 
 /**
  * The checkout mutation's `retry` and `retryDelay`, both driven by the one

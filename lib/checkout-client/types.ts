@@ -1,4 +1,5 @@
 import type { OrderView as ServerOrderView } from "../checkout/orders";
+import type { CheckoutRequest } from "../checkout/request";
 
 /** Shapes of the app's JSON API as the browser sees it (dates arrive as ISO strings). */
 export interface Product {
@@ -20,11 +21,8 @@ export const TEST_CARDS = [
   { id: "pm_card_threeDSecure2Required", label: "Visa — 3-D Secure", hint: "4000 0027 6000 3184 · your bank asks you to confirm" },
 ] as const;
 
-/** The body of POST /api/checkout (SPEC section 3): no prices, the server has them. */
-export interface CheckoutBody {
-  items: CartItem[];
-  paymentMethod: string;
-}
+/** The body of POST /api/checkout (docs/contract.md §2): the server's own schema type; no prices, the server has them. */
+export type CheckoutBody = CheckoutRequest;
 
 export interface PaidOrder {
   orderId: string;

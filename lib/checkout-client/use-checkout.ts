@@ -13,7 +13,7 @@ import type { CheckoutBody } from "./types";
 import { currentCartItems, removePaidItems } from "./use-cart";
 
 /**
- * Paying for a cart (SPEC section 4). Every press, retry and reload of one
+ * Paying for a cart (docs/contract.md §4). Every press, retry and reload of one
  * attempt sends the same Idempotency-Key; retries are the mutation's own (see
  * checkout-mutation.ts); when they run out the shop is asked what happened
  * instead of trying a new key. On mount, an attempt a reload left open is resumed
@@ -27,6 +27,7 @@ export function useCheckout() {
   const startedAt = useRef(0);
   // Only a press of Pay takes the shopper to their bank; a resumed attempt shows the way there.
   const pressed = useRef(false);
+  // eslint-disable-next-line react-hooks/refs -- the ref is read when a retry is decided, never during render
   const [options] = useState(() => checkoutMutation({ startedAt: () => startedAt.current }));
 
   const settle = (settled: CheckoutAttempt, next: CheckoutState) => {
@@ -90,6 +91,7 @@ export function useCheckout() {
     const open = store.current();
     if (!open) return;
     const young = mayResend(open);
+    // eslint-disable-next-line react-hooks/set-state-in-effect -- resuming from sessionStorage, an external system, once after mount
     if (young && sameItems(bodyOf(open).items, currentCartItems())) return start(open);
     void readOutcome(open, !young).then((next) => {
       // Recorded with this body: resending can only finish that same payment.
@@ -99,6 +101,7 @@ export function useCheckout() {
       setAttempt(null);
       setOutcome({ kind: "idle" });
     });
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- settle and askShop are read at resume time only
   }, [store, start]); // once per mount: `resumed` also absorbs React's development double run
 
   return {

@@ -49,9 +49,16 @@ async function newCustomer() {
   return (await prisma.customer.create({ data: {}, select: { id: true } })).id;
 }
 
+/** A stored answer's body: a paid order, a failure, or a 202 with the bank's page. */
+interface AnswerBody {
+  [field: string]: unknown;
+  orderId?: string;
+  nextAction: { url: string };
+}
+
 function bodyOf(result: CheckoutResult | { kind: "not_found" }) {
   if (result.kind !== "response") throw new Error(`expected a response, got ${JSON.stringify(result)}`);
-  return { status: result.response.statusCode, replayed: result.replayed, body: JSON.parse(result.response.body) as Record<string, any> };
+  return { status: result.response.statusCode, replayed: result.replayed, body: JSON.parse(result.response.body) as AnswerBody };
 }
 
 beforeAll(async () => {

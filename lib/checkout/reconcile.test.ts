@@ -14,6 +14,7 @@ import { createOrder, recordPaymentIntent, type PendingOrder } from "./orders";
 import { priceCart } from "./price-cart";
 import { reconcileAbandoned } from "./reconcile";
 import { CHECKOUT_ENDPOINT, type CheckoutRequest } from "./request";
+import { sleep } from "../sleep";
 
 /**
  * The reconciler against a real database and the emulator through the real
@@ -30,7 +31,6 @@ let deps: CheckoutDeps;
 
 const body: CheckoutRequest = { items: [{ sku: "mug-enamel", quantity: 2 }], paymentMethod: "pm_card_visa" };
 const nothing = { paid: 0, declined: 0, failed: 0, waiting: 0, unknown: 0, abandoned: 0, skipped: 0 };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function control(path: string, payload?: unknown) {
   const response = await fetch(`${emulator.url}/_emulator/${path}`, {

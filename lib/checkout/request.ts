@@ -3,7 +3,7 @@ import { z } from "zod";
 /** The message of every 400 about a checkout's body (its shape, or products that do not exist). */
 export const INVALID_CHECKOUT = "The checkout request is not valid.";
 
-/** The body of `POST /api/checkout` (SPEC section 3). Prices never come from here. */
+/** The body of `POST /api/checkout` (docs/contract.md §2). Prices never come from here. */
 export const checkoutRequestSchema = z
   .object({
     items: z

@@ -1,4 +1,5 @@
 import type { PrismaClient } from "../generated/prisma/client";
+import { sleep } from "../sleep";
 
 /**
  * Deletes finished records whose retention ran out, in bounded batches. Each
@@ -26,7 +27,6 @@ export interface CleanupOptions {
   rest?: (ms: number) => Promise<void>;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export async function deleteExpiredKeys(prisma: PrismaClient, options: CleanupOptions = {}): Promise<CleanupResult> {
   const batchSize = options.batchSize ?? 1000;

@@ -4,6 +4,7 @@ import { createPrismaClient } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { IdempotencyEngine } from "./engine";
 import type { ClaimResult, KeyScope, Ownership } from "./types";
+import { sleep } from "../sleep";
 
 const prisma = createPrismaClient(inject("databaseUrl"));
 afterAll(() => prisma.$disconnect());
@@ -21,7 +22,6 @@ const owner = (r: ClaimResult): Ownership => {
 /** An effect that leaves a trace: a customer row with this id, written only with the outcome. */
 const marker = (customerId: string) => (finishedId: Prisma.Sql) =>
   Prisma.sql`insert into customers (id) select ${customerId}::uuid where ${finishedId} is not null`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("claiming a key", () => {
   it("claims a fresh key, and answers a duplicate with in_progress without waiting", async () => {

@@ -3,7 +3,7 @@ import { Prisma, type PrismaClient } from "../generated/prisma/client";
 import type { AbandonedRecord, ClaimResult, IdempotencyStatus, KeyScope, Ownership, StoredResponse } from "./types";
 
 /**
- * The claim/replay engine of SPEC section 2. A request's record is inserted
+ * The claim/replay engine of docs/contract.md §3. A request's record is inserted
  * `in_progress` and committed on its own, before any effect, so a duplicate
  * arriving during a slow charge sees it and is answered at once. Every write
  * of an outcome is fenced by the owner's lock token, so an owner that lost

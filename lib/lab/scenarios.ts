@@ -1,5 +1,5 @@
 import type { CheckoutBody } from "../checkout-client/types";
-import type { FaultPatch } from "./emulator-faults";
+import type { FaultPatch } from "./fault-patch";
 
 /**
  * The lab's scenarios. Each runs in both lanes at once, from the browser:

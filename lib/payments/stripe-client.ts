@@ -1,21 +1,8 @@
 import Stripe from "stripe";
+import { STRIPE_MAX_NETWORK_RETRIES, STRIPE_TIMEOUT_MS } from "./limits";
 
-/**
- * Bounds on every Stripe call. The idempotency layer's in-progress TTL must
- * outlive the worst case of one call (see `worstCaseStripeCallMs`), otherwise a
- * duplicate could retake a claim whose owner is still waiting on Stripe.
- */
-export const STRIPE_TIMEOUT_MS = 20_000;
-export const STRIPE_MAX_NETWORK_RETRIES = 2;
-/** stripe-node sleeps at most 5 s between retries (MAX_NETWORK_RETRY_DELAY_SEC). */
-const STRIPE_MAX_RETRY_DELAY_MS = 5_000;
-
-export function worstCaseStripeCallMs(
-  timeoutMs = STRIPE_TIMEOUT_MS,
-  retries = STRIPE_MAX_NETWORK_RETRIES,
-): number {
-  return (retries + 1) * timeoutMs + retries * STRIPE_MAX_RETRY_DELAY_MS;
-}
+// The bounds live without the SDK, so parsing the configuration does not load it.
+export { STRIPE_MAX_NETWORK_RETRIES, STRIPE_TIMEOUT_MS, worstCaseStripeCallMs } from "./limits";
 
 export interface StripeClientOptions {
   secretKey: string;

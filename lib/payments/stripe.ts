@@ -1,10 +1,11 @@
+import "server-only";
 import type Stripe from "stripe";
 import { env, type Env } from "../env";
 import { createStripeClient } from "./stripe-client";
 
 const globalForStripe = globalThis as unknown as { stripe?: Stripe; stripeProbe?: Stripe };
 
-/** The app's Stripe client: real Stripe test mode, or the emulator (SPEC section 5). */
+/** The app's Stripe client: real Stripe test mode, or the emulator (docs/contract.md §5). */
 export function stripe(): Stripe {
   globalForStripe.stripe ??= stripeFor(env());
   return globalForStripe.stripe;

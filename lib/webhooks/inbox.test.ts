@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createOwnDatabase, type OwnDatabase } from "../../tests/helpers/own-database";
+import { createOwnDatabase, type OwnDatabase } from "@/tests/helpers/own-database";
 import { createPrismaClient } from "../db";
 import type { PrismaClient } from "../generated/prisma/client";
 import { claimDueEvents, deleteProcessedEvents, markProcessed, retryLater, storeEvent, WEBHOOK_RETENTION_DAYS } from "./inbox";

@@ -38,11 +38,7 @@ async function processClaimed(deps: WebhookDeps, event: InboxEvent): Promise<key
       deps.log?.("webhook", { stage: "processed", outcome: verdict.done, ...fields });
       return "processed";
     }
-    if (event.ageMs > MAX_EVENT_AGE_MS) {
-      await markProcessed(deps.prisma, event.id, "expired");
-      deps.log?.("webhook", { stage: "expired", reason: verdict.later, ...fields });
-      return "expired";
-    }
+    if (await expire(deps, event, verdict.later)) return "expired";
     const delayMs = backoffMs(event.attempts);
     await retryLater(deps.prisma, event.id, delayMs, verdict.later);
     deps.log?.("webhook", { stage: "deferred", reason: verdict.later, retryInMs: delayMs, ...fields });
@@ -51,10 +47,19 @@ async function processClaimed(deps: WebhookDeps, event: InboxEvent): Promise<key
     // Stripe or the database failed mid-way. Every step is idempotent, so the
     // next attempt redoes it; if even this write fails, the lease runs out.
     const reason = err instanceof Error ? err.message : String(err);
+    if (await expire(deps, event, reason).catch(() => false)) return "expired";
     await retryLater(deps.prisma, event.id, backoffMs(event.attempts), reason).catch(() => undefined);
     deps.log?.("webhook", { stage: "failed", reason, ...fields });
     return "failed";
   }
+}
+
+/** Past Stripe's redelivery horizon an event still not done is given up: marked, logged and counted for a person. */
+async function expire(deps: WebhookDeps, event: InboxEvent, reason: string): Promise<boolean> {
+  if (event.ageMs <= MAX_EVENT_AGE_MS) return false;
+  await markProcessed(deps.prisma, event.id, "expired");
+  deps.log?.("webhook", { stage: "expired", reason, eventId: event.id, type: event.type, paymentIntentId: event.paymentIntentId, attempts: event.attempts });
+  return true;
 }
 
 const REFUND_EVENTS = new Set(["charge.refunded", "refund.created", "refund.updated"]);
@@ -66,7 +71,9 @@ async function decide(deps: WebhookDeps, event: InboxEvent): Promise<Verdict> {
 }
 
 async function onPaymentIntent(deps: WebhookDeps, paymentIntentId: string): Promise<Verdict> {
-  const intent = await deps.stripe.paymentIntents.retrieve(paymentIntentId);
+  const intent = await retrieve(deps, paymentIntentId);
+  // Signed with our secret, yet the intent is not in this account (another environment's event): nothing to do.
+  if (!intent) return { done: "ignored_unknown_intent" };
   const attempt = await findPaymentAttempt(deps.prisma, intent);
   if (!attempt) {
     // Ours, but its order is not visible yet: keep the event and look again.
@@ -147,12 +154,22 @@ async function driveAttempt(deps: WebhookDeps, record: NonNullable<PaymentAttemp
 async function onRefund(deps: WebhookDeps, paymentIntentId: string): Promise<Verdict> {
   const order = await deps.prisma.order.findUnique({ where: { paymentIntentId }, select: { id: true } });
   if (!order) {
-    const intent = await deps.stripe.paymentIntents.retrieve(paymentIntentId);
-    return isOurs(intent) ? { later: `no order with ${intent.id} yet` } : { done: "ignored" };
+    const intent = await retrieve(deps, paymentIntentId);
+    return intent && isOurs(intent) ? { later: `no order with ${intent.id} yet` } : { done: "ignored" };
   }
   const refunds = await deps.stripe.refunds.list({ payment_intent: paymentIntentId, limit: 1 });
   const refund = refunds.data.find((r) => r.status !== "failed" && r.status !== "canceled");
   if (!refund) return { done: "no_refund" };
   const recorded = await recordRefund(deps.prisma, order, { id: refund.id, reason: "provider" });
   return { done: recorded ? "refund_recorded" : "already_refunded" };
+}
+
+/** The intent as Stripe has it now; null if Stripe does not know it. Anything else failing is thrown (and retried). */
+async function retrieve(deps: WebhookDeps, paymentIntentId: string): Promise<Stripe.PaymentIntent | null> {
+  try {
+    return await deps.stripe.paymentIntents.retrieve(paymentIntentId);
+  } catch (err) {
+    if (typeof err === "object" && err !== null && (err as { code?: unknown }).code === "resource_missing") return null;
+    throw err;
+  }
 }

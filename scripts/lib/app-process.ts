@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
+import { sleep } from "@/lib/sleep";
 
 /**
  * One `next start` server process. Tests use it too: they kill it with
@@ -68,7 +69,7 @@ async function waitForHttp(url: string, exited: Promise<unknown>, timeoutMs: num
       await fetch(url, { signal: AbortSignal.timeout(5_000) });
       return true;
     } catch {
-      await new Promise((r) => setTimeout(r, 200));
+      await sleep(200);
     }
   }
   return false;

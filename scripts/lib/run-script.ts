@@ -1,4 +1,4 @@
-import { ConfigError } from "../../lib/env";
+import { ConfigError } from "@/lib/env";
 
 /** Runs a CLI entry point: prints a clear message and exits 1 on failure. */
 export function runScript(main: () => Promise<void>): void {

@@ -1,4 +1,4 @@
-import { ConfigError } from "../../lib/env";
+import { ConfigError } from "@/lib/env";
 import type { Stack } from "./stack";
 
 /**

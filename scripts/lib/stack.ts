@@ -3,11 +3,11 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { seedCatalogue } from "../../lib/catalog/seed";
-import { createPrismaClient } from "../../lib/db";
-import { migrate } from "../../lib/db/migrate";
-import { provisionDatabase, type ProvisionedDatabase } from "../../lib/db/provision";
-import { ConfigError, type Env } from "../../lib/env";
+import { seedCatalogue } from "@/lib/catalogue/seed";
+import { createPrismaClient } from "@/lib/db";
+import { migrate } from "@/lib/db/migrate";
+import { provisionDatabase, type ProvisionedDatabase } from "@/lib/db/provision";
+import { ConfigError, type Env } from "@/lib/env";
 import { startStripeEmulator, type StripeEmulator } from "../stripe-emulator/server";
 import { startApp, type AppProcess } from "./app-process";
 

@@ -24,7 +24,7 @@ export interface StripeEmulator {
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
-/** A Stripe-compatible HTTP server for tests and the demo; see SPEC.md §5. */
+/** A Stripe-compatible HTTP server for tests and the demo; see docs/contract.md §5. */
 export async function startStripeEmulator(options: StripeEmulatorOptions = {}): Promise<StripeEmulator> {
   const host = options.host ?? "127.0.0.1";
   const log = options.log ?? (() => {});

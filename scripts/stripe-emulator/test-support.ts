@@ -1,6 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import Stripe from "stripe";
+import type Stripe from "stripe";
 import { afterAll, beforeAll, beforeEach, expect } from "vitest";
 import { createStripeClient } from "../../lib/payments/stripe-client";
 import type { FaultSettings, FaultStats } from "./faults";

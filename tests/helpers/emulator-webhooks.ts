@@ -1,5 +1,5 @@
-import type { WebhookConfig, WebhookFaults } from "../../scripts/stripe-emulator/webhook-config";
-import type { WebhookStats } from "../../scripts/stripe-emulator/webhooks";
+import type { WebhookConfig, WebhookFaults } from "@/scripts/stripe-emulator/webhook-config";
+import type { WebhookStats } from "@/scripts/stripe-emulator/webhooks";
 import type { StripeEventLike } from "./webhooks";
 
 /**

@@ -3,7 +3,7 @@
  * (scripts/stripe-emulator/README.md). Every fault a test injects is checked
  * against `stats`, the emulator's counters of what really happened.
  */
-import type { FaultStats } from "../../scripts/stripe-emulator/faults";
+import type { FaultStats } from "@/scripts/stripe-emulator/faults";
 
 export type { FaultStats };
 

@@ -1,8 +1,8 @@
 import pg from "pg";
 import { inject } from "vitest";
-import { seedCatalogue } from "../../lib/catalog/seed";
-import { createPrismaClient } from "../../lib/db";
-import { migrate } from "../../lib/db/migrate";
+import { seedCatalogue } from "@/lib/catalogue/seed";
+import { createPrismaClient } from "@/lib/db";
+import { migrate } from "@/lib/db/migrate";
 
 /**
  * A database of a test file's own on the run's server, migrated and seeded

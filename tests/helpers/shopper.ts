@@ -1,10 +1,12 @@
 import { randomUUID } from "node:crypto";
+import { sleep } from "@/lib/sleep";
 
 /**
  * A shopper talking to the app over real HTTP, with the session cookie kept
  * by hand (Node's fetch has no cookie jar). Plain fetch sends no Origin
  * header, like curl; pass one explicitly to act as a browser.
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are arbitrary JSON that tests index freely
 export interface Answer<T = any> {
   status: number;
   headers: Headers;
@@ -67,6 +69,7 @@ export class Shopper {
     return answer;
   }
 
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as Answer
   async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<Answer<T>> {
     const headers: Record<string, string> = { ...options.headers };
     if (this.cookie && !options.anonymous && !("cookie" in lower(headers))) headers.cookie = this.cookie;
@@ -110,6 +113,7 @@ export class Shopper {
     return this.request("GET", `/api/checkout/${encodeURIComponent(key)}`);
   }
 
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as Answer
   orders(): Promise<Answer<Array<Record<string, any>>>> {
     return this.request("GET", "/api/orders");
   }
@@ -119,7 +123,7 @@ function lower(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
 }
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+export { sleep };
 
 /** Polls `check` until it returns a truthy value, or fails with `what` after `timeoutMs`. */
 export async function waitFor<T>(what: string, check: () => Promise<T> | T, timeoutMs = 30_000, intervalMs = 50): Promise<NonNullable<T>> {

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import Stripe from "stripe";
-import { EMULATOR_WEBHOOK_SECRET } from "../../lib/env";
+import { EMULATOR_WEBHOOK_SECRET } from "@/lib/env";
 
 /**
  * Stripe's side of a webhook delivery, for tests: events in Stripe's shape,

@@ -1,4 +1,4 @@
-import { listProducts } from "@/lib/catalog/products";
+import { listProducts } from "@/lib/catalogue/products";
 import { db } from "@/lib/db";
 import { json } from "@/lib/http";
 

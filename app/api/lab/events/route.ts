@@ -1,5 +1,5 @@
 import { isUuid, json, jsonError, unauthenticated } from "@/lib/http";
-import { labEvents } from "@/lib/lab/event-log";
+import { labEvents } from "@/lib/lab/server/event-log";
 import type { LabEventsResponse } from "@/lib/lab/lab-event";
 import { currentCustomerId } from "@/lib/session";
 

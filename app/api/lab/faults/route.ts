@@ -1,6 +1,7 @@
 import { env } from "@/lib/env";
 import { forbiddenOrigin, isForeignOrigin, json, jsonError, readValidJson, unauthenticated } from "@/lib/http";
-import { emulatorFaults, faultPatchSchema, labFaultsEnabled } from "@/lib/lab/emulator-faults";
+import { faultPatchSchema } from "@/lib/lab/fault-patch";
+import { emulatorFaults, labFaultsEnabled } from "@/lib/lab/server/emulator-faults";
 import { observeError } from "@/lib/observability";
 import { currentCustomerId } from "@/lib/session";
 

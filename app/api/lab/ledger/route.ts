@@ -1,7 +1,7 @@
 import { env } from "@/lib/env";
 import { isUuid, json, jsonError, unauthenticated } from "@/lib/http";
-import { labEvents } from "@/lib/lab/event-log";
-import { labLedger } from "@/lib/lab/ledger";
+import { labEvents } from "@/lib/lab/server/event-log";
+import { labLedger } from "@/lib/lab/server/ledger";
 import { observeError } from "@/lib/observability";
 import { stripe } from "@/lib/payments/stripe";
 import { currentCustomerId } from "@/lib/session";

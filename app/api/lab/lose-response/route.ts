@@ -1,10 +1,11 @@
 import { env } from "@/lib/env";
 import { jsonError } from "@/lib/http";
-import { recordLabEvent } from "@/lib/lab/event-log";
-import { labTagOf } from "@/lib/lab/lab-trace";
+import { recordLabEvent } from "@/lib/lab/server/event-log";
+import { labTagOf } from "@/lib/lab/server/lab-trace";
 import { currentCustomerId } from "@/lib/session";
-import { POST as idempotentCheckout } from "../../checkout/route";
-import { POST as naiveCheckout } from "../naive-checkout/route";
+import { handleCheckout } from "../../checkout/checkout-handler";
+import { handleNaiveCheckout } from "../naive-checkout/naive-handler";
+import { sleep } from "@/lib/sleep";
 
 /**
  * POST /api/lab/lose-response?lane=naive|idempotent — DEMO ONLY, a lossy
@@ -20,7 +21,7 @@ export async function POST(request: Request) {
   if ((lane !== "naive" && lane !== "idempotent") || !tag) {
     return jsonError(400, "invalid_request", "Send ?lane=naive|idempotent and the lab's run headers.");
   }
-  const answer = await (lane === "naive" ? naiveCheckout : idempotentCheckout)(request);
+  const answer = await (lane === "naive" ? handleNaiveCheckout : handleCheckout)(request);
   const firstBytes = (await answer.text()).slice(0, 8);
   recordLabEvent({ type: "dropped" }, { ...tag, lane, customerId: await currentCustomerId(request) });
   return cutMidAnswer(answer, firstBytes);
@@ -42,7 +43,7 @@ function cutMidAnswer(answer: Response, firstBytes: string): Response {
     },
     async pull(controller) {
       // Only once the first bytes are on the wire; an AbortError keeps Next from logging a crash.
-      await new Promise((resolve) => setTimeout(resolve, CUT_AFTER_MS));
+      await sleep(CUT_AFTER_MS);
       controller.error(new DOMException("The lab cut this answer on purpose", "AbortError"));
     },
   });

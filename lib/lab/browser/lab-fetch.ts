@@ -1,4 +1,4 @@
-import { LAB_REQUEST_HEADER, LAB_RUN_HEADER, type Lane } from "./lab-event";
+import { LAB_REQUEST_HEADER, LAB_RUN_HEADER, type Lane } from "@/lib/lab/lab-event";
 
 /**
  * The fetch a lab lane's press sends with: the browser's own fetch, plus the

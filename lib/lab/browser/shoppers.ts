@@ -1,9 +1,9 @@
 import { MutationObserver, type QueryClient } from "@tanstack/react-query";
-import { requestJson } from "../checkout-client/api";
-import type { CheckoutAttempt } from "../checkout-client/attempt-store";
-import { checkoutMutation } from "../checkout-client/checkout-mutation";
-import { outcomeAfterFailure, type CheckoutState } from "../checkout-client/checkout-state";
-import type { AttemptStatus, CheckoutBody } from "../checkout-client/types";
+import { requestJson } from "@/lib/checkout-client/api";
+import type { CheckoutAttempt } from "@/lib/checkout-client/attempt-store";
+import { checkoutMutation } from "@/lib/checkout-client/checkout-mutation";
+import { outcomeAfterFailure, type CheckoutState } from "@/lib/checkout-client/checkout-state";
+import type { AttemptStatus, CheckoutBody } from "@/lib/checkout-client/types";
 
 /**
  * One press of Pay in each lane, sent as that lane's page would send it.

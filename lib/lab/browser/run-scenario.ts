@@ -1,12 +1,13 @@
 import type { QueryClient } from "@tanstack/react-query";
-import { requestJson } from "../checkout-client/api";
-import { createAttemptStore } from "../checkout-client/attempt-store";
-import { MemoryStorage } from "../checkout-client/memory-storage";
-import type { FaultPatch } from "./emulator-faults";
+import { requestJson } from "@/lib/checkout-client/api";
+import { createAttemptStore } from "@/lib/checkout-client/attempt-store";
+import { MemoryStorage } from "@/lib/checkout-client/memory-storage";
+import type { FaultPatch } from "@/lib/lab/fault-patch";
 import { labFetch } from "./lab-fetch";
-import type { Lane } from "./lab-event";
-import { LAB_CART, NO_FAULTS, type Scenario } from "./scenarios";
+import type { Lane } from "@/lib/lab/lab-event";
+import { LAB_CART, NO_FAULTS, type Scenario } from "@/lib/lab/scenarios";
 import { idempotentPress, naivePress, type ShopperView } from "./shoppers";
+import { sleep } from "@/lib/sleep";
 
 export interface RunOptions {
   client: QueryClient;
@@ -78,6 +79,3 @@ async function setFaults(patch: FaultPatch): Promise<void> {
   await requestJson("/api/lab/faults", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(patch) });
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}

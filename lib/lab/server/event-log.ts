@@ -1,12 +1,13 @@
+import "server-only";
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { LabEvent, LabEventBody, Lane } from "./lab-event";
+import type { LabEvent, LabEventBody, Lane } from "@/lib/lab/lab-event";
 
 /**
  * The lab's event log: an in-memory ring buffer per app process. Only
  * requests a lab page tagged (see lab-trace.ts) are recorded; the tag
  * travels with the request through AsyncLocalStorage, so the payment path
- * needs no lab parameters: `observe()` forwards its events to `tapLabEvent`,
- * which drops them at once outside a lab request.
+ * needs no lab parameters: `tapLabEvent` listens to `observe()` (attach.ts)
+ * and drops every event at once outside a lab request.
  */
 export interface LabContext {
   runId: string;

@@ -1,5 +1,6 @@
+import "server-only";
 import type Stripe from "stripe";
-import type { LabLedgerResponse, Lane } from "./lab-event";
+import type { LabLedgerResponse, Lane } from "@/lib/lab/lab-event";
 
 /**
  * A run's charges as the gateway recorded them, not as the app believes:

@@ -1,8 +1,9 @@
+import "server-only";
 import type Stripe from "stripe";
-import { createOrder } from "../checkout/orders";
-import { priceCart } from "../checkout/price-cart";
-import type { CheckoutRequest } from "../checkout/request";
-import type { PrismaClient } from "../generated/prisma/client";
+import { createOrder } from "@/lib/checkout/orders";
+import { priceCart } from "@/lib/checkout/price-cart";
+import type { CheckoutRequest } from "@/lib/checkout/request";
+import type { PrismaClient } from "@/lib/generated/prisma/client";
 
 /**
  * DEMO ONLY — the checkout as a typical first implementation writes it, with

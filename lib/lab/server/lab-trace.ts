@@ -1,7 +1,8 @@
-import { isUuid } from "../http";
-import { currentCustomerId } from "../session";
+import "server-only";
+import { isUuid } from "@/lib/http";
+import { currentCustomerId } from "@/lib/session";
 import { recordLabEvent, withLabContext } from "./event-log";
-import { LAB_REQUEST_HEADER, LAB_RUN_HEADER, type LabEventBody, type Lane } from "./lab-event";
+import { LAB_REQUEST_HEADER, LAB_RUN_HEADER, type LabEventBody, type Lane } from "@/lib/lab/lab-event";
 
 /**
  * The one hook the checkout endpoints call for the lab. A request without the

@@ -2,11 +2,11 @@
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useState } from "react";
-import { sessionQuery } from "../checkout-client/queries";
-import type { Lane } from "./lab-event";
+import { sessionQuery } from "@/lib/checkout-client/queries";
+import type { Lane } from "@/lib/lab/lab-event";
 import { labEventsQuery, labLedgerQuery } from "./queries";
 import { runScenario } from "./run-scenario";
-import type { Scenario } from "./scenarios";
+import type { Scenario } from "@/lib/lab/scenarios";
 import type { ShopperView } from "./shoppers";
 
 /**

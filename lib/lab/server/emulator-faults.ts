@@ -1,5 +1,6 @@
-import { z } from "zod";
-import type { Env } from "../env";
+import "server-only";
+import type { Env } from "@/lib/env";
+import type { FaultPatch } from "@/lib/lab/fault-patch";
 
 /**
  * The lab's way to the Stripe emulator's fault switches (latency, injected
@@ -7,13 +8,6 @@ import type { Env } from "../env";
  * flag and only when the app's Stripe base is the local emulator: against
  * real Stripe there is nothing to switch, and the route does not exist.
  */
-export const faultPatchSchema = z.strictObject({
-  latencyMs: z.number().int().min(0).max(30_000).optional(),
-  failNext: z.strictObject({ status: z.union([z.literal(500), z.literal(503), z.literal(429)]), times: z.number().int().min(1).max(50) }).nullable().optional(),
-  dropAfterCharge: z.number().int().min(0).max(50).optional(),
-});
-export type FaultPatch = z.infer<typeof faultPatchSchema>;
-
 export function labFaultsEnabled(env: Env): boolean {
   return env.LAB_NAIVE_ENDPOINT && env.usesStripeEmulator && env.stripeApiBase !== undefined;
 }

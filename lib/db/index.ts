@@ -1,8 +1,9 @@
+import "server-only";
 import { createHash } from "node:crypto";
 import { PrismaPg } from "@prisma/adapter-pg";
 import type pg from "pg";
-import { PrismaClient } from "./generated/prisma/client";
-import { env } from "./env";
+import { PrismaClient } from "../generated/prisma/client";
+import { env } from "../env";
 
 /**
  * The app's one Prisma client. Kept on globalThis so Next's dev reloads do not

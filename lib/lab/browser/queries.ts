@@ -1,6 +1,6 @@
 import { queryOptions } from "@tanstack/react-query";
-import { requestJson } from "../checkout-client/api";
-import type { LabEventsResponse, LabLedgerResponse } from "./lab-event";
+import { requestJson } from "@/lib/checkout-client/api";
+import type { LabEventsResponse, LabLedgerResponse } from "@/lib/lab/lab-event";
 
 /** The lab page's reads, defined once: a run's events and its charges at the gateway. */
 export const labEventsQuery = (runId: string | null) =>

@@ -1,0 +1,38 @@
+import { checkoutRequestSchema, INVALID_CHECKOUT } from "@/lib/checkout/request";
+import { env } from "@/lib/env";
+import { forbiddenOrigin, invalidRequest, isForeignOrigin, json, jsonError, readValidJson, unauthenticated } from "@/lib/http";
+import { labTagOf, traceLabRequest } from "@/lib/lab/server/lab-trace";
+import { naiveCheckout } from "@/lib/lab/server/naive-checkout";
+import { observe } from "@/lib/observability";
+import { checkoutDeps } from "@/lib/services";
+import { currentCustomerId } from "@/lib/session";
+
+/**
+ * POST /api/lab/naive-checkout — DEMO ONLY, no idempotency; 404 unless
+ * LAB_NAIVE_ENDPOINT=1. Shared by the route and the lab's lossy route.
+ */
+export async function handleNaiveCheckout(request: Request): Promise<Response> {
+  return traceLabRequest(request, "naive", () => handle(request));
+}
+
+async function handle(request: Request): Promise<Response> {
+  if (!env().LAB_NAIVE_ENDPOINT) return jsonError(404, "not_found", "The naive endpoint is off (LAB_NAIVE_ENDPOINT=1 enables it).");
+  if (isForeignOrigin(request)) return forbiddenOrigin();
+  const customerId = await currentCustomerId(request);
+  if (!customerId) return unauthenticated();
+  const body = await readValidJson(request, checkoutRequestSchema, INVALID_CHECKOUT);
+  if (!body.ok) return body.response;
+  const { prisma, stripe } = checkoutDeps();
+  const result = await naiveCheckout(
+    { prisma, stripe, log: observe }, // logged and counted like the real checkout's payments
+    { customerId, body: body.value, labRun: labTagOf(request.headers)?.runId },
+  );
+  switch (result.kind) {
+    case "paid":
+      return json({ orderId: result.orderId, status: "paid", amountCents: result.amountCents, currency: result.currency, paymentIntentId: result.paymentIntentId }, 201);
+    case "declined":
+      return jsonError(402, "card_declined", result.message, { declineCode: result.declineCode, orderId: result.orderId });
+    case "invalid":
+      return invalidRequest(INVALID_CHECKOUT, result.issues);
+  }
+}
