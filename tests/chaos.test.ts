@@ -3,7 +3,7 @@ import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import type { ResultsFile } from "../scripts/chaos/report";
+import type { ResultsFile } from "@/scripts/chaos/report";
 import { freePort } from "./app-server";
 import { TEST_DIST_DIR, testEnvironment } from "./constants";
 
@@ -22,7 +22,7 @@ async function runChaos(args: string[]): Promise<{ code: number | null; output: 
   const child = spawn(
     process.execPath,
     [
-      "--import", "tsx", "scripts/chaos/main.ts",
+      "--import", "tsx", "--import", "./scripts/lib/allow-server-only.mjs", "scripts/chaos/main.ts",
       "--port", String(await freePort()),
       "--emulator-port", "0",
       "--dist-dir", TEST_DIST_DIR,

@@ -1,14 +1,14 @@
 import { existsSync } from "node:fs";
 import { chmod, mkdir } from "node:fs/promises";
 import path from "node:path";
-import { seedCatalogue } from "../../lib/catalog/seed";
-import { createPrismaClient } from "../../lib/db";
-import { migrate } from "../../lib/db/migrate";
-import { provisionDatabase, type ProvisionedDatabase } from "../../lib/db/provision";
-import { parseEnv } from "../../lib/env";
-import { startApp, type AppProcess } from "../lib/app-process";
-import { buildApp } from "../lib/stack";
-import { startStripeEmulator, type StripeEmulator } from "../stripe-emulator/server";
+import { seedCatalogue } from "@/lib/catalogue/seed";
+import { createPrismaClient } from "@/lib/db";
+import { migrate } from "@/lib/db/migrate";
+import { provisionDatabase, type ProvisionedDatabase } from "@/lib/db/provision";
+import { parseEnv } from "@/lib/env";
+import { startApp, type AppProcess } from "@/scripts/lib/app-process";
+import { buildApp } from "@/scripts/lib/stack";
+import { startStripeEmulator, type StripeEmulator } from "@/scripts/stripe-emulator/server";
 import type { ChaosOptions } from "./options";
 import { startProxy, type Proxy } from "./proxy";
 

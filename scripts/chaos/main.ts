@@ -2,8 +2,8 @@
 // Three instances behind a round-robin proxy, one database, the Stripe
 // emulator; seeded faults; then convergence and the invariant checker.
 // Exit 0: no violation. Exit 1: violations (printed with their evidence).
-import "../lib/dotenv";
-import { ConfigError } from "../../lib/env";
+import "@/scripts/lib/dotenv";
+import { ConfigError } from "@/lib/env";
 import { parseOptions, UsageError } from "./options";
 import { table, violationReport, writeResults, writeViolations } from "./report";
 import { runSoak } from "./soak";

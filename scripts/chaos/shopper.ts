@@ -1,14 +1,14 @@
 import { MutationObserver, QueryClient } from "@tanstack/react-query";
-import { ApiError } from "../../lib/checkout-client/api";
-import { authenticationReturnQuery, returnOutcomeOf } from "../../lib/checkout-client/authentication-return";
-import { CheckoutFailure } from "../../lib/checkout-client/checkout-failure";
-import { createAttemptStore, type AttemptStore, type CheckoutAttempt } from "../../lib/checkout-client/attempt-store";
-import { checkoutMutation } from "../../lib/checkout-client/checkout-mutation";
-import { isDefinitive, outcomeAfterFailure, stateFromResult, type CheckoutState } from "../../lib/checkout-client/checkout-state";
-import { MemoryStorage } from "../../lib/checkout-client/memory-storage";
-import { requiredAction, type PaymentResult } from "../../lib/checkout-client/payment-client";
-import { sessionQuery } from "../../lib/checkout-client/queries";
-import type { AttemptStatus, CheckoutBody } from "../../lib/checkout-client/types";
+import { ApiError } from "@/lib/checkout-client/api";
+import { authenticationReturnQuery, returnOutcomeOf } from "@/lib/checkout-client/authentication-return";
+import { CheckoutFailure } from "@/lib/checkout-client/checkout-failure";
+import { createAttemptStore, type AttemptStore, type CheckoutAttempt } from "@/lib/checkout-client/attempt-store";
+import { checkoutMutation } from "@/lib/checkout-client/checkout-mutation";
+import { isDefinitive, outcomeAfterFailure, stateFromResult, type CheckoutState } from "@/lib/checkout-client/checkout-state";
+import { MemoryStorage } from "@/lib/checkout-client/memory-storage";
+import { requiredAction, type PaymentResult } from "@/lib/checkout-client/payment-client";
+import { sessionQuery } from "@/lib/checkout-client/queries";
+import type { AttemptStatus, CheckoutBody } from "@/lib/checkout-client/types";
 import type { CardKind } from "./cards";
 import { Browser, sleep } from "./http-shopper";
 import type { AttemptLog, Journal } from "./journal";
@@ -178,7 +178,7 @@ class Tab {
   readonly fetch: typeof fetch;
 
   constructor(
-    private readonly browser: Browser,
+    browser: Browser,
     attemptId: string,
     private readonly random: Random,
   ) {

@@ -1,4 +1,4 @@
-import type { AttemptLog } from "../journal";
+import type { AttemptLog } from "@/scripts/chaos/journal";
 
 /** Everything the checker judges, gathered after convergence from three independent sources. */
 export interface LedgerIntent {
