@@ -1,10 +1,11 @@
 import { existsSync } from "node:fs";
 import { chmod, mkdir } from "node:fs/promises";
 import path from "node:path";
+import pg from "pg";
 import { seedCatalogue } from "@/lib/catalogue/seed";
 import { createPrismaClient } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
-import { provisionDatabase, type ProvisionedDatabase } from "@/lib/db/provision";
+import { provisionDatabase, withDatabase, type ProvisionedDatabase } from "@/lib/db/provision";
 import { parseEnv } from "@/lib/env";
 import { startApp, type AppProcess } from "@/scripts/lib/app-process";
 import { buildApp } from "@/scripts/lib/stack";
@@ -14,8 +15,9 @@ import { startProxy, type Proxy } from "./proxy";
 
 /**
  * What the soak runs against: one database (the embedded server in
- * `<DATA_DIR>/chaos`, or DATABASE_URL's, with a `checkout_chaos` database
- * recreated every run), the Stripe emulator in this process, N `next start`
+ * `<DATA_DIR>/chaos` with a `checkout_chaos` database recreated every run and
+ * kept afterwards for a closer look; or DATABASE_URL's server, with a
+ * `checkout_chaos_<pid>` database of the run's own, dropped at the end), the Stripe emulator in this process, N `next start`
  * instances of one production build, and the round-robin proxy in front.
  */
 export const SESSION_SECRET = "chaos-session-secret-0123456789abcdef0123456789";
@@ -66,8 +68,10 @@ export async function startCluster(options: ChaosOptions, log: (line: string) =>
       EMBEDDED_PG_PORT: process.env.EMBEDDED_PG_PORT || String(54329 + 3),
     });
     if (!env.DATABASE_URL) await prepareDataDir(env.DATA_DIR);
-    const database = await provisionDatabase(env, { database: "checkout_chaos", recreate: true });
+    const name = env.DATABASE_URL ? `checkout_chaos_${process.pid}` : "checkout_chaos";
+    const database = await provisionDatabase(env, { database: name, recreate: true });
     cleanups.push(() => database.stop());
+    if (env.DATABASE_URL) cleanups.push(() => dropDatabase(env.DATABASE_URL!, name));
     await migrate(database.url);
     const prisma = createPrismaClient(database.url);
     await seedCatalogue(prisma).finally(() => prisma.$disconnect());
@@ -122,6 +126,17 @@ export async function startCluster(options: ChaosOptions, log: (line: string) =>
   } catch (err) {
     await stop();
     throw err;
+  }
+}
+
+/** A shared server keeps no database of a finished run. */
+async function dropDatabase(serverUrl: string, name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: withDatabase(serverUrl, "postgres") });
+  await client.connect();
+  try {
+    await client.query(`drop database if exists "${name}" with (force)`);
+  } finally {
+    await client.end();
   }
 }
 
