@@ -86,7 +86,7 @@ export async function runSoak(options: ChaosOptions, log: (line: string) => void
       }
     };
     const progress = setInterval(() => {
-      log(`progress   ${journal.finished}/${options.attempts} attempts done · ${injector.total} faults injected · ${shownContradictions(journal)} contradictions seen by shoppers so far · ${Math.round((Date.now() - started) / 1000)} s`);
+      log(`progress   ${journal.finished}/${options.attempts} attempts done · ${injector.total} faults injected · ${shownContradictions(journal)} violations so far (a shopper told two different things) · ${Math.round((Date.now() - started) / 1000)} s`);
     }, 5_000);
     const injecting = injector.run(() => startedAttempts);
     await Promise.all(Array.from({ length: options.concurrency }, (_, w) => worker(w)));
