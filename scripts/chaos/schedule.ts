@@ -12,6 +12,8 @@ export interface PlannedFault {
   /** Injected once this many attempts have started. */
   atAttempt: number;
   kind: FaultKind;
+  /** How many times this is a second try of a kind that missed. */
+  retry?: number;
 }
 
 export function planFaults(kinds: FaultKind[], rounds: number, attempts: number, random: Random): PlannedFault[] {
@@ -25,9 +27,12 @@ export function planFaults(kinds: FaultKind[], rounds: number, attempts: number,
 
 export interface FaultCount {
   injected: number;
-  /** Armed, but never tripped by traffic (disarmed again): not counted as injected. */
+  /** Armed, but never tripped by traffic (disarmed again): not counted as injected, and tried again once or twice. */
   missed: number;
 }
+
+/** A kind that missed (no traffic tripped it in time) is tried again this many times, a few attempts later. */
+const RETRIES = 2;
 
 export class Injector {
   private next = 0;
@@ -62,14 +67,19 @@ export class Injector {
         continue;
       }
       const count = this.counts.get(kind.name)!;
+      let hit = false;
       try {
-        if (await kind.inject(this.ctx)) count.injected += 1;
-        else count.missed += 1;
+        hit = await kind.inject(this.ctx);
       } catch (err) {
-        count.missed += 1;
         this.onError(kind.name, err);
       }
+      if (hit) count.injected += 1;
+      else count.missed += 1;
+      const planned = this.plan[this.next]!;
       this.next += 1;
+      if (!hit && (planned.retry ?? 0) < RETRIES) {
+        this.plan.splice(this.next + 1, 0, { atAttempt: startedAttempts() + 3, kind, retry: (planned.retry ?? 0) + 1 });
+      }
     }
   }
 
