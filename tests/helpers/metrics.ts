@@ -17,4 +17,5 @@ export async function scrape(appUrl: string): Promise<Samples> {
   return samples;
 }
 
-export const delta = (before: Samples, after: Samples, sample: string) => (after.get(sample) ?? 0) - (before.get(sample) ?? 0);
+export const delta = (before: Samples, after: Samples, sample: string) =>
+  (after.get(sample) ?? 0) - (before.get(sample) ?? 0);
