@@ -17,8 +17,9 @@ import { growth } from "./scenarios/growth";
 import { replays } from "./scenarios/replays";
 import { roundTrips } from "./scenarios/round-trips";
 import { storm } from "./scenarios/storm";
+import { webhooks } from "./scenarios/webhooks";
 
-const SCENARIOS: Scenario[] = [storm, duplicates, fresh, replays, engine, roundTrips, growth, cleanup];
+const SCENARIOS: Scenario[] = [storm, duplicates, fresh, replays, engine, roundTrips, webhooks, growth, cleanup];
 const RESULTS_FILE = new URL("./results.json", import.meta.url);
 
 async function main(): Promise<void> {

@@ -19,9 +19,17 @@ describe("configuration", () => {
   });
 
   it("reaches real Stripe with a real test key and no API base", () => {
-    const env = parseEnv({ STRIPE_SECRET_KEY: "sk_test_51abcDEF" });
+    const env = parseEnv({ STRIPE_SECRET_KEY: "sk_test_51abcDEF", STRIPE_WEBHOOK_SECRET: "whsec_abc123" });
     expect(env.stripeApiBase).toBeUndefined();
     expect(env.usesStripeEmulator).toBe(false);
+    expect(env.STRIPE_WEBHOOK_SECRET).toBe("whsec_abc123");
+  });
+
+  it("defaults the webhook secret to the emulator's only when the emulator is used", () => {
+    expect(parseEnv({}).STRIPE_WEBHOOK_SECRET).toBe("whsec_emulator");
+    expect(() => parseEnv({ STRIPE_SECRET_KEY: "sk_test_51abcDEF" })).toThrow(
+      /^Invalid configuration:\n  STRIPE_WEBHOOK_SECRET: required with real Stripe: run `stripe listen/,
+    );
   });
 
   it.each([
@@ -35,6 +43,7 @@ describe("configuration", () => {
     [{ IDEMPOTENCY_RETENTION_HOURS: "49" }, "IDEMPOTENCY_RETENTION_HOURS"],
     [{ IDEMPOTENCY_IN_PROGRESS_TTL_MS: "30000" }, "IDEMPOTENCY_IN_PROGRESS_TTL_MS"],
     [{ SESSION_SECRET: "short" }, "SESSION_SECRET"],
+    [{ STRIPE_WEBHOOK_SECRET: "sk_test_oops" }, "STRIPE_WEBHOOK_SECRET"],
     [{ PAYMENT_ATTEMPT_DEADLINE_MS: "90000" }, "PAYMENT_ATTEMPT_DEADLINE_MS"],
     [{ STRIPE_SECRET_KEY: "rk_live_abc", STRIPE_API_BASE: "http://127.0.0.1:12111" }, "STRIPE_SECRET_KEY"],
     [{ APP_ORIGIN: "shop.example" }, "APP_ORIGIN"],
@@ -53,7 +62,7 @@ describe("configuration", () => {
   });
 
   it("accepts a restricted test key (rk_test_), which reaches Stripe like a secret test key", () => {
-    const env = parseEnv({ STRIPE_SECRET_KEY: "rk_test_51abcDEF" });
+    const env = parseEnv({ STRIPE_SECRET_KEY: "rk_test_51abcDEF", STRIPE_WEBHOOK_SECRET: "whsec_abc123" });
     expect(env.STRIPE_SECRET_KEY).toBe("rk_test_51abcDEF");
     expect(env.stripeApiBase).toBeUndefined();
   });

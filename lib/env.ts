@@ -7,6 +7,8 @@ import { STRIPE_MAX_NETWORK_RETRIES, STRIPE_TIMEOUT_MS, worstCaseStripeCallMs } 
  * variable's name (t3-env style). docs/contract.md §6 is the contract.
  */
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]", "::1"]);
+/** The emulator's default signing secret (SPEC section 10). */
+export const EMULATOR_WEBHOOK_SECRET = "whsec_emulator";
 
 const port = (fallback: number) =>
   z.coerce.number().int().min(0).max(65535).default(fallback);
@@ -34,6 +36,12 @@ const schema = z
       }),
     STRIPE_API_BASE: z.url({ protocol: /^https?$/ }).optional(),
     STRIPE_EMULATOR_PORT: port(12111),
+    /** Verifies `POST /api/webhooks/stripe` (SPEC section 8). Default only with the emulator; see parseEnv. */
+    STRIPE_WEBHOOK_SECRET: z
+      .string()
+      .trim()
+      .regex(/^whsec_\S+$/, "must be a webhook signing secret (whsec_...): `stripe listen` prints one, the Dashboard shows an endpoint's")
+      .optional(),
     /** Per-attempt timeout and retries of the Stripe SDK: they bound how long an owner can work. */
     STRIPE_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(STRIPE_TIMEOUT_MS),
     STRIPE_MAX_NETWORK_RETRIES: z.coerce.number().int().min(0).max(5).default(STRIPE_MAX_NETWORK_RETRIES),
@@ -80,7 +88,8 @@ const schema = z
     }
   });
 
-export type Env = z.infer<typeof schema> & {
+export type Env = Omit<z.infer<typeof schema>, "STRIPE_WEBHOOK_SECRET"> & {
+  STRIPE_WEBHOOK_SECRET: string;
   /** Where the SDK sends requests; undefined means api.stripe.com. */
   stripeApiBase: string | undefined;
   usesStripeEmulator: boolean;
@@ -106,7 +115,23 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
   const stripeApiBase =
     env.STRIPE_API_BASE ?? (isEmulatorKey ? `http://127.0.0.1:${env.STRIPE_EMULATOR_PORT}` : undefined);
   const usesStripeEmulator = stripeApiBase !== undefined && LOOPBACK.has(new URL(stripeApiBase).hostname);
-  return { ...env, stripeApiBase, usesStripeEmulator, appOrigins: env.APP_ORIGIN ? (parseOrigins(env.APP_ORIGIN) ?? []) : [] };
+  // Real Stripe's webhooks carry outcomes the app may never hear otherwise (a
+  // late success to refund, a shopper who vanished): without their secret the
+  // app would refuse every delivery, so it refuses to start instead.
+  if (!env.STRIPE_WEBHOOK_SECRET && !usesStripeEmulator) {
+    throw new ConfigError(
+      "Invalid configuration:\n  STRIPE_WEBHOOK_SECRET: required with real Stripe: run `stripe listen --forward-to localhost:3000/api/webhooks/stripe` " +
+        "and use the whsec_... it prints, or the signing secret of the Dashboard endpoint",
+    );
+  }
+  const STRIPE_WEBHOOK_SECRET = env.STRIPE_WEBHOOK_SECRET ?? EMULATOR_WEBHOOK_SECRET;
+  return {
+    ...env,
+    STRIPE_WEBHOOK_SECRET,
+    stripeApiBase,
+    usesStripeEmulator,
+    appOrigins: env.APP_ORIGIN ? (parseOrigins(env.APP_ORIGIN) ?? []) : [],
+  };
 }
 
 /** `https://a.example, https://b.example` → normalised origins; null if any entry is not a bare http(s) origin. */

@@ -39,19 +39,33 @@ export async function readValidJson<T>(request: Request, schema: z.ZodType<T>, m
 }
 
 /**
- * Reads a JSON body of at most `limit` bytes. A declared Content-Length over
- * the limit is refused before reading; an undeclared one is refused as soon as
- * the stream passes the limit, so a huge body is never buffered.
+ * Reads a JSON body of at most `limit` bytes (see readTextBody).
  */
 export async function readJsonBody(request: Request, limit = MAX_BODY_BYTES): Promise<BodyResult> {
-  const tooLarge = () => ({
-    ok: false as const,
-    response: jsonError(413, "payload_too_large", `The body must be at most ${limit} bytes.`),
-  });
   const type = request.headers.get("content-type") ?? "";
   if (!/^application\/json\b/i.test(type)) {
     return { ok: false, response: jsonError(400, "invalid_json", "Send the body as JSON with Content-Type: application/json.") };
   }
+  const text = await readTextBody(request, limit);
+  if (!text.ok) return text;
+  try {
+    return { ok: true, value: JSON.parse(text.value) };
+  } catch {
+    return { ok: false, response: jsonError(400, "invalid_json", "The body is not valid JSON.") };
+  }
+}
+
+/**
+ * The body exactly as sent, as UTF-8 text, if it is at most `limit` bytes. A
+ * declared Content-Length over the limit is refused before reading; an
+ * undeclared one as soon as the stream passes the limit, so a huge body is
+ * never buffered.
+ */
+export async function readTextBody(request: Request, limit: number): Promise<BodyResult<string>> {
+  const tooLarge = () => ({
+    ok: false as const,
+    response: jsonError(413, "payload_too_large", `The body must be at most ${limit} bytes.`),
+  });
   const declared = Number(request.headers.get("content-length") ?? NaN);
   if (declared > limit) return tooLarge();
   const chunks: Uint8Array[] = [];
@@ -67,11 +81,7 @@ export async function readJsonBody(request: Request, limit = MAX_BODY_BYTES): Pr
     }
     chunks.push(value);
   }
-  try {
-    return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString("utf8")) };
-  } catch {
-    return { ok: false, response: jsonError(400, "invalid_json", "The body is not valid JSON.") };
-  }
+  return { ok: true, value: Buffer.concat(chunks).toString("utf8") };
 }
 
 /** A browser POST from an origin that is not the app's own (see lib/origin.ts: APP_ORIGIN, TRUST_PROXY). */

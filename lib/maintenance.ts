@@ -2,26 +2,34 @@ import "server-only";
 import { reconcileAbandoned } from "./checkout/reconcile";
 import { deleteExpiredKeys } from "./idempotency/cleanup";
 import { observe, observeError } from "./observability";
-import { checkoutDeps } from "./services";
+import { webhookDeps } from "./services";
+import { deleteProcessedEvents } from "./webhooks/inbox";
+import { processDueEvents } from "./webhooks/process";
 
 /**
- * Optional in-process upkeep (MAINTENANCE_INTERVAL_MS): the reconciler and the
- * expiry cleanup on a timer in every app instance. Both are safe to run from
- * several instances at once; cron with `npm run reconcile` / `db:cleanup` does
- * the same from outside.
+ * Optional in-process upkeep (MAINTENANCE_INTERVAL_MS): the webhook inbox's
+ * due events, the reconciler and the expiry cleanup on a timer in every app
+ * instance. All are safe to run from several instances at once; cron with
+ * `npm run reconcile` / `db:cleanup` does the same from outside. Each step
+ * runs even when another failed.
  */
 export function startMaintenance(intervalMs: number): () => void {
   let running = false;
   const tick = async () => {
     if (running) return; // a slow round is never overlapped by the next
     running = true;
+    const step = (name: string, run: () => Promise<unknown>) =>
+      run().catch((err: unknown) => observeError("maintenance_error", err, { step: name }));
     try {
-      const deps = checkoutDeps();
-      await reconcileAbandoned(deps);
-      const { deleted } = await deleteExpiredKeys(deps.prisma, { maxBatches: 10 });
-      if (deleted > 0) observe("cleanup", { deleted });
-    } catch (err) {
-      observeError("maintenance_error", err);
+      const deps = webhookDeps();
+      await step("webhooks", () => processDueEvents(deps));
+      await step("reconcile", () => reconcileAbandoned(deps));
+      await step("cleanup", async () => {
+        const { deleted } = await deleteExpiredKeys(deps.prisma, { maxBatches: 10 });
+        if (deleted > 0) observe("cleanup", { deleted });
+        const events = await deleteProcessedEvents(deps.prisma);
+        if (events > 0) observe("webhook_cleanup", { deleted: events });
+      });
     } finally {
       running = false;
     }

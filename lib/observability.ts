@@ -17,6 +17,8 @@ interface Observability {
   payments: Counter<"outcome">;
   reconciliations: Counter<"outcome">;
   cleanupDeleted: Counter;
+  webhookEvents: Counter<"stage" | "type">;
+  lateSuccessRefunds: Counter;
 }
 
 /** Hears every event after it is logged and counted (the lab's timeline subscribes; see lib/lab/server/attach.ts). */
@@ -68,6 +70,16 @@ function create(): Observability {
     payments: counter("checkout_payments_total", "Payment attempts at the provider by outcome", ["outcome"]),
     reconciliations: counter("checkout_reconciliations_total", "Abandoned attempts driven to an outcome", ["outcome"]),
     cleanupDeleted: counter("idempotency_cleanup_deleted_total", "Expired idempotency records deleted", []),
+    webhookEvents: counter(
+      "webhook_events_total",
+      "Stripe webhook events by stage: received, duplicate, rejected (bad signature), processed, deferred, failed, expired",
+      ["stage", "type"],
+    ),
+    lateSuccessRefunds: counter(
+      "checkout_late_success_refunds_total",
+      "Payments that succeeded after their attempt was recorded as failed, refunded automatically",
+      [],
+    ),
   };
 }
 
@@ -95,6 +107,12 @@ export function observe(event: string, fields: Fields = {}): void {
       break;
     case "cleanup":
       o.cleanupDeleted.inc(Number(fields.deleted) || 0);
+      break;
+    case "webhook":
+      o.webhookEvents.inc({ stage: String(fields.stage), type: String(fields.type ?? "unknown") });
+      break;
+    case "late_success_refund":
+      o.lateSuccessRefunds.inc();
       break;
   }
   for (const listener of hooks().listeners) {

@@ -7,6 +7,7 @@ import { env, type Env } from "./env";
 import type { PrismaClient } from "./generated/prisma/client";
 import { IdempotencyEngine } from "./idempotency/engine";
 import { stripe } from "./payments/stripe";
+import type { WebhookDeps } from "./webhooks/deps";
 
 /** The checkout's wiring from the configuration: the app's, and `npm run reconcile`'s from cron. */
 export function createCheckoutDeps(config: Env, prisma: PrismaClient, stripeClient: Stripe): CheckoutDeps {
@@ -31,4 +32,18 @@ let deps: CheckoutDeps | undefined;
 export function checkoutDeps(): CheckoutDeps {
   deps ??= createCheckoutDeps(env(), db(), stripe());
   return deps;
+}
+
+/** The checkout's wiring plus the webhook secret and the processing lease. */
+export function createWebhookDeps(config: Env, checkout: CheckoutDeps): WebhookDeps {
+  // The lease matches the in-progress TTL: processing an event is bounded like an owner's work on an attempt.
+  return { ...checkout, webhookSecret: config.STRIPE_WEBHOOK_SECRET, leaseMs: config.IDEMPOTENCY_IN_PROGRESS_TTL_MS };
+}
+
+let webhook: WebhookDeps | undefined;
+
+/** The app's webhook wiring. */
+export function webhookDeps(): WebhookDeps {
+  webhook ??= createWebhookDeps(env(), checkoutDeps());
+  return webhook;
 }

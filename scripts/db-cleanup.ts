@@ -1,4 +1,5 @@
-// npm run db:cleanup — deletes idempotency records whose retention ran out.
+// npm run db:cleanup — deletes idempotency records whose retention ran out,
+// and webhook inbox rows processed more than WEBHOOK_RETENTION_DAYS ago.
 // Safe from cron every minute and from several hosts at once, e.g.
 //   * * * * *  cd /srv/checkout && npm run -s db:cleanup >> /var/log/checkout-cleanup.log 2>&1
 import "./lib/dotenv";
@@ -6,6 +7,7 @@ import { createPrismaClient } from "@/lib/db";
 import { provisionDatabase } from "@/lib/db/provision";
 import { parseEnv } from "@/lib/env";
 import { deleteExpiredKeys } from "@/lib/idempotency/cleanup";
+import { deleteProcessedEvents } from "@/lib/webhooks/inbox";
 import { runScript } from "./lib/run-script";
 
 runScript(async () => {
@@ -14,7 +16,8 @@ runScript(async () => {
   try {
     const started = Date.now();
     const { deleted, batches } = await deleteExpiredKeys(prisma);
-    console.log(JSON.stringify({ event: "cleanup", deleted, batches, ms: Date.now() - started }));
+    const webhookEvents = await deleteProcessedEvents(prisma, { maxBatches: Number.POSITIVE_INFINITY });
+    console.log(JSON.stringify({ event: "cleanup", deleted, batches, webhookEvents, ms: Date.now() - started }));
   } finally {
     await prisma.$disconnect();
     await database.stop();

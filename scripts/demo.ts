@@ -15,6 +15,8 @@ runUntilSignal(async () => {
     env,
     appPort: env.PORT,
     startEmulator: true,
+    // Like Stripe, the emulator tells the app about every payment by webhook.
+    emulatorWebhooks: true,
     generateSessionSecret: true,
     build: !process.argv.includes("--no-build"),
     instances,

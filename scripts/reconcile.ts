@@ -1,13 +1,15 @@
-// npm run reconcile — finishes checkout attempts nobody is finishing (an owner
-// that died mid-payment, a shopper who never retried), charging at most once.
-// Safe from cron and from several hosts at once.
+// npm run reconcile — processes the webhook inbox's due events, then finishes
+// checkout attempts nobody is finishing (an owner that died mid-payment, a
+// shopper who never retried), charging at most once. Safe from cron and from
+// several hosts at once.
 import "./lib/dotenv";
 import { reconcileAbandoned } from "@/lib/checkout/reconcile";
 import { createPrismaClient } from "@/lib/db";
 import { provisionDatabase } from "@/lib/db/provision";
 import { parseEnv } from "@/lib/env";
 import { stripeFor } from "@/lib/payments/stripe";
-import { createCheckoutDeps } from "@/lib/services";
+import { createCheckoutDeps, createWebhookDeps } from "@/lib/services";
+import { processDueEvents } from "@/lib/webhooks/process";
 import { runScript } from "./lib/run-script";
 
 runScript(async () => {
@@ -15,7 +17,10 @@ runScript(async () => {
   const database = await provisionDatabase(env);
   const prisma = createPrismaClient(database.url);
   try {
-    const counts = await reconcileAbandoned(createCheckoutDeps(env, prisma, stripeFor(env)));
+    const deps = createWebhookDeps(env, createCheckoutDeps(env, prisma, stripeFor(env)));
+    const events = await processDueEvents(deps);
+    console.log(JSON.stringify({ event: "webhook_run", ...events }));
+    const counts = await reconcileAbandoned(deps);
     console.log(JSON.stringify({ event: "reconcile_run", ...counts }));
   } finally {
     await prisma.$disconnect();

@@ -27,7 +27,7 @@ export function OrderHistory() {
             <li key={order.id} className="order-row">
               <div>
                 <Link href={`/orders/${order.id}`}>Order {order.id.slice(0, 8)}</Link>
-                <span className="muted"> · {formatDate(order.createdAt)}</span>
+                <span className="muted"> · {formatDate(order.createdAt)}{order.refundedAt ? " · refunded" : ""}</span>
                 <p className="muted order-items">
                   {order.lines.map((line) => `${line.quantity} × ${line.name}`).join(", ")}
                 </p>

@@ -19,11 +19,13 @@ export interface Sizes {
   storedKeys: number;
   /** Claims per latency probe (growth, cleanup). */
   probeClaims: number;
+  /** Webhook deliveries processed, and raw event-id inserts, per run. */
+  webhookEvents: number;
 }
 
 export const SIZES: Record<Mode, Sizes> = {
-  quick: { loadSeconds: 6, rounds: 2, warmupSeconds: 1, stormConnections: 200, connections: 32, engineClaims: 4_000, storedKeys: 100_000, probeClaims: 2_000 },
-  full: { loadSeconds: 24, rounds: 4, warmupSeconds: 2, stormConnections: 200, connections: 32, engineClaims: 20_000, storedKeys: 1_000_000, probeClaims: 10_000 },
+  quick: { loadSeconds: 6, rounds: 2, warmupSeconds: 1, stormConnections: 200, connections: 32, engineClaims: 4_000, storedKeys: 100_000, probeClaims: 2_000, webhookEvents: 2_000 },
+  full: { loadSeconds: 24, rounds: 4, warmupSeconds: 2, stormConnections: 200, connections: 32, engineClaims: 20_000, storedKeys: 1_000_000, probeClaims: 10_000, webhookEvents: 10_000 },
 };
 
 export interface BenchOptions {

@@ -11,8 +11,10 @@ import { startStack, type Stack } from "@/scripts/lib/stack";
  * `bench/.next` served by `next start`, with the lab's naive route enabled.
  */
 export const BENCH_DIST_DIR = "bench/.next";
-const APP_PORT = 3300;
-const EMULATOR_PORT = 12113;
+// BENCH_APP_PORT, BENCH_EMULATOR_PORT, BENCH_DATABASE: for runs beside another bench on one machine.
+const APP_PORT = Number(process.env.BENCH_APP_PORT || 3300);
+const EMULATOR_PORT = Number(process.env.BENCH_EMULATOR_PORT || 12113);
+const DATABASE = process.env.BENCH_DATABASE || "checkout_bench";
 
 /**
  * The storm holds an owner in a 40 s emulated charge: the SDK's per-attempt
@@ -55,7 +57,7 @@ export async function startBenchStack(options: { reuseBuild: boolean; log: (line
   const stack: Stack = await startStack({
     env,
     appPort: APP_PORT,
-    database: "checkout_bench",
+    database: DATABASE,
     recreateDatabase: true,
     startEmulator: true,
     generateSessionSecret: true,

@@ -33,7 +33,7 @@ export interface PaidOrder {
 }
 
 /** The server's order view as it arrives over JSON (dates become strings). */
-export type OrderView = Omit<ServerOrderView, "createdAt"> & { createdAt: string };
+export type OrderView = Omit<ServerOrderView, "createdAt" | "refundedAt"> & { createdAt: string; refundedAt: string | null };
 
 /** GET /api/checkout/{key}. */
 export interface AttemptStatus {

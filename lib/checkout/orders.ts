@@ -110,12 +110,16 @@ export interface OrderView {
   currency: string;
   paymentIntentId: string | null;
   declineCode: string | null;
+  /** Set when the payment was given back; see lib/checkout/refunds.ts for the reasons. */
+  refundedAt: Date | null;
+  refundReason: string | null;
   createdAt: Date;
   lines: Array<{ sku: string; name: string; unitPriceCents: number; quantity: number }>;
 }
 
 const viewSelect = {
-  id: true, status: true, amountCents: true, currency: true, paymentIntentId: true, declineCode: true, createdAt: true,
+  id: true, status: true, amountCents: true, currency: true, paymentIntentId: true, declineCode: true,
+  refundedAt: true, refundReason: true, createdAt: true,
   lines: { select: { sku: true, name: true, unitPriceCents: true, quantity: true }, orderBy: { name: "asc" } },
 } as const;
 

@@ -11,6 +11,9 @@ import { ConfigError, type Env } from "@/lib/env";
 import { startStripeEmulator, type StripeEmulator } from "../stripe-emulator/server";
 import { startApp, type AppProcess } from "./app-process";
 
+/** Where the app receives Stripe's events (app/api/webhooks/stripe/route.ts). */
+export const WEBHOOK_PATH = "/api/webhooks/stripe";
+
 /**
  * Everything the app needs, started in order and stopped in reverse: the
  * database (embedded unless DATABASE_URL), migrations and the catalogue, the
@@ -25,6 +28,8 @@ export interface StackOptions {
   recreateDatabase?: boolean;
   /** Start the emulator in this process when the configuration points at a local one. */
   startEmulator: boolean;
+  /** The started emulator delivers its webhook events to the (first) app, signed with STRIPE_WEBHOOK_SECRET. */
+  emulatorWebhooks?: boolean;
   build: boolean;
   distDir?: string;
   appEnv?: Record<string, string>;
@@ -70,12 +75,15 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     let emulator: StripeEmulator | null = null;
     if (options.startEmulator && env.usesStripeEmulator) {
       const port = Number(new URL(env.stripeApiBase!).port);
-      emulator = await startStripeEmulator({ port }).catch((err: NodeJS.ErrnoException) => {
+      const webhook = options.emulatorWebhooks
+        ? { url: `http://localhost:${options.appPort}${WEBHOOK_PATH}`, secret: env.STRIPE_WEBHOOK_SECRET }
+        : undefined;
+      emulator = await startStripeEmulator({ port, webhook }).catch((err: NodeJS.ErrnoException) => {
         if (err.code !== "EADDRINUSE") throw err;
         throw new ConfigError(`STRIPE_EMULATOR_PORT: port ${port} is already in use (another demo?); choose another port`);
       });
       cleanups.push(() => emulator!.close());
-      log(`stripe     emulator on ${emulator.url}`);
+      log(`stripe     emulator on ${emulator.url}${webhook ? ` · webhooks → ${webhook.url}` : ""}`);
     } else {
       log(`stripe     ${env.stripeApiBase ?? "api.stripe.com (test mode)"}`);
     }
@@ -85,6 +93,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const appEnv: Record<string, string> = {
       DATABASE_URL: database.url,
       STRIPE_SECRET_KEY: env.STRIPE_SECRET_KEY,
+      STRIPE_WEBHOOK_SECRET: env.STRIPE_WEBHOOK_SECRET,
       SESSION_SECRET: env.SESSION_SECRET ?? sessionSecret(env.DATA_DIR),
       ...(env.stripeApiBase ? { STRIPE_API_BASE: env.stripeApiBase } : {}),
       ...(options.distDir ? { NEXT_DIST_DIR: options.distDir } : {}),

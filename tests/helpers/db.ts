@@ -33,6 +33,19 @@ export interface OrderRow {
   currency: string;
   payment_intent_id: string | null;
   decline_code: string | null;
+  refunded_at: Date | null;
+  refund_id: string | null;
+  refund_reason: string | null;
+}
+
+export interface WebhookEventRow {
+  id: string;
+  type: string;
+  payment_intent_id: string | null;
+  processed_at: Date | null;
+  outcome: string | null;
+  attempts: number;
+  last_error: string | null;
 }
 
 export class TestDb {
@@ -100,6 +113,31 @@ export class TestDb {
       [customerId, key],
     );
     if (rowCount !== 1) throw new Error(`no finished record for key ${key} to expire`);
+  }
+
+  /** The inbox's row for a Stripe event id, if it was stored. */
+  async webhookEvent(eventId: string): Promise<WebhookEventRow | null> {
+    const { rows } = await this.pool.query<WebhookEventRow>(
+      `select id, type, payment_intent_id, processed_at, outcome, attempts, last_error from webhook_events where id = $1`,
+      [eventId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * What a checkout writes before it calls Stripe — an in_progress claim
+   * (released: no owner) and its pending order — written directly, for tests
+   * where those writes become visible only after Stripe's events arrive.
+   */
+  async insertAttempt(a: { recordId: string; customerId: string; key: string; orderId: string; amountCents: number; paymentMethod: string }): Promise<void> {
+    await this.pool.query(
+      `with record as (
+         insert into idempotency_keys (id, subject_id, endpoint, key, request_hash, status)
+         values ($1::uuid, $2, 'POST /api/checkout', $3::uuid, repeat('a', 64), 'in_progress') returning id)
+       insert into orders (id, customer_id, idempotency_key_id, amount_cents, currency, payment_method)
+       select $4::uuid, $2::uuid, record.id, $5, 'usd', $6 from record`,
+      [a.recordId, a.customerId, a.key, a.orderId, a.amountCents, a.paymentMethod],
+    );
   }
 
   /** A product of the catalogue, added for one test (a unique sku), so it can later be taken away. */

@@ -5,6 +5,7 @@ import Link from "next/link";
 import { useEffect, useRef } from "react";
 import { ApiError } from "@/lib/checkout-client/api";
 import { orderQuery } from "@/lib/checkout-client/queries";
+import type { OrderView } from "@/lib/checkout-client/types";
 import { formatDate, OrderLines, StatusBadge } from "../../_components/order-lines";
 
 const HEADINGS = {
@@ -42,6 +43,7 @@ export function OrderConfirmation({ id }: { id: string }) {
       <p className="order-meta">
         <StatusBadge status={o.status} /> Order <code>{o.id.slice(0, 8)}</code> · {formatDate(o.createdAt)}
       </p>
+      <RefundNotice order={o} />
       <div className="panel">
         <OrderLines order={o} />
         <dl className="payment-facts">
@@ -49,6 +51,12 @@ export function OrderConfirmation({ id }: { id: string }) {
             <dt>Payment reference</dt>
             <dd><code>{o.paymentIntentId ?? "—"}</code></dd>
           </div>
+          {o.refundedAt && (
+            <div>
+              <dt>Refunded</dt>
+              <dd>{formatDate(o.refundedAt)}</dd>
+            </div>
+          )}
           {o.declineCode && (
             <div>
               <dt>Decline reason</dt>
@@ -62,5 +70,17 @@ export function OrderConfirmation({ id }: { id: string }) {
         <Link href="/orders">All your orders</Link>
       </p>
     </section>
+  );
+}
+
+/** Said plainly, because the shopper was told something else at the time. */
+function RefundNotice({ order }: { order: OrderView }) {
+  if (!order.refundedAt) return null;
+  return (
+    <p role="status" className="notice notice-refund">
+      {order.refundReason === "late_success"
+        ? "This payment succeeded after the attempt was recorded as failed; it was refunded. Nothing was kept — allow a few days for your bank to show it."
+        : "This payment was refunded."}
+    </p>
   );
 }

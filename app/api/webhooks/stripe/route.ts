@@ -1,0 +1,44 @@
+import { after } from "next/server";
+import { json, jsonError, readTextBody } from "@/lib/http";
+import { observeError } from "@/lib/observability";
+import { webhookDeps } from "@/lib/services";
+import { MAX_EVENT_BYTES } from "@/lib/webhooks/limits";
+import { processDueEvents } from "@/lib/webhooks/process";
+import { receiveEvent } from "@/lib/webhooks/receive";
+
+/**
+ * POST /api/webhooks/stripe — SPEC section 8. Verify and store, answer, then
+ * process: the acknowledgement waits for one HMAC and one insert, never for
+ * Stripe or the payment path. Processing starts right after the answer is
+ * sent (`after`), in this process; if the process dies first, the stored
+ * event is picked up by the maintenance loop.
+ */
+export async function POST(request: Request) {
+  const body = await readTextBody(request, MAX_EVENT_BYTES);
+  if (!body.ok) return body.response;
+  const deps = webhookDeps();
+  try {
+    const result = await receiveEvent(deps, {
+      payload: body.value,
+      signature: request.headers.get("stripe-signature"),
+    });
+    if (result.kind === "invalid") return jsonError(400, "invalid_signature", result.message);
+    // A redelivery of an event not yet processed is a good moment to try again (a no-op unless it is due).
+    after(() =>
+      processDueEvents(deps, { eventId: result.eventId, limit: 1 }).catch((err) =>
+        observeError("webhook_process_error", err, { eventId: result.eventId }),
+      ),
+    );
+    return json({ received: true, duplicate: result.duplicate });
+  } catch (err) {
+    // Not stored (the database is unavailable): a non-2xx makes Stripe deliver it again.
+    observeError("webhook_receive_error", err);
+    return jsonError(
+      503,
+      "unavailable",
+      "The event could not be stored; deliver it again.",
+      {},
+      { "Retry-After": "5" },
+    );
+  }
+}

@@ -1,0 +1,205 @@
+import type Stripe from "stripe";
+import { settleAttempt } from "../checkout/checkout";
+import { findAttemptOrder, recordPaymentIntent } from "../checkout/orders";
+import { recordRefund } from "../checkout/refunds";
+import { findPaymentAttempt, isOurs, type PaymentAttempt } from "./attempt";
+import type { WebhookDeps } from "./deps";
+import { backoffMs, claimDueEvents, markProcessed, retryLater, type InboxEvent } from "./inbox";
+import { refundLateSuccess } from "./late-success";
+
+/**
+ * Processing the inbox (SPEC section 8). Delivery is at least once and in no
+ * particular order, so an event is a hint: for `payment_intent.*` the app
+ * asks Stripe for the intent as it is now and acts on that, through the same
+ * fenced path as a shopper's retry or the reconciler. An event is either done
+ * for good, or due again later with backoff — never lost.
+ */
+export type Verdict = { done: string } | { later: string };
+
+/** Stripe stops redelivering after three days; an event still waiting then is given up, loudly. */
+export const MAX_EVENT_AGE_MS = 3 * 24 * 3_600_000;
+
+export type ProcessCounts = Record<"processed" | "deferred" | "failed" | "expired", number>;
+
+/** Claims due events (or the one `eventId`, if due) and processes each once. */
+export async function processDueEvents(
+  deps: WebhookDeps,
+  options: { limit?: number; eventId?: string } = {},
+): Promise<ProcessCounts> {
+  const counts: ProcessCounts = { processed: 0, deferred: 0, failed: 0, expired: 0 };
+  const events = await claimDueEvents(deps.prisma, {
+    leaseMs: deps.leaseMs,
+    limit: options.limit ?? 100,
+    eventId: options.eventId,
+  });
+  for (const event of events) counts[await processClaimed(deps, event)] += 1;
+  return counts;
+}
+
+async function processClaimed(deps: WebhookDeps, event: InboxEvent): Promise<keyof ProcessCounts> {
+  const fields = {
+    eventId: event.id,
+    type: event.type,
+    paymentIntentId: event.paymentIntentId,
+    attempts: event.attempts,
+  };
+  try {
+    const verdict = await decide(deps, event);
+    if ("done" in verdict) {
+      await markProcessed(deps.prisma, event.id, verdict.done);
+      deps.log?.("webhook", { stage: "processed", outcome: verdict.done, ...fields });
+      return "processed";
+    }
+    if (await expire(deps, event, verdict.later)) return "expired";
+    const delayMs = backoffMs(event.attempts);
+    await retryLater(deps.prisma, event.id, delayMs, verdict.later);
+    deps.log?.("webhook", { stage: "deferred", reason: verdict.later, retryInMs: delayMs, ...fields });
+    return "deferred";
+  } catch (err) {
+    // Stripe or the database failed mid-way. Every step is idempotent, so the
+    // next attempt redoes it; if even this write fails, the lease runs out.
+    const reason = err instanceof Error ? err.message : String(err);
+    if (await expire(deps, event, reason).catch(() => false)) return "expired";
+    await retryLater(deps.prisma, event.id, backoffMs(event.attempts), reason).catch(() => undefined);
+    deps.log?.("webhook", { stage: "failed", reason, ...fields });
+    return "failed";
+  }
+}
+
+/** Past Stripe's redelivery horizon an event still not done is given up: marked, logged and counted for a person. */
+async function expire(deps: WebhookDeps, event: InboxEvent, reason: string): Promise<boolean> {
+  if (event.ageMs <= MAX_EVENT_AGE_MS) return false;
+  await markProcessed(deps.prisma, event.id, "expired");
+  deps.log?.("webhook", {
+    stage: "expired",
+    reason,
+    eventId: event.id,
+    type: event.type,
+    paymentIntentId: event.paymentIntentId,
+    attempts: event.attempts,
+  });
+  return true;
+}
+
+const REFUND_EVENTS = new Set(["charge.refunded", "refund.created", "refund.updated"]);
+
+async function decide(deps: WebhookDeps, event: InboxEvent): Promise<Verdict> {
+  if (event.type.startsWith("payment_intent.") && event.paymentIntentId)
+    return onPaymentIntent(deps, event.paymentIntentId);
+  if (REFUND_EVENTS.has(event.type) && event.paymentIntentId) return onRefund(deps, event.paymentIntentId);
+  return { done: "ignored" };
+}
+
+async function onPaymentIntent(deps: WebhookDeps, paymentIntentId: string): Promise<Verdict> {
+  const intent = await retrieve(deps, paymentIntentId);
+  // Signed with our secret, yet the intent is not in this account (another environment's event): nothing to do.
+  if (!intent) return { done: "ignored_unknown_intent" };
+  const attempt = await findPaymentAttempt(deps.prisma, intent);
+  if (!attempt) {
+    // Ours, but its order is not visible yet: keep the event and look again.
+    return isOurs(intent) ? { later: `no order ${intent.metadata.orderId} yet` } : { done: "ignored" };
+  }
+  const { order, record } = attempt;
+  if (order.paymentIntentId !== null && order.paymentIntentId !== intent.id) {
+    deps.log?.("webhook_intent_mismatch", {
+      orderId: order.id,
+      recorded: order.paymentIntentId,
+      paymentIntentId: intent.id,
+    });
+    return { done: "ignored_other_intent" };
+  }
+  const status =
+    record?.status ?? (order.status === "paid" ? "completed" : order.status === "failed" ? "failed" : null);
+  switch (status) {
+    case "completed":
+      return { done: "already_paid" };
+    case "failed":
+      if (intent.status !== "succeeded") return { done: "already_failed" };
+      // Asked again even when Stripe already reported a refund: if it was this
+      // one, Stripe replays it and the order learns it was a late success.
+      if (order.refundReason === "late_success") return { done: "already_refunded" };
+      return { done: await refundLateSuccess(deps, order, intent) };
+    case "in_progress":
+      return driveAttempt(deps, record!, intent);
+    default:
+      // A pending order whose record is gone cannot happen (records of
+      // unfinished attempts never expire); leave it for a person to look at.
+      return { done: "orphan_order" };
+  }
+}
+
+/**
+ * An attempt nobody has finished: take it over with the same fenced
+ * compare-and-set as a retry or the reconciler and drive it to its outcome
+ * with the same downstream keys — the one call into the checkout's payment
+ * path. A live owner (lock younger than the TTL) keeps it.
+ */
+async function driveAttempt(
+  deps: WebhookDeps,
+  record: NonNullable<PaymentAttempt["record"]>,
+  intent: Stripe.PaymentIntent,
+): Promise<Verdict> {
+  const owner = await deps.idempotency.takeOver({ recordId: record.id, lockToken: record.lockToken });
+  if (!owner) return { later: "attempt owned by a live request" };
+  // Read after the take-over, as the reconciler does: the order as its last owner left it.
+  const found = await findAttemptOrder(deps.prisma, record.id);
+  const paymentMethod = found?.paymentMethod;
+  if (!found || !paymentMethod) {
+    await deps.idempotency.release(owner, "backoff");
+    return { later: "attempt has no order with a payment method" };
+  }
+  // An owner that died between Stripe's answer and recording the intent's id:
+  // record it now (fenced), so the attempt resumes with this intent.
+  const recorded =
+    found.paymentIntentId === null && (await recordPaymentIntent(deps.prisma, owner, found.id, intent.id));
+  const order = recorded ? { ...found, paymentIntentId: intent.id } : found;
+  // Not `final` unless past the deadline: a webhook never cancels an intent
+  // the shopper may still complete (3-D Secure); the reconciler does, on time.
+  const result = await settleAttempt(
+    deps,
+    owner,
+    { ...order, paymentMethod },
+    { customerId: record.subjectId, key: record.key },
+    { onUnknown: "backoff" },
+  );
+  switch (result.kind) {
+    case "response":
+      return { done: result.response.statusCode === 201 ? "paid" : `settled_${result.response.statusCode}` };
+    case "unavailable":
+      return { later: "payment outcome unknown at the provider" };
+    case "in_progress":
+      return { later: "attempt owned by a live request" };
+    default:
+      return { done: result.kind };
+  }
+}
+
+/**
+ * `charge.refunded`, `refund.created`, `refund.updated`: a refund of one of
+ * the shop's payments, recorded on its order once. As for intents, the event
+ * only says where to look: the refunds are listed from Stripe (newest first).
+ * The app's own late-success refunds are recorded by refundLateSuccess, which
+ * corrects the reason if Stripe's news came first.
+ */
+async function onRefund(deps: WebhookDeps, paymentIntentId: string): Promise<Verdict> {
+  const order = await deps.prisma.order.findUnique({ where: { paymentIntentId }, select: { id: true } });
+  if (!order) {
+    const intent = await retrieve(deps, paymentIntentId);
+    return intent && isOurs(intent) ? { later: `no order with ${intent.id} yet` } : { done: "ignored" };
+  }
+  const refunds = await deps.stripe.refunds.list({ payment_intent: paymentIntentId, limit: 1 });
+  const refund = refunds.data.find((r) => r.status !== "failed" && r.status !== "canceled");
+  if (!refund) return { done: "no_refund" };
+  const recorded = await recordRefund(deps.prisma, order, { id: refund.id, reason: "provider" });
+  return { done: recorded ? "refund_recorded" : "already_refunded" };
+}
+
+/** The intent as Stripe has it now; null if Stripe does not know it. Anything else failing is thrown (and retried). */
+async function retrieve(deps: WebhookDeps, paymentIntentId: string): Promise<Stripe.PaymentIntent | null> {
+  try {
+    return await deps.stripe.paymentIntents.retrieve(paymentIntentId);
+  } catch (err) {
+    if (typeof err === "object" && err !== null && (err as { code?: unknown }).code === "resource_missing") return null;
+    throw err;
+  }
+}

@@ -1,0 +1,21 @@
+import { expect } from "vitest";
+
+/** An instance's Prometheus counters, `name{labels}` → value. */
+export type Samples = Map<string, number>;
+
+/** Scrapes GET /api/metrics and parses the exposition format. */
+export async function scrape(appUrl: string): Promise<Samples> {
+  const response = await fetch(`${appUrl}/api/metrics`);
+  expect(response.status).toBe(200);
+  const samples: Samples = new Map();
+  for (const line of (await response.text()).split("\n")) {
+    if (line === "" || line.startsWith("#")) continue;
+    const match = /^([a-z_]+(?:\{[^}]*\})?) (\S+)$/.exec(line);
+    if (!match) throw new Error(`not a Prometheus sample line: ${line}`);
+    samples.set(match[1]!, Number(match[2]));
+  }
+  return samples;
+}
+
+export const delta = (before: Samples, after: Samples, sample: string) =>
+  (after.get(sample) ?? 0) - (before.get(sample) ?? 0);

@@ -1,0 +1,186 @@
+import pg from "pg";
+import { describe, expect, it } from "vitest";
+import { createStripeClient } from "@/lib/payments/stripe-client";
+import { EmulatorWebhooks } from "./helpers/emulator-webhooks";
+import { useTestApp } from "./helpers/harness";
+import { delta, scrape } from "./helpers/metrics";
+import { cart, newKey, waitFor } from "./helpers/shopper";
+import { authenticate } from "./helpers/three-d-secure";
+import { vanishAfterCharge } from "./helpers/vanish";
+
+/**
+ * The Stripe emulator's own deliveries (signed by the emulator, retried on
+ * non-2xx with backoff, duplicated and reordered on demand) to the production
+ * build. The maintenance loop runs (it retries deferred events), but the
+ * in-progress TTL is long, so within a test only a webhook can take an
+ * attempt over. A database of its own: processing an event may take over an
+ * attempt.
+ */
+const LATENCY_MS = 1_500;
+const h = useTestApp(
+  {
+    MAINTENANCE_INTERVAL_MS: "500",
+    IDEMPOTENCY_IN_PROGRESS_TTL_MS: "60000",
+    STRIPE_TIMEOUT_MS: "4000",
+    STRIPE_MAX_NETWORK_RETRIES: "0",
+  },
+  { ownDatabase: "deliveries" },
+);
+
+const webhooks = () => new EmulatorWebhooks(h.app.emulator.url);
+
+/** Waits until the emulator has nothing left to deliver, then until the app has processed every event about `paymentIntentId`. */
+async function settled(paymentIntentId: string) {
+  await waitFor(
+    "the emulator's deliveries to finish",
+    async () => (await webhooks().view()).stats.pending === 0,
+    30_000,
+  );
+  const events = (await webhooks().events()).filter(
+    (e) =>
+      (e.data.object as { id?: string; payment_intent?: string }).id === paymentIntentId ||
+      (e.data.object as { payment_intent?: string }).payment_intent === paymentIntentId,
+  );
+  const rows = await waitFor(
+    "every event to be processed",
+    async () => {
+      const found = await Promise.all(events.map((e) => h.db.webhookEvent(e.id)));
+      return found.every((row) => row?.processed_at) ? found.map((row) => row!) : null;
+    },
+    20_000,
+  );
+  return { events, rows };
+}
+
+describe("the emulator's own webhook deliveries", () => {
+  it("each event sent three times and the batch reversed: every event processed once, the order paid once", async () => {
+    await webhooks().deliverTo(h.url, { faults: { duplicate: 2, reorder: { batch: 6 } } });
+    const before = await scrape(h.url);
+    const shopper = await h.shopper();
+    expect((await shopper.checkout(newKey(), cart())).status).toBe(201);
+    const [intent] = await h.emulator.ledger();
+
+    const { events, rows } = await settled(intent!.id);
+    expect(events.map((e) => e.type).sort()).toEqual(["payment_intent.created", "payment_intent.succeeded"]);
+    const view = await webhooks().view();
+    expect(view.stats).toMatchObject({ duplicatesSent: 4, reorderedBatches: 1, delivered: 6, failedAttempts: 0 });
+    expect(rows.map((r) => r.outcome)).toEqual(["already_paid", "already_paid"]);
+    const after = await scrape(h.url);
+    const moved = (stage: string) =>
+      delta(before, after, `webhook_events_total{stage="${stage}",type="payment_intent.created"}`) +
+      delta(before, after, `webhook_events_total{stage="${stage}",type="payment_intent.succeeded"}`);
+    expect({ received: moved("received"), duplicate: moved("duplicate"), processed: moved("processed") }).toEqual({
+      received: 2,
+      duplicate: 4,
+      processed: 2,
+    });
+    expect((await h.db.ordersOf(shopper.customerId!)).map((o) => o.status)).toEqual(["paid"]);
+    expect((await h.emulator.stats()).charges).toBe(1);
+  });
+
+  it("the app killed mid-delivery: the emulator delivers again and the event is processed once", async () => {
+    await webhooks().deliverTo(h.url, { retryBaseMs: 500, maxAttempts: 12 });
+    // Hold every insert into the inbox, so a delivery is inside the app, unanswered, when it dies.
+    const lock = new pg.Client({ connectionString: h.app.env.DATABASE_URL });
+    await lock.connect();
+    await lock.query("begin");
+    await lock.query("lock table webhook_events in share row exclusive mode");
+    try {
+      const shopper = await h.shopper();
+      const key = newKey();
+      const intent = await vanishAfterCharge(h, shopper, key, LATENCY_MS);
+      await waitFor("a delivery to be stuck inside the app", async () => {
+        const { rows } = await lock.query<{ n: number }>(
+          `select count(*)::int as n from pg_stat_activity
+            where pid <> pg_backend_pid() and wait_event_type = 'Lock' and query ilike '%insert into webhook_events%'`,
+        );
+        return rows[0]!.n >= 1;
+      });
+      await h.app.app.stop("SIGKILL");
+      await lock.query("rollback");
+      await waitFor(
+        "the emulator to see the delivery fail",
+        async () => (await webhooks().view()).stats.failedAttempts >= 1,
+      );
+
+      await h.app.restart();
+      const { events, rows } = await settled(intent.id);
+      const view = await webhooks().view();
+      expect(view.stats.retries).toBeGreaterThanOrEqual(1);
+      expect(Math.max(...events.map((e) => view.stats.attempts[e.id] ?? 0))).toBeGreaterThanOrEqual(2); // delivered again
+      // One of them finished the attempt (the reconciler would have left both "already_paid"); the
+      // other may have found it taken and been retried by the maintenance loop.
+      expect(rows.map((r) => r.outcome).sort()).toEqual(["already_paid", "paid"]);
+      expect(rows.find((r) => r.outcome === "paid")).toMatchObject({ attempts: 1 });
+      const [order] = await h.db.ordersOf(shopper.customerId!);
+      expect(order).toMatchObject({ status: "paid", payment_intent_id: intent.id });
+      expect(await h.db.record(shopper.customerId!, key)).toMatchObject({ status: "completed", attempts: 2 });
+      expect((await h.emulator.stats()).charges).toBe(1);
+    } finally {
+      await lock.end();
+    }
+  });
+
+  it("a late success delivered three times: one refund, and the refund's own events change nothing", async () => {
+    await webhooks().deliverTo(h.url, { faults: { duplicate: 2 } });
+    const shopper = await h.shopper();
+    expect((await shopper.checkout(newKey(), cart("pm_card_chargeDeclined"))).status).toBe(402);
+    const [intent] = await h.emulator.ledger();
+    const before = await scrape(h.url);
+
+    // Confirmed again behind the shop's back (a late request), after the shopper was told "declined".
+    const stripe = createStripeClient({ secretKey: "sk_test_emulator", apiBase: h.app.emulator.url });
+    expect((await stripe.paymentIntents.confirm(intent!.id, { payment_method: "pm_card_visa" })).status).toBe(
+      "succeeded",
+    );
+
+    await waitFor("the refund", async () => (await webhooks().refunds(intent!.id)).length > 0, 20_000);
+    const { events, rows } = await settled(intent!.id);
+    const outcome = (type: string) => rows.filter((_, i) => events[i]!.type === type).map((r) => r.outcome);
+    expect(outcome("payment_intent.succeeded")).toEqual(["refunded"]);
+    // Stripe's news of the refund may come before or after the app recorded it as its own.
+    for (const type of ["refund.created", "charge.refunded"]) {
+      expect(outcome(type)).toEqual([expect.stringMatching(/^(refund_recorded|already_refunded)$/)]);
+    }
+    const refunds = await webhooks().refunds(intent!.id);
+    expect(refunds).toHaveLength(1);
+    expect((await webhooks().view()).stats.duplicatesSent).toBeGreaterThanOrEqual(2 * events.length);
+    const [order] = await h.db.ordersOf(shopper.customerId!);
+    expect(order).toMatchObject({ status: "failed", refund_id: refunds[0]!.id, refund_reason: "late_success" });
+    expect(delta(before, await scrape(h.url), "checkout_late_success_refunds_total")).toBe(1);
+  });
+
+  it("3-D Secure completed, the shopper never returns: the webhook pays the order, and a late return changes nothing", async () => {
+    await webhooks().deliverTo(h.url);
+    const shopper = await h.shopper();
+    const key = newKey();
+    const first = await shopper.checkout(key, cart("pm_card_threeDSecure2Required"));
+    expect(first.status).toBe(202);
+    expect(await h.db.record(shopper.customerId!, key)).toMatchObject({
+      status: "in_progress",
+      lock_token: null,
+      response_status: 202,
+    });
+
+    const back = await authenticate(first.body.nextAction.url, "complete"); // ...and the tab is closed
+    const paymentIntentId = back.searchParams.get("payment_intent")!;
+    const { rows, events } = await settled(paymentIntentId);
+    // Whichever event was processed first after the authentication found the intent succeeded and paid the
+    // order (the reconciler leaves a waiting attempt alone for 30 minutes); the others found it paid.
+    expect(rows.filter((r) => r.outcome === "paid")).toHaveLength(1);
+    expect(events.map((e) => e.type)).toContain("payment_intent.succeeded");
+    const [order] = await h.db.ordersOf(shopper.customerId!);
+    expect(order).toMatchObject({ id: first.body.orderId, status: "paid", payment_intent_id: paymentIntentId });
+    expect(await h.db.record(shopper.customerId!, key)).toMatchObject({ status: "completed", response_status: 201 });
+
+    const late = await shopper.request("POST", `/api/checkout/${key}/return`, {
+      body: { paymentIntent: paymentIntentId },
+    });
+    expect(late.status).toBe(201);
+    expect(late.body).toMatchObject({ orderId: order!.id, status: "paid", paymentIntentId });
+    expect(
+      (await shopper.checkout(key, cart("pm_card_threeDSecure2Required"))).headers.get("idempotent-replayed"),
+    ).toBe("true");
+    expect((await h.emulator.stats()).charges).toBe(1);
+  });
+});

@@ -1,0 +1,132 @@
+import { randomUUID } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { createStripeClient } from "@/lib/payments/stripe-client";
+import { useTestApp } from "./helpers/harness";
+import { CART_TOTAL_CENTS, cart, newKey, waitFor } from "./helpers/shopper";
+import { deliver, stripeEvent } from "./helpers/webhooks";
+
+/**
+ * The inbox keeps what it cannot process yet and the maintenance loop
+ * (MAINTENANCE_INTERVAL_MS) comes back to it: an event that arrived before
+ * its order, and an event whose processing died with the app. Events are
+ * signed with the real SDK. A database of its own, because the maintenance
+ * loop takes over whatever it finds.
+ */
+const TTL_MS = 10_000;
+const h = useTestApp(
+  {
+    MAINTENANCE_INTERVAL_MS: "300",
+    IDEMPOTENCY_IN_PROGRESS_TTL_MS: String(TTL_MS),
+    STRIPE_TIMEOUT_MS: "4000",
+    STRIPE_MAX_NETWORK_RETRIES: "0",
+  },
+  { ownDatabase: "inbox" },
+);
+
+const stripe = () =>
+  createStripeClient({ secretKey: "sk_test_emulator", apiBase: h.app.emulator.url, maxNetworkRetries: 0 });
+
+const row = (eventId: string) => h.db.webhookEvent(eventId);
+
+describe("the webhook inbox", () => {
+  it("`succeeded` delivered before `created`, both before the order row exists: kept, and the order ends paid once", async () => {
+    const shopper = await h.shopper();
+    const [recordId, orderId, key] = [randomUUID(), randomUUID(), newKey()];
+    // The shop's create and confirm, as settleAttempt sends them, seen by
+    // Stripe before the shop's own writes are visible (a lagging replica, a
+    // restore): the metadata names an order this database does not have yet.
+    const created = await stripe().paymentIntents.create(
+      {
+        amount: CART_TOTAL_CENTS,
+        currency: "usd",
+        payment_method: "pm_card_visa",
+        automatic_payment_methods: { enabled: true, allow_redirects: "never" },
+        metadata: { orderId, customerId: shopper.customerId!, idempotencyKey: key },
+      },
+      { idempotencyKey: `${recordId}:create` },
+    );
+    const succeeded = await stripe().paymentIntents.confirm(
+      created.id,
+      {},
+      { idempotencyKey: `${recordId}:confirm:1` },
+    );
+    expect(succeeded.status).toBe("succeeded");
+
+    const first = stripeEvent("payment_intent.succeeded", succeeded);
+    const second = stripeEvent("payment_intent.created", created);
+    for (const event of [first, second]) expect((await deliver(h.url, event)).status).toBe(200);
+    for (const event of [first, second]) {
+      const kept = await waitFor("the event to be kept for later", async () =>
+        (await row(event.id))?.last_error ? row(event.id) : null,
+      );
+      expect(kept).toMatchObject({ processed_at: null, last_error: `no order ${orderId} yet` });
+    }
+
+    await h.db.insertAttempt({
+      recordId,
+      customerId: shopper.customerId!,
+      key,
+      orderId,
+      amountCents: CART_TOTAL_CENTS,
+      paymentMethod: "pm_card_visa",
+    });
+    const rows = await waitFor(
+      "both events to be processed",
+      async () => {
+        const both = await Promise.all([row(first.id), row(second.id)]);
+        return both.every((r) => r?.processed_at) ? both.map((r) => r!) : null;
+      },
+      20_000,
+    );
+    expect(rows.map((r) => r.outcome).sort()).toEqual(["already_paid", "paid"]);
+    expect(rows.every((r) => r.attempts >= 2)).toBe(true); // deferred at least once each
+
+    expect(await h.db.order(orderId)).toMatchObject({ status: "paid", payment_intent_id: created.id });
+    const record = await h.db.record(shopper.customerId!, key);
+    expect(record).toMatchObject({ status: "completed", response_status: 201 });
+    expect(JSON.parse(record!.response_body!)).toMatchObject({ orderId, paymentIntentId: created.id });
+    expect(await h.emulator.ledger()).toEqual([expect.objectContaining({ id: created.id, status: "succeeded" })]);
+    expect((await h.emulator.stats()).charges).toBe(1);
+  });
+
+  it("the app dies while processing an event: the maintenance loop processes it again after the lease, and the card is charged once", async () => {
+    const shopper = await h.shopper();
+    const key = newKey();
+    // The PaymentIntent is created, its confirmation fails at the edge (nothing
+    // charged), the shopper gets 503 and leaves: a released attempt.
+    await h.emulator.faults({ latencyMs: 1_000 });
+    const answer = shopper.checkout(key, cart());
+    await waitFor("the create to be in flight", async () => (await h.emulator.stats()).delayed >= 1);
+    await h.emulator.faults({ latencyMs: 0, failNext: { status: 500, times: 1 } });
+    expect((await answer).status).toBe(503);
+    const [intent] = await h.emulator.ledger();
+    expect(intent).toMatchObject({ status: "requires_confirmation" });
+    expect(await h.emulator.stats()).toMatchObject({ charges: 0, failedInjected: 1 });
+
+    // The webhook takes the attempt over and confirms; the app dies during the charge.
+    await h.emulator.faults({ latencyMs: 3_000 });
+    const event = stripeEvent("payment_intent.created", intent!);
+    expect((await deliver(h.url, event)).status).toBe(200);
+    await waitFor("the webhook's confirm to be in flight", async () => (await h.emulator.stats()).delayed >= 2);
+    await h.app.app.stop("SIGKILL");
+    expect(await row(event.id)).toMatchObject({ processed_at: null, attempts: 1 });
+    await waitFor("the orphaned charge to land", async () => (await h.emulator.stats()).charges === 1, 10_000);
+    await h.emulator.faults({ latencyMs: 0 });
+
+    await h.app.restart();
+    const done = await waitFor(
+      "the event to be processed again",
+      async () => ((await row(event.id))?.processed_at ? row(event.id) : null),
+      TTL_MS + 20_000,
+    );
+    expect(done).toMatchObject({ attempts: 2 });
+    // Whoever finished the attempt first — this event's retry or the reconciler — it is paid, once.
+    expect(done!.outcome).toMatch(/^(paid|already_paid)$/);
+    expect((await h.db.ordersOf(shopper.customerId!)).map((o) => [o.status, o.payment_intent_id])).toEqual([
+      ["paid", intent!.id],
+    ]);
+    expect(await h.db.record(shopper.customerId!, key)).toMatchObject({ status: "completed", response_status: 201 });
+    expect((await h.emulator.stats()).charges).toBe(1);
+    expect(await h.emulator.ledger()).toHaveLength(1);
+  });
+});

@@ -1,0 +1,213 @@
+import { describe, expect, it } from "vitest";
+import { createStripeClient } from "@/lib/payments/stripe-client";
+import { EmulatorWebhooks } from "./helpers/emulator-webhooks";
+import { useTestApp } from "./helpers/harness";
+import { delta, scrape } from "./helpers/metrics";
+import { cart, newKey, sleep, waitFor, type Shopper } from "./helpers/shopper";
+import { vanishAfterCharge } from "./helpers/vanish";
+import { deliver, sign, stripeEvent } from "./helpers/webhooks";
+
+/**
+ * POST /api/webhooks/stripe through HTTP against the production build, with
+ * events signed by the real SDK. No reconciler runs in the app
+ * (MAINTENANCE_INTERVAL_MS=0): whatever finishes an attempt here is the
+ * webhook. A database of its own, because processing an event may take over
+ * an attempt, and the shared database holds other files' attempts.
+ */
+const LATENCY_MS = 1_500;
+const h = useTestApp(
+  {
+    MAINTENANCE_INTERVAL_MS: "0",
+    IDEMPOTENCY_IN_PROGRESS_TTL_MS: "8000",
+    STRIPE_TIMEOUT_MS: "4000", // above LATENCY_MS, below the TTL
+    STRIPE_MAX_NETWORK_RETRIES: "0",
+  },
+  { ownDatabase: "webhooks" },
+);
+
+const processed = (eventId: string) =>
+  waitFor(
+    `event ${eventId} to be processed`,
+    async () => {
+      const row = await h.db.webhookEvent(eventId);
+      return row?.processed_at ? row : null;
+    },
+    15_000,
+  );
+
+/** What the shopper sees on coming back: the stored confirmation, and no new charge. */
+async function expectPaidOnce(shopper: Shopper, key: string, paymentIntentId: string) {
+  const [order] = await h.db.ordersOf(shopper.customerId!);
+  expect(order).toMatchObject({ status: "paid", payment_intent_id: paymentIntentId, refunded_at: null });
+  expect(await h.db.record(shopper.customerId!, key)).toMatchObject({ status: "completed", response_status: 201 });
+  const later = await shopper.checkout(key, cart());
+  expect(later.status).toBe(201);
+  expect(later.headers.get("idempotent-replayed")).toBe("true");
+  expect(later.body).toMatchObject({ orderId: order!.id, paymentIntentId });
+  expect((await h.emulator.stats()).charges).toBe(1);
+  expect(await h.emulator.ledger()).toHaveLength(1);
+}
+
+describe("Stripe webhooks", () => {
+  it("a shopper who vanished after the charge: the webhook alone makes the order paid", async () => {
+    const shopper = await h.shopper();
+    const key = newKey();
+    const intent = await vanishAfterCharge(h, shopper, key, LATENCY_MS);
+
+    const event = stripeEvent("payment_intent.succeeded", intent);
+    expect(await deliver(h.url, event)).toEqual({ status: 200, body: { received: true, duplicate: false } });
+    expect(await processed(event.id)).toMatchObject({
+      outcome: "paid",
+      attempts: 1,
+      payment_intent_id: intent.id,
+      last_error: null,
+    });
+
+    expect(await h.db.record(shopper.customerId!, key)).toMatchObject({ attempts: 2 }); // the webhook took it over once
+    await expectPaidOnce(shopper, key, intent.id);
+  });
+
+  it("the same event delivered 5 times at once is processed once", async () => {
+    const shopper = await h.shopper();
+    const key = newKey();
+    const intent = await vanishAfterCharge(h, shopper, key, LATENCY_MS);
+    const before = await scrape(h.url);
+
+    const event = stripeEvent("payment_intent.succeeded", intent);
+    const answers = await Promise.all(Array.from({ length: 5 }, () => deliver(h.url, event)));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(answers.filter((a) => a.body?.duplicate)).toHaveLength(4);
+    expect(await processed(event.id)).toMatchObject({ outcome: "paid", attempts: 1 });
+    await sleep(500); // room for a wrong second processing to show up
+
+    const after = await scrape(h.url);
+    const moved = (stage: string) =>
+      delta(before, after, `webhook_events_total{stage="${stage}",type="payment_intent.succeeded"}`);
+    expect({ received: moved("received"), duplicate: moved("duplicate"), processed: moved("processed") }).toEqual({
+      received: 1,
+      duplicate: 4,
+      processed: 1,
+    });
+    expect(await h.db.webhookEvent(event.id)).toMatchObject({ attempts: 1 });
+    expect(await h.db.record(shopper.customerId!, key)).toMatchObject({ attempts: 2 });
+    await expectPaidOnce(shopper, key, intent.id);
+  });
+
+  it("a tampered body, an old timestamp, a wrong secret or no signature: 400 and nothing stored", async () => {
+    const shopper = await h.shopper();
+    expect((await shopper.checkout(newKey(), cart())).status).toBe(201);
+    const [intent] = await h.emulator.ledger();
+    const event = stripeEvent("payment_intent.succeeded", intent!);
+    const genuine = JSON.stringify(event);
+    const before = await scrape(h.url);
+
+    const tampered = genuine.replace(`"amount":${intent!.amount}`, `"amount":1`);
+    expect(tampered).not.toBe(genuine);
+    const refusals = [
+      await deliver(h.url, event, { payload: tampered, signature: sign(genuine) }),
+      await deliver(h.url, event, { payload: genuine, timestamp: Math.floor(Date.now() / 1000) - 301 }),
+      await deliver(h.url, event, { payload: genuine, secret: "whsec_someone_else" }),
+      await deliver(h.url, event, { payload: genuine, signature: null }),
+    ];
+    expect(refusals.map((r) => [r.status, r.body?.error])).toEqual(Array(4).fill([400, "invalid_signature"]));
+    expect(refusals[1]!.body?.message).toBe("Timestamp outside the tolerance zone");
+    expect(await h.db.webhookEvent(event.id)).toBeNull();
+    const after = await scrape(h.url);
+    expect(delta(before, after, 'webhook_events_total{stage="rejected",type="unknown"}')).toBe(4);
+
+    // The same event, signed correctly: stored (so the refusals above could have stored it).
+    expect((await deliver(h.url, event, { payload: genuine })).status).toBe(200);
+    expect(await processed(event.id)).toMatchObject({ outcome: "already_paid" });
+  });
+
+  it("an event for an attempt a live request still owns is left to its owner, then processed", async () => {
+    const shopper = await h.shopper();
+    const key = newKey();
+    await h.emulator.faults({ latencyMs: LATENCY_MS });
+    const owner = shopper.checkout(key, cart());
+    await waitFor("the charge to be in flight", async () => (await h.emulator.stats()).delayed >= 2);
+
+    const [intent] = await h.emulator.ledger();
+    const event = stripeEvent("payment_intent.created", intent!);
+    expect((await deliver(h.url, event)).status).toBe(200);
+    const deferred = await waitFor("the event to be deferred", async () => {
+      const row = await h.db.webhookEvent(event.id);
+      return row?.last_error ? row : null;
+    });
+    expect(deferred).toMatchObject({ processed_at: null, attempts: 1, last_error: "attempt owned by a live request" });
+    expect(await h.db.record(shopper.customerId!, key)).toMatchObject({ status: "in_progress", attempts: 1 }); // not taken over
+
+    expect((await owner).status).toBe(201);
+    await sleep(1_100); // the first retry is due after a second
+    expect((await deliver(h.url, event)).body).toEqual({ received: true, duplicate: true }); // a redelivery tries again
+    expect(await processed(event.id)).toMatchObject({ outcome: "already_paid", attempts: 2 });
+    expect((await h.emulator.stats()).charges).toBe(1);
+  });
+
+  it("a late success on a declined attempt is refunded once, however often and in whatever events it arrives", async () => {
+    const shopper = await h.shopper();
+    const key = newKey();
+    const declined = await shopper.checkout(key, cart("pm_card_chargeDeclined"));
+    expect(declined.status).toBe(402);
+    const [order] = await h.db.ordersOf(shopper.customerId!);
+    expect(order).toMatchObject({ status: "failed", refunded_at: null });
+    const [intent] = await h.emulator.ledger();
+    expect(intent).toMatchObject({ status: "requires_payment_method" });
+
+    // A confirmation the shop never sent succeeds after the shopper was told
+    // "declined" (standing in for a request that executed after its caller gave up).
+    const stripe = createStripeClient({ secretKey: "sk_test_emulator", apiBase: h.app.emulator.url });
+    const late = await stripe.paymentIntents.confirm(intent!.id, { payment_method: "pm_card_visa" });
+    expect(late.status).toBe("succeeded");
+    expect((await h.emulator.stats()).charges).toBe(1);
+    const before = await scrape(h.url);
+
+    const event = stripeEvent("payment_intent.succeeded", late);
+    for (let i = 0; i < 3; i++) expect((await deliver(h.url, event)).status).toBe(200);
+    expect(await processed(event.id)).toMatchObject({ outcome: "refunded", attempts: 1 });
+    // Another event about the same intent, twice at once: the refund's key is the intent's, so Stripe replays it.
+    const another = stripeEvent("payment_intent.succeeded", late);
+    await Promise.all([deliver(h.url, another), deliver(h.url, another)]);
+    expect(await processed(another.id)).toMatchObject({ outcome: "already_refunded" });
+
+    const refunds = await new EmulatorWebhooks(h.app.emulator.url).refunds(intent!.id);
+    expect(refunds).toEqual([expect.objectContaining({ amount: intent!.amount, status: "succeeded" })]);
+    expect((await h.emulator.stats()).refunds).toBe(1);
+    expect(await h.db.order(order!.id)).toMatchObject({
+      status: "failed",
+      refund_id: refunds[0]!.id,
+      refund_reason: "late_success",
+      refunded_at: expect.any(Date),
+    });
+    expect(delta(before, await scrape(h.url), "checkout_late_success_refunds_total")).toBe(1);
+
+    // What the shopper sees: the order says so; the attempt still answers what it answered.
+    const page = await shopper.request("GET", `/api/orders/${order!.id}`);
+    expect(page.body).toMatchObject({ status: "failed", refundReason: "late_success", refundedAt: expect.any(String) });
+    expect((await shopper.checkout(key, cart("pm_card_chargeDeclined"))).status).toBe(402);
+  });
+
+  it("an event about an intent Stripe does not know (another environment's) is acknowledged and set aside", async () => {
+    const event = stripeEvent("payment_intent.succeeded", {
+      id: "pi_elsewhere0123456789",
+      object: "payment_intent",
+      status: "succeeded",
+      metadata: {},
+    });
+    expect((await deliver(h.url, event)).status).toBe(200);
+    expect(await processed(event.id)).toMatchObject({
+      outcome: "ignored_unknown_intent",
+      attempts: 1,
+      last_error: null,
+    });
+  });
+
+  it("an unsigned stranger's body over the size limit is refused before it is read", async () => {
+    const res = await fetch(`${h.url}/api/webhooks/stripe`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "stripe-signature": "t=1,v1=0" },
+      body: "x".repeat(600 * 1024),
+    });
+    expect(res.status).toBe(413);
+  });
+});
