@@ -43,3 +43,16 @@ test("The reliability lab has no serious accessibility violation", async ({ page
   await expect(page.getByRole("heading", { name: "Reliability lab", level: 1 })).toBeVisible();
   await expectNoSeriousA11yViolations(page, "the lab");
 });
+
+test("The 3-D Secure pages (the emulator's bank page, the return, a failed authentication) have no serious accessibility violation", async ({ page }) => {
+  await page.goto("/");
+  await addToCart(page, "Enamel Mug");
+  await goToCheckout(page);
+  await page.getByRole("radio", { name: /Visa — 3-D Secure/ }).check();
+  await payButton(page).click();
+  await expect(page.getByRole("button", { name: "Fail authentication" })).toBeVisible();
+  await expectNoSeriousA11yViolations(page, "the emulator's authentication page");
+  await page.getByRole("button", { name: "Fail authentication" }).click();
+  await expect(page.getByRole("heading", { name: "Authentication failed", level: 1 })).toBeVisible();
+  await expectNoSeriousA11yViolations(page, "the return page after a failed authentication");
+});

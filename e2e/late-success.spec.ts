@@ -4,7 +4,11 @@ import { expect, test } from "./fixtures";
 import { E2E } from "./settings";
 import { addToCart, goToCheckout, payButton, paymentStatus } from "./shop";
 
-test("A payment that succeeds after the shopper was told “declined” is refunded once, and the order page says so", async ({ page, shopper, emulator }) => {
+test("A payment that succeeds after the shopper was told “declined” is refunded once, and the order page says so", async ({
+  page,
+  shopper,
+  emulator,
+}) => {
   await page.goto("/");
   await addToCart(page, "Enamel Mug");
   await goToCheckout(page);
@@ -25,7 +29,9 @@ test("A payment that succeeds after the shopper was told “declined” is refun
   const [order] = await shopper.orders();
   await page.goto(`/orders/${order!.id}`);
   await expect(page.getByRole("heading", { name: "Payment declined" })).toBeVisible();
-  await expect(page.getByText("This payment succeeded after the attempt was recorded as failed; it was refunded.")).toBeVisible();
+  await expect(
+    page.getByText("This payment succeeded after the attempt was recorded as failed; it was refunded."),
+  ).toBeVisible();
   await expect(page.getByText("Refunded", { exact: true })).toBeVisible();
   expect(await emulator.stats()).toMatchObject({ charges: 1, refunds: 1 });
 });

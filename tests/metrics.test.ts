@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { useTestApp } from "./helpers/harness";
+import { delta, scrape as scrapeMetrics } from "./helpers/metrics";
 import { cart, newKey, waitFor } from "./helpers/shopper";
 
 /**
@@ -23,25 +24,7 @@ const h = useTestApp(
   { ownDatabase: "metrics" },
 );
 
-type Samples = Map<string, number>;
-
-/** Scrapes the endpoint and parses the exposition format into `name{labels}` → value. */
-async function scrape(): Promise<Samples> {
-  const response = await fetch(`${h.url}/api/metrics`);
-  expect(response.status).toBe(200);
-  expect(response.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
-  expect(response.headers.get("cache-control")).toBe("no-store");
-  const samples: Samples = new Map();
-  for (const line of (await response.text()).split("\n")) {
-    if (line === "" || line.startsWith("#")) continue;
-    const match = /^([a-z_]+(?:\{[^}]*\})?) (\S+)$/.exec(line);
-    if (!match) throw new Error(`not a Prometheus sample line: ${line}`);
-    samples.set(match[1]!, Number(match[2]));
-  }
-  return samples;
-}
-
-const delta = (before: Samples, after: Samples, sample: string) => (after.get(sample) ?? 0) - (before.get(sample) ?? 0);
+const scrape = () => scrapeMetrics(h.url);
 
 describe("GET /api/metrics", () => {
   it("counts claim decisions, responses by status and payments by outcome", async () => {

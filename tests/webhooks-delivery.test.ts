@@ -31,13 +31,24 @@ const webhooks = () => new EmulatorWebhooks(h.app.emulator.url);
 
 /** Waits until the emulator has nothing left to deliver, then until the app has processed every event about `paymentIntentId`. */
 async function settled(paymentIntentId: string) {
-  await waitFor("the emulator's deliveries to finish", async () => (await webhooks().view()).stats.pending === 0, 30_000);
-  const events = (await webhooks().events()).filter((e) => (e.data.object as { id?: string; payment_intent?: string }).id === paymentIntentId
-    || (e.data.object as { payment_intent?: string }).payment_intent === paymentIntentId);
-  const rows = await waitFor("every event to be processed", async () => {
-    const found = await Promise.all(events.map((e) => h.db.webhookEvent(e.id)));
-    return found.every((row) => row?.processed_at) ? found.map((row) => row!) : null;
-  }, 20_000);
+  await waitFor(
+    "the emulator's deliveries to finish",
+    async () => (await webhooks().view()).stats.pending === 0,
+    30_000,
+  );
+  const events = (await webhooks().events()).filter(
+    (e) =>
+      (e.data.object as { id?: string; payment_intent?: string }).id === paymentIntentId ||
+      (e.data.object as { payment_intent?: string }).payment_intent === paymentIntentId,
+  );
+  const rows = await waitFor(
+    "every event to be processed",
+    async () => {
+      const found = await Promise.all(events.map((e) => h.db.webhookEvent(e.id)));
+      return found.every((row) => row?.processed_at) ? found.map((row) => row!) : null;
+    },
+    20_000,
+  );
   return { events, rows };
 }
 
@@ -58,7 +69,11 @@ describe("the emulator's own webhook deliveries", () => {
     const moved = (stage: string) =>
       delta(before, after, `webhook_events_total{stage="${stage}",type="payment_intent.created"}`) +
       delta(before, after, `webhook_events_total{stage="${stage}",type="payment_intent.succeeded"}`);
-    expect({ received: moved("received"), duplicate: moved("duplicate"), processed: moved("processed") }).toEqual({ received: 2, duplicate: 4, processed: 2 });
+    expect({ received: moved("received"), duplicate: moved("duplicate"), processed: moved("processed") }).toEqual({
+      received: 2,
+      duplicate: 4,
+      processed: 2,
+    });
     expect((await h.db.ordersOf(shopper.customerId!)).map((o) => o.status)).toEqual(["paid"]);
     expect((await h.emulator.stats()).charges).toBe(1);
   });
@@ -83,7 +98,10 @@ describe("the emulator's own webhook deliveries", () => {
       });
       await h.app.app.stop("SIGKILL");
       await lock.query("rollback");
-      await waitFor("the emulator to see the delivery fail", async () => (await webhooks().view()).stats.failedAttempts >= 1);
+      await waitFor(
+        "the emulator to see the delivery fail",
+        async () => (await webhooks().view()).stats.failedAttempts >= 1,
+      );
 
       await h.app.restart();
       const { events, rows } = await settled(intent.id);
@@ -112,7 +130,9 @@ describe("the emulator's own webhook deliveries", () => {
 
     // Confirmed again behind the shop's back (a late request), after the shopper was told "declined".
     const stripe = createStripeClient({ secretKey: "sk_test_emulator", apiBase: h.app.emulator.url });
-    expect((await stripe.paymentIntents.confirm(intent!.id, { payment_method: "pm_card_visa" })).status).toBe("succeeded");
+    expect((await stripe.paymentIntents.confirm(intent!.id, { payment_method: "pm_card_visa" })).status).toBe(
+      "succeeded",
+    );
 
     await waitFor("the refund", async () => (await webhooks().refunds(intent!.id)).length > 0, 20_000);
     const { events, rows } = await settled(intent!.id);
@@ -136,7 +156,11 @@ describe("the emulator's own webhook deliveries", () => {
     const key = newKey();
     const first = await shopper.checkout(key, cart("pm_card_threeDSecure2Required"));
     expect(first.status).toBe(202);
-    expect(await h.db.record(shopper.customerId!, key)).toMatchObject({ status: "in_progress", lock_token: null, response_status: 202 });
+    expect(await h.db.record(shopper.customerId!, key)).toMatchObject({
+      status: "in_progress",
+      lock_token: null,
+      response_status: 202,
+    });
 
     const back = await authenticate(first.body.nextAction.url, "complete"); // ...and the tab is closed
     const paymentIntentId = back.searchParams.get("payment_intent")!;
@@ -149,10 +173,14 @@ describe("the emulator's own webhook deliveries", () => {
     expect(order).toMatchObject({ id: first.body.orderId, status: "paid", payment_intent_id: paymentIntentId });
     expect(await h.db.record(shopper.customerId!, key)).toMatchObject({ status: "completed", response_status: 201 });
 
-    const late = await shopper.request("POST", `/api/checkout/${key}/return`, { body: { paymentIntent: paymentIntentId } });
+    const late = await shopper.request("POST", `/api/checkout/${key}/return`, {
+      body: { paymentIntent: paymentIntentId },
+    });
     expect(late.status).toBe(201);
     expect(late.body).toMatchObject({ orderId: order!.id, status: "paid", paymentIntentId });
-    expect((await shopper.checkout(key, cart("pm_card_threeDSecure2Required"))).headers.get("idempotent-replayed")).toBe("true");
+    expect(
+      (await shopper.checkout(key, cart("pm_card_threeDSecure2Required"))).headers.get("idempotent-replayed"),
+    ).toBe("true");
     expect((await h.emulator.stats()).charges).toBe(1);
   });
 });

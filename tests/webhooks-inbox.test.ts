@@ -23,7 +23,8 @@ const h = useTestApp(
   { ownDatabase: "inbox" },
 );
 
-const stripe = () => createStripeClient({ secretKey: "sk_test_emulator", apiBase: h.app.emulator.url, maxNetworkRetries: 0 });
+const stripe = () =>
+  createStripeClient({ secretKey: "sk_test_emulator", apiBase: h.app.emulator.url, maxNetworkRetries: 0 });
 
 const row = (eventId: string) => h.db.webhookEvent(eventId);
 
@@ -44,22 +45,39 @@ describe("the webhook inbox", () => {
       },
       { idempotencyKey: `${recordId}:create` },
     );
-    const succeeded = await stripe().paymentIntents.confirm(created.id, {}, { idempotencyKey: `${recordId}:confirm:1` });
+    const succeeded = await stripe().paymentIntents.confirm(
+      created.id,
+      {},
+      { idempotencyKey: `${recordId}:confirm:1` },
+    );
     expect(succeeded.status).toBe("succeeded");
 
     const first = stripeEvent("payment_intent.succeeded", succeeded);
     const second = stripeEvent("payment_intent.created", created);
     for (const event of [first, second]) expect((await deliver(h.url, event)).status).toBe(200);
     for (const event of [first, second]) {
-      const kept = await waitFor("the event to be kept for later", async () => ((await row(event.id))?.last_error ? row(event.id) : null));
+      const kept = await waitFor("the event to be kept for later", async () =>
+        (await row(event.id))?.last_error ? row(event.id) : null,
+      );
       expect(kept).toMatchObject({ processed_at: null, last_error: `no order ${orderId} yet` });
     }
 
-    await h.db.insertAttempt({ recordId, customerId: shopper.customerId!, key, orderId, amountCents: CART_TOTAL_CENTS, paymentMethod: "pm_card_visa" });
-    const rows = await waitFor("both events to be processed", async () => {
-      const both = await Promise.all([row(first.id), row(second.id)]);
-      return both.every((r) => r?.processed_at) ? both.map((r) => r!) : null;
-    }, 20_000);
+    await h.db.insertAttempt({
+      recordId,
+      customerId: shopper.customerId!,
+      key,
+      orderId,
+      amountCents: CART_TOTAL_CENTS,
+      paymentMethod: "pm_card_visa",
+    });
+    const rows = await waitFor(
+      "both events to be processed",
+      async () => {
+        const both = await Promise.all([row(first.id), row(second.id)]);
+        return both.every((r) => r?.processed_at) ? both.map((r) => r!) : null;
+      },
+      20_000,
+    );
     expect(rows.map((r) => r.outcome).sort()).toEqual(["already_paid", "paid"]);
     expect(rows.every((r) => r.attempts >= 2)).toBe(true); // deferred at least once each
 
@@ -96,11 +114,17 @@ describe("the webhook inbox", () => {
     await h.emulator.faults({ latencyMs: 0 });
 
     await h.app.restart();
-    const done = await waitFor("the event to be processed again", async () => ((await row(event.id))?.processed_at ? row(event.id) : null), TTL_MS + 20_000);
+    const done = await waitFor(
+      "the event to be processed again",
+      async () => ((await row(event.id))?.processed_at ? row(event.id) : null),
+      TTL_MS + 20_000,
+    );
     expect(done).toMatchObject({ attempts: 2 });
     // Whoever finished the attempt first — this event's retry or the reconciler — it is paid, once.
     expect(done!.outcome).toMatch(/^(paid|already_paid)$/);
-    expect((await h.db.ordersOf(shopper.customerId!)).map((o) => [o.status, o.payment_intent_id])).toEqual([["paid", intent!.id]]);
+    expect((await h.db.ordersOf(shopper.customerId!)).map((o) => [o.status, o.payment_intent_id])).toEqual([
+      ["paid", intent!.id],
+    ]);
     expect(await h.db.record(shopper.customerId!, key)).toMatchObject({ status: "completed", response_status: 201 });
     expect((await h.emulator.stats()).charges).toBe(1);
     expect(await h.emulator.ledger()).toHaveLength(1);

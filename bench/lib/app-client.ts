@@ -1,3 +1,5 @@
+import { randomUUID } from "node:crypto";
+import { sleep } from "@/lib/sleep";
 /** Small HTTP helpers for the app and the emulator's fault controls. */
 export const CART = JSON.stringify({ items: [{ sku: "tee-classic", quantity: 1 }], paymentMethod: "pm_card_visa" });
 
@@ -31,4 +33,22 @@ export async function setFaults(emulatorUrl: string, patch: { latencyMs?: number
 export async function getFaults(emulatorUrl: string): Promise<FaultState> {
   const response = await fetch(`${emulatorUrl}/_emulator/faults`);
   return (await response.json()) as FaultState;
+}
+
+/**
+ * Starts an attempt and holds its owner in the provider for `holdMs` (emulated
+ * latency on `/v1` POSTs): resolves once the owner's charge reached the
+ * emulator, so duplicates of `key` are answered 409. `release` sets latency back.
+ */
+export async function holdAnAttempt(appUrl: string, emulatorUrl: string, holdMs: number) {
+  const cookie = await startSession(appUrl);
+  const key = randomUUID();
+  const before = await setFaults(emulatorUrl, { latencyMs: holdMs });
+  // The owner finishes on its own holdMs after it started; later scenarios run at 0 ms.
+  void checkoutOnce(appUrl, cookie, key, { signal: AbortSignal.timeout(holdMs + 30_000) }).catch(() => null);
+  for (let waited = 0; (await getFaults(emulatorUrl)).stats.delayed <= before.stats.delayed; waited += 50) {
+    if (waited > 10_000) throw new Error("Timed out waiting for the owner's charge to reach the emulator");
+    await sleep(50);
+  }
+  return { cookie, key, before, release: () => setFaults(emulatorUrl, { latencyMs: 0 }) };
 }

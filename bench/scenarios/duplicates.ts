@@ -1,5 +1,4 @@
-import { randomUUID } from "node:crypto";
-import { checkoutHeaders, checkoutOnce, getFaults, setFaults, startSession, CART } from "../lib/app-client";
+import { CART, checkoutHeaders, holdAnAttempt } from "../lib/app-client";
 import { alternate, unexpected } from "../lib/http-load";
 import { goal, type Scenario } from "../lib/scenario";
 
@@ -18,17 +17,10 @@ export const duplicates: Scenario = {
   title: "30 duplicates vs 30 catalogue reads",
   async run(ctx) {
     const { appUrl, emulatorUrl, sizes, cpu } = ctx;
-    const cookie = await startSession(appUrl);
-    const key = randomUUID();
-    const before = await setFaults(emulatorUrl, { latencyMs: HOLD_MS });
-    const owner = checkoutOnce(appUrl, cookie, key, { signal: AbortSignal.timeout(HOLD_MS + 30_000) }).catch(() => null);
+    const held = await holdAnAttempt(appUrl, emulatorUrl, HOLD_MS);
     try {
-      for (let i = 0; (await getFaults(emulatorUrl)).stats.delayed <= before.stats.delayed; i++) {
-        if (i > 200) throw new Error("the owner's charge never reached the emulator");
-        await new Promise((r) => setTimeout(r, 50));
-      }
       const [conflicts, products] = await alternate(
-        { url: `${appUrl}/api/checkout`, method: "POST", headers: checkoutHeaders(cookie, key), body: CART, connections: SIMULTANEOUS, cpu },
+        { url: `${appUrl}/api/checkout`, method: "POST", headers: checkoutHeaders(held.cookie, held.key), body: CART, connections: SIMULTANEOUS, cpu },
         { url: `${appUrl}/api/products`, connections: SIMULTANEOUS, cpu },
         sizes,
       );
@@ -41,8 +33,7 @@ export const duplicates: Scenario = {
         notes,
       };
     } finally {
-      await setFaults(emulatorUrl, { latencyMs: 0 });
-      void owner;
+      await held.release();
     }
   },
 };

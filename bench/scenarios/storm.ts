@@ -1,8 +1,6 @@
-import { randomUUID } from "node:crypto";
-import { CART, checkoutHeaders, checkoutOnce, getFaults, setFaults, startSession } from "../lib/app-client";
+import { CART, checkoutHeaders, getFaults, holdAnAttempt } from "../lib/app-client";
 import { alternate, unexpected } from "../lib/http-load";
 import { goal, type Scenario } from "../lib/scenario";
-import { sleep } from "@/lib/sleep";
 
 /**
  * A duplicate storm: the owner of a key is held in a 40 s charge (emulated
@@ -18,12 +16,8 @@ export const storm: Scenario = {
   title: "duplicate storm",
   async run(ctx) {
     const { appUrl, emulatorUrl, sizes } = ctx;
-    const cookie = await startSession(appUrl);
-    const key = randomUUID();
-    const before = await setFaults(emulatorUrl, { latencyMs: HOLD_MS });
-    const owner = checkoutOnce(appUrl, cookie, key, { signal: AbortSignal.timeout(HOLD_MS + 30_000) }).catch(() => null);
+    const { cookie, key, before, release } = await holdAnAttempt(appUrl, emulatorUrl, HOLD_MS);
     try {
-      await waitFor(async () => (await getFaults(emulatorUrl)).stats.delayed > before.stats.delayed, "the owner's charge to reach the emulator");
       const { cpu } = ctx;
       const connections = sizes.stormConnections;
       const [conflicts, health] = await alternate(
@@ -46,17 +40,7 @@ export const storm: Scenario = {
         notes,
       };
     } finally {
-      // The owner finishes on its own 40 s after it started; later scenarios run at 0 ms.
-      await setFaults(emulatorUrl, { latencyMs: 0 });
-      void owner;
+      await release();
     }
   },
 };
-
-async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}

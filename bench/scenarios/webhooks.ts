@@ -40,7 +40,10 @@ export const webhooks: Scenario = {
       for (let round = 0; round < ROUNDS; round++) {
         const ids = eventIds(perRound);
         await runConcurrent({ concurrency, count: perRound, recorder: raw, cpu: ctx.cpu }, (i) =>
-          db.pool.query(`insert into webhook_events (id, type, payload) values ($1, 'bench', '{}') on conflict do nothing`, [ids[i]]),
+          db.pool.query(
+            `insert into webhook_events (id, type, payload) values ($1, 'bench', '{}') on conflict do nothing`,
+            [ids[i]],
+          ),
         );
         const { seconds } = await deliverAll(ctx.appUrl, db, intent, perRound, concurrency, acks, ctx.cpu);
         processed += perRound;
@@ -50,12 +53,17 @@ export const webhooks: Scenario = {
       const rawMeasure = raw.measure();
       const processedPerSecond = Math.round((processed / processingSeconds) * 10) / 10;
       return {
-        measures: { "POST /api/webhooks/stripe (acknowledgement)": acks.measure(), "raw INSERT of the event id": rawMeasure },
+        measures: {
+          "POST /api/webhooks/stripe (acknowledgement)": acks.measure(),
+          "raw INSERT of the event id": rawMeasure,
+        },
         figures: { "webhook events processed/s": processedPerSecond, "raw event-id inserts/s": rawMeasure.perSecond },
         // Not a target from the issue: a floor that catches a regression (a
         // lock held across the Stripe call would serialise processing).
         goals: [goal("processed events/s ÷ raw inserts/s", processedPerSecond / rawMeasure.perSecond, ">=", 0.05)],
-        notes: [`${processed} events, each verified, stored, acknowledged and processed (retrieve + lookup + mark done)`],
+        notes: [
+          `${processed} events, each verified, stored, acknowledged and processed (retrieve + lookup + mark done)`,
+        ],
       };
     } finally {
       await db.close();
@@ -69,7 +77,9 @@ async function paidIntent(appUrl: string, emulatorUrl: string): Promise<Record<s
   const answer = await checkoutOnce(appUrl, cookie, crypto.randomUUID());
   const body = (await answer.json()) as { paymentIntentId?: string };
   if (answer.status !== 201 || !body.paymentIntentId) throw new Error(`checkout answered ${answer.status}`);
-  const intent = await fetch(`${emulatorUrl}/v1/payment_intents/${body.paymentIntentId}`, { headers: { authorization: "Bearer sk_test_emulator" } });
+  const intent = await fetch(`${emulatorUrl}/v1/payment_intents/${body.paymentIntentId}`, {
+    headers: { authorization: "Bearer sk_test_emulator" },
+  });
   return (await intent.json()) as Record<string, unknown>;
 }
 
@@ -91,11 +101,22 @@ async function deliverAll(
   const started = performance.now();
   const acks = await runConcurrent({ concurrency, count, recorder, ...(cpu ? { cpu } : {}) }, async (i) => {
     const payload = JSON.stringify({
-      id: ids[i], object: "event", api_version: "2026-10-28.endive", created: Math.floor(Date.now() / 1000),
-      data: { object: intent }, livemode: false, pending_webhooks: 1, request: { id: null, idempotency_key: null }, type: "payment_intent.succeeded",
+      id: ids[i],
+      object: "event",
+      api_version: "2026-10-28.endive",
+      created: Math.floor(Date.now() / 1000),
+      data: { object: intent },
+      livemode: false,
+      pending_webhooks: 1,
+      request: { id: null, idempotency_key: null },
+      type: "payment_intent.succeeded",
     });
     const signature = sdk.webhooks.generateTestHeaderString({ payload, secret: EMULATOR_WEBHOOK_SECRET });
-    const response = await fetch(`${appUrl}/api/webhooks/stripe`, { method: "POST", headers: { "content-type": "application/json", "stripe-signature": signature }, body: payload });
+    const response = await fetch(`${appUrl}/api/webhooks/stripe`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "stripe-signature": signature },
+      body: payload,
+    });
     await response.arrayBuffer();
     if (response.status !== 200) throw new Error(`a delivery was answered ${response.status}`);
   });
@@ -105,7 +126,8 @@ async function deliverAll(
       [ids],
     );
     if (rows[0]!.n === count) break;
-    if (performance.now() - started > 120_000) throw new Error(`only ${rows[0]!.n} of ${count} events processed after 2 minutes`);
+    if (performance.now() - started > 120_000)
+      throw new Error(`only ${rows[0]!.n} of ${count} events processed after 2 minutes`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   return { seconds: (performance.now() - started) / 1000, acks };

@@ -73,23 +73,11 @@ beforeEach(() => control("reset", {}));
 describe("the reconciler", () => {
   it("finishes an attempt whose owner died after the card was charged, without charging again", async () => {
     const customerId = await newCustomer();
-    const key = randomUUID();
-    // What a server does up to the charge, then it dies before recording anything.
-    const claim = await deps.idempotency.claim({ subjectId: customerId, endpoint: CHECKOUT_ENDPOINT, key }, fingerprint(body));
-    if (claim.kind !== "claimed") throw new Error("expected a claim");
-    const cart = await priceCart(prisma, body.items);
-    if (!cart.ok) throw new Error("cart");
-    const order = await createOrder(prisma, { owner: claim.owner, customerId, paymentMethod: body.paymentMethod, ...cart });
-    if (!order) throw new Error("expected the order to be written");
-    // The server's own payment code runs to the charge; the write of the
-    // PaymentIntent's id is lost with the crash, and nothing is recorded after.
-    const charged = await settlePayment(
-      deps.stripe,
-      { recordId: claim.owner.recordId, attempt: 1, amountCents: cart.amountCents, currency: cart.currency,
-        paymentMethod: body.paymentMethod, paymentIntentId: null, metadata: { orderId: order.id, customerId, idempotencyKey: key },
-        returnUrl: "http://localhost:3000/checkout/return", final: false },
-      { recordPaymentIntent: async () => true, refresh: async () => true },
-    );
+    // What a server does up to the charge, then it dies before recording anything:
+    // its own payment code runs to the charge; the write of the PaymentIntent's
+    // id is lost with the crash, and nothing is recorded after.
+    const { owner, order, key } = await ownedOrder(customerId);
+    const charged = await settlePayment(deps.stripe, paymentOf(owner, order, key, customerId), { recordPaymentIntent: async () => true, refresh: async () => true });
     if (charged.kind !== "succeeded") throw new Error(`expected a charge, got ${charged.kind}`);
     const intent = { id: charged.paymentIntentId };
     expect((await control("faults")).stats.charges).toBe(1);
@@ -100,7 +88,7 @@ describe("the reconciler", () => {
 
     expect(await prisma.order.findUnique({ where: { id: order.id }, select: { status: true, paymentIntentId: true } }))
       .toEqual({ status: "paid", paymentIntentId: intent.id });
-    const record = await prisma.idempotencyKey.findUniqueOrThrow({ where: { id: claim.owner.recordId } });
+    const record = await prisma.idempotencyKey.findUniqueOrThrow({ where: { id: owner.recordId } });
     expect(record).toMatchObject({ status: "completed", responseStatus: 201, attempts: 2 });
     expect((await ledgerFor(customerId)).map((pi) => pi.status)).toEqual(["succeeded"]);
     expect((await control("faults")).stats.charges).toBe(1);

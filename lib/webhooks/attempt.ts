@@ -13,7 +13,13 @@ export interface PaymentAttempt {
     refundReason: string | null;
   };
   /** Null once retention removed the record (finished attempts only). */
-  record: { id: string; status: "in_progress" | "completed" | "failed"; lockToken: string | null; subjectId: string; key: string } | null;
+  record: {
+    id: string;
+    status: "in_progress" | "completed" | "failed";
+    lockToken: string | null;
+    subjectId: string;
+    key: string;
+  } | null;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -24,12 +30,24 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * order, e.g. when the app died between Stripe's answer and that write), or
  * by the intent's id on the order.
  */
-export async function findPaymentAttempt(prisma: PrismaClient, intent: Pick<Stripe.PaymentIntent, "id" | "metadata">): Promise<PaymentAttempt | null> {
+export async function findPaymentAttempt(
+  prisma: PrismaClient,
+  intent: Pick<Stripe.PaymentIntent, "id" | "metadata">,
+): Promise<PaymentAttempt | null> {
   const orderId = intent.metadata?.orderId;
   const order = await prisma.order.findFirst({
-    where: orderId && UUID.test(orderId) ? { OR: [{ id: orderId.toLowerCase() }, { paymentIntentId: intent.id }] } : { paymentIntentId: intent.id },
+    where:
+      orderId && UUID.test(orderId)
+        ? { OR: [{ id: orderId.toLowerCase() }, { paymentIntentId: intent.id }] }
+        : { paymentIntentId: intent.id },
     select: {
-      id: true, status: true, amountCents: true, currency: true, paymentMethod: true, paymentIntentId: true, refundReason: true,
+      id: true,
+      status: true,
+      amountCents: true,
+      currency: true,
+      paymentMethod: true,
+      paymentIntentId: true,
+      refundReason: true,
       idempotencyKey: { select: { id: true, status: true, lockToken: true, subjectId: true, key: true } },
     },
   });

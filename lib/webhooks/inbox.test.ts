@@ -2,7 +2,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createOwnDatabase, type OwnDatabase } from "@/tests/helpers/own-database";
 import { createPrismaClient } from "../db";
 import type { PrismaClient } from "../generated/prisma/client";
-import { claimDueEvents, deleteProcessedEvents, markProcessed, retryLater, storeEvent, WEBHOOK_RETENTION_DAYS } from "./inbox";
+import {
+  claimDueEvents,
+  deleteProcessedEvents,
+  markProcessed,
+  retryLater,
+  storeEvent,
+  WEBHOOK_RETENTION_DAYS,
+} from "./inbox";
 
 /**
  * The inbox against a real PostgreSQL, with real concurrency: a database of
@@ -22,7 +29,12 @@ beforeEach(async () => {
   await prisma.webhookEvent.deleteMany({});
 });
 
-const event = (id: string) => ({ id, type: "payment_intent.succeeded", paymentIntentId: `pi_${id}`, payload: JSON.stringify({ id }) });
+const event = (id: string) => ({
+  id,
+  type: "payment_intent.succeeded",
+  paymentIntentId: `pi_${id}`,
+  payload: JSON.stringify({ id }),
+});
 
 describe("the webhook inbox", () => {
   it("stores an event id once: 20 simultaneous deliveries, one insert", async () => {
@@ -33,7 +45,9 @@ describe("the webhook inbox", () => {
 
   it("hands each due event to exactly one of 10 simultaneous workers, and none while leased", async () => {
     for (let i = 0; i < 60; i++) await storeEvent(prisma, event(`evt_${i}`));
-    const claims = await Promise.all(Array.from({ length: 10 }, () => claimDueEvents(prisma, { leaseMs: 60_000, limit: 10 })));
+    const claims = await Promise.all(
+      Array.from({ length: 10 }, () => claimDueEvents(prisma, { leaseMs: 60_000, limit: 10 })),
+    );
     const ids = claims.flat().map((e) => e.id);
     expect(ids).toHaveLength(60);
     expect(new Set(ids).size).toBe(60);
@@ -56,7 +70,11 @@ describe("the webhook inbox", () => {
     await claimDueEvents(prisma, { leaseMs: 60_000, limit: 10, eventId: "evt_later" });
     await retryLater(prisma, "evt_later", 60_000, "no order yet");
     expect(await claimDueEvents(prisma, { leaseMs: 60_000, limit: 10 })).toEqual([]);
-    expect(await prisma.webhookEvent.findUnique({ where: { id: "evt_later" } })).toMatchObject({ lastError: "no order yet", attempts: 1, processedAt: null });
+    expect(await prisma.webhookEvent.findUnique({ where: { id: "evt_later" } })).toMatchObject({
+      lastError: "no order yet",
+      attempts: 1,
+      processedAt: null,
+    });
   });
 
   it("forgets processed events after the retention, never unprocessed ones", async () => {
@@ -69,6 +87,8 @@ describe("the webhook inbox", () => {
       ],
     });
     expect(await deleteProcessedEvents(prisma)).toBe(1);
-    expect((await prisma.webhookEvent.findMany({ select: { id: true }, orderBy: { id: "asc" } })).map((e) => e.id)).toEqual(["evt_old_waiting", "evt_recent_done"]);
+    expect(
+      (await prisma.webhookEvent.findMany({ select: { id: true }, orderBy: { id: "asc" } })).map((e) => e.id),
+    ).toEqual(["evt_old_waiting", "evt_recent_done"]);
   });
 });

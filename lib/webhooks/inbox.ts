@@ -69,7 +69,12 @@ export async function markProcessed(prisma: PrismaClient, eventId: string, outco
 }
 
 /** Not done yet: due again in `delayMs` (by the database's clock), with why. */
-export async function retryLater(prisma: PrismaClient, eventId: string, delayMs: number, reason: string): Promise<void> {
+export async function retryLater(
+  prisma: PrismaClient,
+  eventId: string,
+  delayMs: number,
+  reason: string,
+): Promise<void> {
   await prisma.$executeRaw`
     update webhook_events
        set next_attempt_at = now() + ${delayMs} * interval '1 millisecond', last_error = ${reason.slice(0, 1000)}
@@ -95,7 +100,10 @@ export function backoffMs(attempts: number): number {
  */
 export const WEBHOOK_RETENTION_DAYS = 35;
 
-export async function deleteProcessedEvents(prisma: PrismaClient, options: { batchSize?: number; maxBatches?: number } = {}): Promise<number> {
+export async function deleteProcessedEvents(
+  prisma: PrismaClient,
+  options: { batchSize?: number; maxBatches?: number } = {},
+): Promise<number> {
   const batchSize = options.batchSize ?? 1000;
   let deleted = 0;
   for (let batch = 0; batch < (options.maxBatches ?? 10); batch++) {

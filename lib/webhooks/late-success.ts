@@ -16,7 +16,10 @@ export async function refundLateSuccess(
 ): Promise<"refunded" | "already_refunded"> {
   let refundId: string;
   try {
-    const refund = await deps.stripe.refunds.create({ payment_intent: intent.id }, { idempotencyKey: `refund:${intent.id}` });
+    const refund = await deps.stripe.refunds.create(
+      { payment_intent: intent.id },
+      { idempotencyKey: `refund:${intent.id}` },
+    );
     refundId = refund.id;
   } catch (err) {
     // Refunded already by someone else (the Dashboard): nothing left to give back.
@@ -27,7 +30,12 @@ export async function refundLateSuccess(
     throw err;
   }
   if (await recordRefund(deps.prisma, order, { id: refundId, reason: "late_success" })) {
-    deps.log?.("late_success_refund", { orderId: order.id, paymentIntentId: intent.id, refundId, amountCents: intent.amount });
+    deps.log?.("late_success_refund", {
+      orderId: order.id,
+      paymentIntentId: intent.id,
+      refundId,
+      amountCents: intent.amount,
+    });
   }
   return "refunded";
 }

@@ -26,8 +26,17 @@ beforeAll(async () => {
   emulator = await startStripeEmulator({ port: 0 });
   deps = {
     prisma,
-    stripe: createStripeClient({ secretKey: "sk_test_process", apiBase: emulator.url, timeoutMs: 5_000, maxNetworkRetries: 0 }),
-    idempotency: new IdempotencyEngine(prisma, { inProgressTtlMs: 60_000, retentionHours: 24, attemptDeadlineMs: 1_800_000 }),
+    stripe: createStripeClient({
+      secretKey: "sk_test_process",
+      apiBase: emulator.url,
+      timeoutMs: 5_000,
+      maxNetworkRetries: 0,
+    }),
+    idempotency: new IdempotencyEngine(prisma, {
+      inProgressTtlMs: 60_000,
+      retentionHours: 24,
+      attemptDeadlineMs: 1_800_000,
+    }),
     appOrigin: "http://localhost:3000",
     actionTimeoutMs: 60_000,
     log: (event, fields) => void logged.push({ event, fields }),
@@ -44,11 +53,19 @@ afterAll(async () => {
 /** An intent of ours (its metadata names an order) whose order this database never gets. */
 async function orphanEvent(): Promise<string> {
   const intent = await deps.stripe.paymentIntents.create({
-    amount: 1800, currency: "usd", payment_method: "pm_card_visa", allowed_payment_method_types: ["card"],
+    amount: 1800,
+    currency: "usd",
+    payment_method: "pm_card_visa",
+    allowed_payment_method_types: ["card"],
     metadata: { orderId: randomUUID(), customerId: randomUUID(), idempotencyKey: randomUUID() },
   });
   const id = `evt_${randomUUID().replaceAll("-", "")}`;
-  await storeEvent(prisma, { id, type: "payment_intent.created", paymentIntentId: intent.id, payload: JSON.stringify({ id }) });
+  await storeEvent(prisma, {
+    id,
+    type: "payment_intent.created",
+    paymentIntentId: intent.id,
+    payload: JSON.stringify({ id }),
+  });
   return id;
 }
 
@@ -57,7 +74,10 @@ const row = (id: string) => prisma.webhookEvent.findUniqueOrThrow({ where: { id 
 describe("processing the inbox", () => {
   it("Stripe failing mid-way: the event is kept with the reason and tried again with backoff", async () => {
     const id = await orphanEvent();
-    await fetch(`${emulator.url}/_emulator/faults`, { method: "POST", body: JSON.stringify({ failNext: { status: 503, times: 1 } }) });
+    await fetch(`${emulator.url}/_emulator/faults`, {
+      method: "POST",
+      body: JSON.stringify({ failNext: { status: 503, times: 1 } }),
+    });
     expect(await processDueEvents(deps, { eventId: id })).toEqual({ processed: 0, deferred: 0, failed: 1, expired: 0 });
     const failed = await row(id);
     expect(failed).toMatchObject({ processedAt: null, attempts: 1, lastError: expect.stringContaining("503") });
@@ -73,7 +93,10 @@ describe("processing the inbox", () => {
     // Three days and a minute later (received_at moved back), due again.
     await prisma.webhookEvent.update({
       where: { id },
-      data: { receivedAt: new Date(Date.now() - MAX_EVENT_AGE_MS - 60_000), nextAttemptAt: new Date(Date.now() - 1_000) },
+      data: {
+        receivedAt: new Date(Date.now() - MAX_EVENT_AGE_MS - 60_000),
+        nextAttemptAt: new Date(Date.now() - 1_000),
+      },
     });
     expect(await processDueEvents(deps, { eventId: id })).toMatchObject({ expired: 1 });
     expect(await row(id)).toMatchObject({ outcome: "expired", processedAt: expect.any(Date), attempts: 2 });

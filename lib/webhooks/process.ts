@@ -22,15 +22,27 @@ export const MAX_EVENT_AGE_MS = 3 * 24 * 3_600_000;
 export type ProcessCounts = Record<"processed" | "deferred" | "failed" | "expired", number>;
 
 /** Claims due events (or the one `eventId`, if due) and processes each once. */
-export async function processDueEvents(deps: WebhookDeps, options: { limit?: number; eventId?: string } = {}): Promise<ProcessCounts> {
+export async function processDueEvents(
+  deps: WebhookDeps,
+  options: { limit?: number; eventId?: string } = {},
+): Promise<ProcessCounts> {
   const counts: ProcessCounts = { processed: 0, deferred: 0, failed: 0, expired: 0 };
-  const events = await claimDueEvents(deps.prisma, { leaseMs: deps.leaseMs, limit: options.limit ?? 100, eventId: options.eventId });
+  const events = await claimDueEvents(deps.prisma, {
+    leaseMs: deps.leaseMs,
+    limit: options.limit ?? 100,
+    eventId: options.eventId,
+  });
   for (const event of events) counts[await processClaimed(deps, event)] += 1;
   return counts;
 }
 
 async function processClaimed(deps: WebhookDeps, event: InboxEvent): Promise<keyof ProcessCounts> {
-  const fields = { eventId: event.id, type: event.type, paymentIntentId: event.paymentIntentId, attempts: event.attempts };
+  const fields = {
+    eventId: event.id,
+    type: event.type,
+    paymentIntentId: event.paymentIntentId,
+    attempts: event.attempts,
+  };
   try {
     const verdict = await decide(deps, event);
     if ("done" in verdict) {
@@ -58,14 +70,22 @@ async function processClaimed(deps: WebhookDeps, event: InboxEvent): Promise<key
 async function expire(deps: WebhookDeps, event: InboxEvent, reason: string): Promise<boolean> {
   if (event.ageMs <= MAX_EVENT_AGE_MS) return false;
   await markProcessed(deps.prisma, event.id, "expired");
-  deps.log?.("webhook", { stage: "expired", reason, eventId: event.id, type: event.type, paymentIntentId: event.paymentIntentId, attempts: event.attempts });
+  deps.log?.("webhook", {
+    stage: "expired",
+    reason,
+    eventId: event.id,
+    type: event.type,
+    paymentIntentId: event.paymentIntentId,
+    attempts: event.attempts,
+  });
   return true;
 }
 
 const REFUND_EVENTS = new Set(["charge.refunded", "refund.created", "refund.updated"]);
 
 async function decide(deps: WebhookDeps, event: InboxEvent): Promise<Verdict> {
-  if (event.type.startsWith("payment_intent.") && event.paymentIntentId) return onPaymentIntent(deps, event.paymentIntentId);
+  if (event.type.startsWith("payment_intent.") && event.paymentIntentId)
+    return onPaymentIntent(deps, event.paymentIntentId);
   if (REFUND_EVENTS.has(event.type) && event.paymentIntentId) return onRefund(deps, event.paymentIntentId);
   return { done: "ignored" };
 }
@@ -81,10 +101,15 @@ async function onPaymentIntent(deps: WebhookDeps, paymentIntentId: string): Prom
   }
   const { order, record } = attempt;
   if (order.paymentIntentId !== null && order.paymentIntentId !== intent.id) {
-    deps.log?.("webhook_intent_mismatch", { orderId: order.id, recorded: order.paymentIntentId, paymentIntentId: intent.id });
+    deps.log?.("webhook_intent_mismatch", {
+      orderId: order.id,
+      recorded: order.paymentIntentId,
+      paymentIntentId: intent.id,
+    });
     return { done: "ignored_other_intent" };
   }
-  const status = record?.status ?? (order.status === "paid" ? "completed" : order.status === "failed" ? "failed" : null);
+  const status =
+    record?.status ?? (order.status === "paid" ? "completed" : order.status === "failed" ? "failed" : null);
   switch (status) {
     case "completed":
       return { done: "already_paid" };
@@ -109,7 +134,11 @@ async function onPaymentIntent(deps: WebhookDeps, paymentIntentId: string): Prom
  * with the same downstream keys — the one call into the checkout's payment
  * path. A live owner (lock younger than the TTL) keeps it.
  */
-async function driveAttempt(deps: WebhookDeps, record: NonNullable<PaymentAttempt["record"]>, intent: Stripe.PaymentIntent): Promise<Verdict> {
+async function driveAttempt(
+  deps: WebhookDeps,
+  record: NonNullable<PaymentAttempt["record"]>,
+  intent: Stripe.PaymentIntent,
+): Promise<Verdict> {
   const owner = await deps.idempotency.takeOver({ recordId: record.id, lockToken: record.lockToken });
   if (!owner) return { later: "attempt owned by a live request" };
   // Read after the take-over, as the reconciler does: the order as its last owner left it.
@@ -121,7 +150,8 @@ async function driveAttempt(deps: WebhookDeps, record: NonNullable<PaymentAttemp
   }
   // An owner that died between Stripe's answer and recording the intent's id:
   // record it now (fenced), so the attempt resumes with this intent.
-  const recorded = found.paymentIntentId === null && (await recordPaymentIntent(deps.prisma, owner, found.id, intent.id));
+  const recorded =
+    found.paymentIntentId === null && (await recordPaymentIntent(deps.prisma, owner, found.id, intent.id));
   const order = recorded ? { ...found, paymentIntentId: intent.id } : found;
   // Not `final` unless past the deadline: a webhook never cancels an intent
   // the shopper may still complete (3-D Secure); the reconciler does, on time.

@@ -9,10 +9,12 @@ import { storeEvent } from "./inbox";
  * (see process.ts).
  */
 export type ReceiveResult =
-  | { kind: "invalid"; message: string }
-  | { kind: "accepted"; eventId: string; type: string; duplicate: boolean };
+  { kind: "invalid"; message: string } | { kind: "accepted"; eventId: string; type: string; duplicate: boolean };
 
-export async function receiveEvent(deps: WebhookDeps, delivery: { payload: string; signature: string | null }): Promise<ReceiveResult> {
+export async function receiveEvent(
+  deps: WebhookDeps,
+  delivery: { payload: string; signature: string | null },
+): Promise<ReceiveResult> {
   let event: Stripe.Event;
   try {
     // Default tolerance (300 s): an old timestamp is refused like a bad
@@ -29,8 +31,18 @@ export async function receiveEvent(deps: WebhookDeps, delivery: { payload: strin
     return { kind: "invalid", message: "The payload is not a Stripe event." };
   }
   const paymentIntentId = paymentIntentOf(event);
-  const inserted = await storeEvent(deps.prisma, { id: event.id, type: event.type, paymentIntentId, payload: delivery.payload });
-  deps.log?.("webhook", { stage: inserted ? "received" : "duplicate", eventId: event.id, type: event.type, paymentIntentId });
+  const inserted = await storeEvent(deps.prisma, {
+    id: event.id,
+    type: event.type,
+    paymentIntentId,
+    payload: delivery.payload,
+  });
+  deps.log?.("webhook", {
+    stage: inserted ? "received" : "duplicate",
+    eventId: event.id,
+    type: event.type,
+    paymentIntentId,
+  });
   return { kind: "accepted", eventId: event.id, type: event.type, duplicate: !inserted };
 }
 

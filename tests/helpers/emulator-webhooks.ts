@@ -33,8 +33,15 @@ export class EmulatorWebhooks {
   constructor(readonly emulatorUrl: string) {}
 
   /** Points deliveries at `appUrl`'s endpoint, with faults and retry settings merged in. */
-  deliverTo(appUrl: string, patch: Partial<WebhookConfig> & { faults?: Partial<WebhookFaults> } = {}): Promise<WebhookView> {
-    return call(`${this.emulatorUrl}/_emulator/webhooks`, "POST", { url: `${appUrl}/api/webhooks/stripe`, secret: "whsec_emulator", ...patch });
+  deliverTo(
+    appUrl: string,
+    patch: Partial<WebhookConfig> & { faults?: Partial<WebhookFaults> } = {},
+  ): Promise<WebhookView> {
+    return call(`${this.emulatorUrl}/_emulator/webhooks`, "POST", {
+      url: `${appUrl}/api/webhooks/stripe`,
+      secret: "whsec_emulator",
+      ...patch,
+    });
   }
 
   configure(patch: Partial<WebhookConfig> & { faults?: Partial<WebhookFaults> }): Promise<WebhookView> {
@@ -47,7 +54,12 @@ export class EmulatorWebhooks {
 
   /** Every event the emulator emitted, newest first. */
   async events(): Promise<StripeEventLike[]> {
-    const page = await call<{ data: StripeEventLike[] }>(`${this.emulatorUrl}/v1/events?limit=100`, "GET", undefined, API_KEY);
+    const page = await call<{ data: StripeEventLike[] }>(
+      `${this.emulatorUrl}/v1/events?limit=100`,
+      "GET",
+      undefined,
+      API_KEY,
+    );
     return page.data;
   }
 

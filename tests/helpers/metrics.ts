@@ -7,6 +7,8 @@ export type Samples = Map<string, number>;
 export async function scrape(appUrl: string): Promise<Samples> {
   const response = await fetch(`${appUrl}/api/metrics`);
   expect(response.status).toBe(200);
+  expect(response.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
+  expect(response.headers.get("cache-control")).toBe("no-store");
   const samples: Samples = new Map();
   for (const line of (await response.text()).split("\n")) {
     if (line === "" || line.startsWith("#")) continue;
@@ -17,4 +19,5 @@ export async function scrape(appUrl: string): Promise<Samples> {
   return samples;
 }
 
-export const delta = (before: Samples, after: Samples, sample: string) => (after.get(sample) ?? 0) - (before.get(sample) ?? 0);
+export const delta = (before: Samples, after: Samples, sample: string) =>
+  (after.get(sample) ?? 0) - (before.get(sample) ?? 0);

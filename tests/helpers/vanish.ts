@@ -11,14 +11,23 @@ import type { StripeEventLike } from "./webhooks";
  * Needs the app's STRIPE_MAX_NETWORK_RETRIES=0 and a Stripe timeout above
  * `latencyMs`. Returns the succeeded PaymentIntent as the ledger holds it.
  */
-export async function vanishAfterCharge(h: Harness, shopper: Shopper, key: string, latencyMs: number): Promise<StripeEventLike["data"]["object"] & { id: string }> {
+export async function vanishAfterCharge(
+  h: Harness,
+  shopper: Shopper,
+  key: string,
+  latencyMs: number,
+): Promise<StripeEventLike["data"]["object"] & { id: string }> {
   await h.emulator.faults({ latencyMs });
   const answer = shopper.checkout(key, cart());
   await waitFor("the charge to be in flight", async () => (await h.emulator.stats()).delayed >= 2); // create, then confirm
   await h.emulator.faults({ latencyMs: 0, dropAfterCharge: 1, failNext: { status: 500, times: 1 } });
   expect((await answer).status).toBe(503);
   expect(await h.emulator.stats()).toMatchObject({ charges: 1, dropped: 1, failedInjected: 1 });
-  expect(await h.db.record(shopper.customerId!, key)).toMatchObject({ status: "in_progress", lock_token: null, attempts: 1 });
+  expect(await h.db.record(shopper.customerId!, key)).toMatchObject({
+    status: "in_progress",
+    lock_token: null,
+    attempts: 1,
+  });
   const [intent] = await h.emulator.ledger();
   expect(intent).toMatchObject({ status: "succeeded" });
   const [order] = await h.db.ordersOf(shopper.customerId!);

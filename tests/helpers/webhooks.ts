@@ -21,7 +21,11 @@ export interface StripeEventLike {
   type: string;
 }
 
-export function stripeEvent(type: string, object: object, id = `evt_${randomBytes(12).toString("hex")}`): StripeEventLike {
+export function stripeEvent(
+  type: string,
+  object: object,
+  id = `evt_${randomBytes(12).toString("hex")}`,
+): StripeEventLike {
   return {
     id,
     object: "event",
@@ -54,14 +58,27 @@ export function sign(payload: string, options: { timestamp?: number; secret?: st
 }
 
 /** POSTs one delivery of `event` to the app's endpoint, as Stripe would. */
-export async function deliver(appUrl: string, event: StripeEventLike, delivery: Delivery = {}): Promise<{ status: number; body: any }> {
+export interface DeliveryAnswer {
+  status: number;
+  /** `{ received, duplicate }` or `{ error, message }`. */
+  body: { received?: boolean; duplicate?: boolean; error?: string; message?: string } | null;
+}
+
+export async function deliver(
+  appUrl: string,
+  event: StripeEventLike,
+  delivery: Delivery = {},
+): Promise<DeliveryAnswer> {
   const payload = delivery.payload ?? JSON.stringify(event, null, 2);
   const signature = delivery.signature === undefined ? sign(payload, delivery) : delivery.signature;
   const res = await fetch(`${appUrl}/api/webhooks/stripe`, {
     method: "POST",
-    headers: { "content-type": "application/json; charset=utf-8", ...(signature === null ? {} : { "stripe-signature": signature }) },
+    headers: {
+      "content-type": "application/json; charset=utf-8",
+      ...(signature === null ? {} : { "stripe-signature": signature }),
+    },
     body: payload,
   });
   const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
+  return { status: res.status, body: text ? (JSON.parse(text) as DeliveryAnswer["body"]) : null };
 }

@@ -18,14 +18,27 @@ export async function POST(request: Request) {
   if (!body.ok) return body.response;
   const deps = webhookDeps();
   try {
-    const result = await receiveEvent(deps, { payload: body.value, signature: request.headers.get("stripe-signature") });
+    const result = await receiveEvent(deps, {
+      payload: body.value,
+      signature: request.headers.get("stripe-signature"),
+    });
     if (result.kind === "invalid") return jsonError(400, "invalid_signature", result.message);
     // A redelivery of an event not yet processed is a good moment to try again (a no-op unless it is due).
-    after(() => processDueEvents(deps, { eventId: result.eventId, limit: 1 }).catch((err) => observeError("webhook_process_error", err, { eventId: result.eventId })));
+    after(() =>
+      processDueEvents(deps, { eventId: result.eventId, limit: 1 }).catch((err) =>
+        observeError("webhook_process_error", err, { eventId: result.eventId }),
+      ),
+    );
     return json({ received: true, duplicate: result.duplicate });
   } catch (err) {
     // Not stored (the database is unavailable): a non-2xx makes Stripe deliver it again.
     observeError("webhook_receive_error", err);
-    return jsonError(503, "unavailable", "The event could not be stored; deliver it again.", {}, { "Retry-After": "5" });
+    return jsonError(
+      503,
+      "unavailable",
+      "The event could not be stored; deliver it again.",
+      {},
+      { "Retry-After": "5" },
+    );
   }
 }
