@@ -22,15 +22,26 @@ async function runChaos(args: string[]): Promise<{ code: number | null; output: 
   const child = spawn(
     process.execPath,
     [
-      "--import", "tsx", "--import", "./scripts/lib/allow-server-only.mjs", "scripts/chaos/main.ts",
-      "--port", String(await freePort()),
-      "--emulator-port", "0",
-      "--dist-dir", TEST_DIST_DIR,
+      "--import",
+      "tsx",
+      "--import",
+      "./scripts/lib/allow-server-only.mjs",
+      "scripts/chaos/main.ts",
+      "--port",
+      String(await freePort()),
+      "--emulator-port",
+      "0",
+      "--dist-dir",
+      TEST_DIST_DIR,
       "--reuse-build",
-      "--out", out,
+      "--out",
+      out,
       ...args,
     ],
-    { env: { ...process.env, DATA_DIR: env.DATA_DIR, EMBEDDED_PG_PORT: String(await freePort()) }, stdio: ["ignore", "pipe", "pipe"] },
+    {
+      env: { ...process.env, DATA_DIR: env.DATA_DIR, EMBEDDED_PG_PORT: String(await freePort()) },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
   );
   let output = "";
   child.stdout.on("data", (c: Buffer) => (output += c));
@@ -43,10 +54,22 @@ async function runChaos(args: string[]): Promise<{ code: number | null; output: 
 
 describe("the chaos soak", () => {
   it("100 seeded checkouts through every enabled fault at once: no invariant violated, every fault kind injected", async () => {
-    const { code, output, results } = await runChaos(["--attempts", "100", "--seed", "17", "--concurrency", "10", "--fault-rounds", "1"]);
+    const { code, output, results } = await runChaos([
+      "--attempts",
+      "100",
+      "--seed",
+      "17",
+      "--concurrency",
+      "10",
+      "--fault-rounds",
+      "1",
+    ]);
     expect(code, output).toBe(0);
     expect(results.attempts).toBe(100);
-    expect(Object.values(results.violations).every((n) => n === 0), output).toBe(true);
+    expect(
+      Object.values(results.violations).every((n) => n === 0),
+      output,
+    ).toBe(true);
     // Every enabled kind appears in the results; each must really have happened.
     expect(Object.keys(results.faults).length).toBeGreaterThanOrEqual(7);
     for (const [kind, n] of Object.entries(results.faults)) expect(n, `${kind} was never injected`).toBeGreaterThan(0);
@@ -56,10 +79,25 @@ describe("the chaos soak", () => {
 
   it("catches a broken build: checkouts without idempotency charge an attempt twice, and the run exits non-zero naming it", async () => {
     const { code, output, results } = await runChaos([
-      "--broken", "naive", "--instances", "1", "--attempts", "30", "--seed", "5", "--concurrency", "6", "--fault-rounds", "1", "--converge-timeout", "5",
+      "--broken",
+      "naive",
+      "--instances",
+      "1",
+      "--attempts",
+      "30",
+      "--seed",
+      "5",
+      "--concurrency",
+      "6",
+      "--fault-rounds",
+      "1",
+      "--converge-timeout",
+      "5",
     ]);
     expect(code).toBe(1);
     expect(results.violations.one_charge_per_attempt, output).toBeGreaterThan(0);
-    expect(output).toMatch(/1 at most one successful charge per attempt\n +[0-9a-f-]{36}: \d+ succeeded PaymentIntents: pi_/);
+    expect(output).toMatch(
+      /1 at most one successful charge per attempt\n +[0-9a-f-]{36}: \d+ succeeded PaymentIntents: pi_/,
+    );
   }, 300_000);
 });

@@ -34,13 +34,22 @@ export async function detectCapabilities(options: {
 }): Promise<Capabilities> {
   const faults = (await (await fetch(`${options.emulatorUrl}/_emulator/faults`)).json()) as Record<string, unknown>;
   const probe = await ProbeShopper.arrive(options.appUrl);
-  const threeDSecure = await probe.answersWith("pm_card_threeDSecure2Required", (status, body) =>
-    status === 202 && typeof (body as { nextAction?: { url?: unknown } }).nextAction?.url === "string",
+  const threeDSecure = await probe.answersWith(
+    "pm_card_threeDSecure2Required",
+    (status, body) =>
+      status === 202 && typeof (body as { nextAction?: { url?: unknown } }).nextAction?.url === "string",
   );
-  const unknownPaymentMethodSettles = await probe.answersWith("pm_card_doesNotExist", (status) => status === 201 || status === 402);
+  const unknownPaymentMethodSettles = await probe.answersWith(
+    "pm_card_doesNotExist",
+    (status) => status === 201 || status === 402,
+  );
   const eventsBefore = ((await listAll<{ id: string }>(options.emulatorUrl, "/v1/events")) ?? []).map((e) => e.id);
   const webhooks = await enableWebhooks(options.emulatorUrl, options.appUrl);
-  const webhookFaults = webhooks ? Object.keys(((await (await fetch(`${options.emulatorUrl}/_emulator/webhooks`)).json()) as { faults?: object }).faults ?? {}) : [];
+  const webhookFaults = webhooks
+    ? Object.keys(
+        ((await (await fetch(`${options.emulatorUrl}/_emulator/webhooks`)).json()) as { faults?: object }).faults ?? {},
+      )
+    : [];
   return {
     emulatorFaults: Object.keys(faults).filter((k) => k !== "stats"),
     webhooks,
@@ -55,13 +64,23 @@ export async function detectCapabilities(options: {
 
 /** Points the emulator's webhooks at the app (through the proxy) if both sides support them. */
 async function enableWebhooks(emulatorUrl: string, appUrl: string): Promise<boolean> {
-  const endpoint = await fetch(`${appUrl}/api/webhooks/stripe`, { method: "POST", body: "{}", headers: { "content-type": "application/json" } });
+  const endpoint = await fetch(`${appUrl}/api/webhooks/stripe`, {
+    method: "POST",
+    body: "{}",
+    headers: { "content-type": "application/json" },
+  });
   if (endpoint.status === 404) return false;
   const configured = await fetch(`${emulatorUrl}/_emulator/webhooks`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     // Quick retries, and enough of them to outlast a killed instance or a database restart.
-    body: JSON.stringify({ url: `${appUrl}/api/webhooks/stripe`, secret: WEBHOOK_SECRET, retryBaseMs: 250, maxAttempts: 10, timeoutMs: 5_000 }),
+    body: JSON.stringify({
+      url: `${appUrl}/api/webhooks/stripe`,
+      secret: WEBHOOK_SECRET,
+      retryBaseMs: 250,
+      maxAttempts: 10,
+      timeoutMs: 5_000,
+    }),
   });
   return configured.ok;
 }

@@ -83,11 +83,17 @@ export async function startCluster(options: ChaosOptions, log: (line: string) =>
 
     if (!options.reuseBuild || !existsSync(path.join(options.distDir, "BUILD_ID"))) buildApp(options.distDir, log);
 
-    const instances: Instance[] = Array.from({ length: options.instances }, (_, i) => ({ port: options.port + 1 + i, process: null }));
+    const instances: Instance[] = Array.from({ length: options.instances }, (_, i) => ({
+      port: options.port + 1 + i,
+      process: null,
+    }));
     const proxy = await startProxy({
       port: options.port,
       backends: () => instances.map((i) => i.port),
-      rewrite: options.broken === "naive" ? (method, p) => (method === "POST" && p === "/api/checkout" ? "/api/lab/naive-checkout" : p) : undefined,
+      rewrite:
+        options.broken === "naive"
+          ? (method, p) => (method === "POST" && p === "/api/checkout" ? "/api/lab/naive-checkout" : p)
+          : undefined,
     });
     cleanups.push(() => proxy.close());
 

@@ -25,7 +25,14 @@ export async function awaitConvergence(options: {
   let open = { inProgress: 0, pendingOrders: 0, unprocessedEvents: 0, webhooksPending: 0 };
   for (;;) {
     const webhooksPending = await options.webhooksPending().catch(() => -1);
-    open = { ...(await look(databaseUrl, probeCustomers).catch(() => ({ inProgress: -1, pendingOrders: -1, unprocessedEvents: -1 }))), webhooksPending };
+    open = {
+      ...(await look(databaseUrl, probeCustomers).catch(() => ({
+        inProgress: -1,
+        pendingOrders: -1,
+        unprocessedEvents: -1,
+      }))),
+      webhooksPending,
+    };
     quietLooks = Object.values(open).every((n) => n === 0) ? quietLooks + 1 : 0;
     if (quietLooks >= 2) return { converged: true, ms: Date.now() - started - 1_000, open };
     if (Date.now() - started > timeoutMs) return { converged: false, ms: Date.now() - started, open };
@@ -51,7 +58,9 @@ async function look(databaseUrl: string, probeCustomers: string[]) {
     );
     let unprocessedEvents = 0;
     if (inbox.rows[0]) {
-      const rows = await db.query<{ n: number }>(`select count(*)::int as n from "${inbox.rows[0].name}" where processed_at is null`);
+      const rows = await db.query<{ n: number }>(
+        `select count(*)::int as n from "${inbox.rows[0].name}" where processed_at is null`,
+      );
       unprocessedEvents = rows.rows[0]!.n;
     }
     return { inProgress: keys.rows[0]!.n, pendingOrders: orders.rows[0]!.n, unprocessedEvents };

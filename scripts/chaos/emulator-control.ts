@@ -12,7 +12,10 @@ export class EmulatorControl {
       body: JSON.stringify(patch),
     });
     const body = (await response.json()) as Snapshot;
-    if (!response.ok) throw new Error(`POST /_emulator/faults ${JSON.stringify(patch)} answered ${response.status}: ${JSON.stringify(body)}`);
+    if (!response.ok)
+      throw new Error(
+        `POST /_emulator/faults ${JSON.stringify(patch)} answered ${response.status}: ${JSON.stringify(body)}`,
+      );
     return body;
   }
 
@@ -32,7 +35,10 @@ export class EmulatorControl {
       body: JSON.stringify(patch),
     });
     const body = (await response.json()) as Snapshot;
-    if (!response.ok) throw new Error(`POST /_emulator/webhooks ${JSON.stringify(patch)} answered ${response.status}: ${JSON.stringify(body)}`);
+    if (!response.ok)
+      throw new Error(
+        `POST /_emulator/webhooks ${JSON.stringify(patch)} answered ${response.status}: ${JSON.stringify(body)}`,
+      );
     return body;
   }
 

@@ -30,13 +30,24 @@ export interface FaultKind {
 /** How long an armed one-shot fault may wait for traffic to trip it before it is disarmed. */
 const ARMED_MS = 8_000;
 
-const emulatorHas = (key: string) => (caps: Capabilities) => (caps.emulatorFaults.includes(key) ? null : `the emulator has no "${key}" fault yet`);
+const emulatorHas = (key: string) => (caps: Capabilities) =>
+  caps.emulatorFaults.includes(key) ? null : `the emulator has no "${key}" fault yet`;
 const webhooksHave = (key: string) => (caps: Capabilities) =>
-  !caps.webhooks ? "webhooks are not delivered to the app yet" : caps.webhookFaults.includes(key) ? null : `the emulator has no webhook fault "${key}" yet`;
+  !caps.webhooks
+    ? "webhooks are not delivered to the app yet"
+    : caps.webhookFaults.includes(key)
+      ? null
+      : `the emulator has no webhook fault "${key}" yet`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Arms a counted webhook fault and waits until its counter moves (or disarms it). */
-async function armWebhookAndAwait(ctx: FaultContext, stat: string, arm: Record<string, unknown>, disarm: Record<string, unknown>, ms = ARMED_MS): Promise<boolean> {
+async function armWebhookAndAwait(
+  ctx: FaultContext,
+  stat: string,
+  arm: Record<string, unknown>,
+  disarm: Record<string, unknown>,
+  ms = ARMED_MS,
+): Promise<boolean> {
   const before = await ctx.emulator.webhookStat(stat);
   await ctx.emulator.webhooks({ faults: arm });
   const fired = await within(ms, async () => (await ctx.emulator.webhookStat(stat)) > before);
@@ -45,7 +56,14 @@ async function armWebhookAndAwait(ctx: FaultContext, stat: string, arm: Record<s
 }
 
 /** A webhook fault that holds for a window of 1–3 s, observed by a counter moving meanwhile. */
-function webhookWindow(name: string, what: string, key: string, value: (random: Random) => unknown, off: unknown, stat: string): FaultKind {
+function webhookWindow(
+  name: string,
+  what: string,
+  key: string,
+  value: (random: Random) => unknown,
+  off: unknown,
+  stat: string,
+): FaultKind {
   return {
     name,
     what,
@@ -62,7 +80,12 @@ function webhookWindow(name: string, what: string, key: string, value: (random: 
 }
 
 /** Arms a counted emulator fault and waits until its counter moves (or disarms it). */
-async function armAndAwait(ctx: FaultContext, stat: string, arm: Record<string, unknown>, disarm: Record<string, unknown>): Promise<boolean> {
+async function armAndAwait(
+  ctx: FaultContext,
+  stat: string,
+  arm: Record<string, unknown>,
+  disarm: Record<string, unknown>,
+): Promise<boolean> {
   const before = await ctx.emulator.stat(stat);
   await ctx.emulator.faults(arm);
   const fired = await within(ARMED_MS, async () => (await ctx.emulator.stat(stat)) > before);
@@ -77,7 +100,12 @@ function burst(name: string, what: string, statuses: number[]): FaultKind {
     disabled: emulatorHas("failNext"),
     async inject(ctx) {
       const times = ctx.random.int(2, 6);
-      const fired = await armAndAwait(ctx, "failedInjected", { failNext: { status: ctx.random.pick(statuses), times } }, { failNext: null });
+      const fired = await armAndAwait(
+        ctx,
+        "failedInjected",
+        { failNext: { status: ctx.random.pick(statuses), times } },
+        { failNext: null },
+      );
       // Let the rest of the burst be spent (or give it up) before another kind re-arms failNext.
       await within(ARMED_MS, async () => (await ctx.emulator.snapshot()).failNext === null);
       await ctx.emulator.faults({ failNext: null });
@@ -164,21 +192,37 @@ export const FAULT_KINDS: FaultKind[] = [
   {
     name: "database_restart",
     what: "PostgreSQL stops (every connection cut) and starts again 0.8–2.5 s later",
-    disabled: (caps) => (caps.databaseRestart ? null : "DATABASE_URL's server is not ours to restart (the embedded default is)"),
+    disabled: (caps) =>
+      caps.databaseRestart ? null : "DATABASE_URL's server is not ours to restart (the embedded default is)",
     async inject(ctx) {
       await ctx.cluster.database.restart!(ctx.random.int(800, 2_500));
       return true;
     },
   },
-  webhookWindow("webhook_duplicate", "every event is delivered 1–2 extra times for 1–3 s", "duplicate", (r) => r.int(1, 2), 0, "duplicatesSent"),
+  webhookWindow(
+    "webhook_duplicate",
+    "every event is delivered 1–2 extra times for 1–3 s",
+    "duplicate",
+    (r) => r.int(1, 2),
+    0,
+    "duplicatesSent",
+  ),
   {
     name: "webhook_reorder",
     what: "the next 2–5 deliveries are held and sent newest first",
     disabled: webhooksHave("reorder"),
-    inject: (ctx) => armWebhookAndAwait(ctx, "reorderedBatches", { reorder: { batch: ctx.random.int(2, 5) } }, { reorder: null }),
+    inject: (ctx) =>
+      armWebhookAndAwait(ctx, "reorderedBatches", { reorder: { batch: ctx.random.int(2, 5) } }, { reorder: null }),
     disarm: (ctx) => ctx.emulator.webhooks({ faults: { reorder: null } }),
   },
-  webhookWindow("webhook_delay", "every delivery waits 0.5–3 s for 1–3 s", "delayMs", (r) => r.int(500, 3_000), 0, "enqueued"),
+  webhookWindow(
+    "webhook_delay",
+    "every delivery waits 0.5–3 s for 1–3 s",
+    "delayMs",
+    (r) => r.int(500, 3_000),
+    0,
+    "enqueued",
+  ),
   {
     name: "webhook_drop_first",
     what: "the next 1–3 delivery attempts never arrive (then retried)",

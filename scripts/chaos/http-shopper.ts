@@ -18,7 +18,10 @@ export class Browser {
   async arrive(): Promise<void> {
     for (let tries = 0; ; tries++) {
       try {
-        const response = await fetch(`${this.appUrl}/api/session`, { method: "POST", signal: AbortSignal.timeout(10_000) });
+        const response = await fetch(`${this.appUrl}/api/session`, {
+          method: "POST",
+          signal: AbortSignal.timeout(10_000),
+        });
         if (response.status === 201 || response.status === 200) {
           this.cookie = response.headers.getSetCookie()[0]?.split(";")[0] ?? "";
           this.customerId = ((await response.json()) as { customerId: string }).customerId;
@@ -45,7 +48,12 @@ export class Browser {
       const signals = [init.signal, extraSignal?.()].filter((s): s is AbortSignal => !!s);
       const path = url.pathname + url.search;
       try {
-        const response = await fetch(url, { ...init, headers, redirect: "manual", signal: signals.length ? AbortSignal.any(signals) : null });
+        const response = await fetch(url, {
+          ...init,
+          headers,
+          redirect: "manual",
+          signal: signals.length ? AbortSignal.any(signals) : null,
+        });
         const text = await response.text();
         this.journal.record(attemptId, {
           method,
@@ -56,7 +64,13 @@ export class Browser {
         });
         return new Response(text === "" ? null : text, { status: response.status, headers: response.headers });
       } catch (err) {
-        this.journal.record(attemptId, { method, path, status: null, body: null, error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
+        this.journal.record(attemptId, {
+          method,
+          path,
+          status: null,
+          body: null,
+          error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+        });
         throw err;
       }
     };

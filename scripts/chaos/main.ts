@@ -11,7 +11,8 @@ import { runSoak } from "./soak";
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
   const started = Date.now();
-  const log = (line: string) => console.log(`[chaos ${String(Math.round((Date.now() - started) / 1000)).padStart(4)}s] ${line}`);
+  const log = (line: string) =>
+    console.log(`[chaos ${String(Math.round((Date.now() - started) / 1000)).padStart(4)}s] ${line}`);
   const result = await runSoak(options, log);
   console.log("\n" + table(result) + "\n");
   await writeResults(options.out, result);

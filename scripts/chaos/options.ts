@@ -44,13 +44,27 @@ export function parseOptions(argv: string[], random: () => number = Math.random)
     else if (arg.startsWith("--") && i + 1 < argv.length) values.set(arg, argv[++i]!);
     else throw new UsageError(`Unknown argument ${arg}. ${USAGE}`);
   }
-  const known = ["--attempts", "--instances", "--seed", "--duration", "--concurrency", "--fault-rounds", "--out", "--port", "--emulator-port", "--dist-dir", "--broken", "--converge-timeout"];
+  const known = [
+    "--attempts",
+    "--instances",
+    "--seed",
+    "--duration",
+    "--concurrency",
+    "--fault-rounds",
+    "--out",
+    "--port",
+    "--emulator-port",
+    "--dist-dir",
+    "--broken",
+    "--converge-timeout",
+  ];
   for (const name of values.keys()) if (!known.includes(name)) throw new UsageError(`Unknown option ${name}. ${USAGE}`);
   const int = (name: string, fallback: number, min: number, max: number) => {
     const raw = values.get(name);
     if (raw === undefined) return fallback;
     const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${name} takes a whole number from ${min} to ${max}, got ${raw}`);
+    if (!Number.isInteger(n) || n < min || n > max)
+      throw new UsageError(`${name} takes a whole number from ${min} to ${max}, got ${raw}`);
     return n;
   };
   const attempts = int("--attempts", 1000, 1, 1_000_000);

@@ -89,7 +89,11 @@ function forward(
   shouldCut: () => boolean,
 ): Promise<Forwarded> {
   return new Promise((resolve) => {
-    const headers = { ...req.headers, host: req.headers.host ?? `127.0.0.1:${port}`, "content-length": String(body.length) };
+    const headers = {
+      ...req.headers,
+      host: req.headers.host ?? `127.0.0.1:${port}`,
+      "content-length": String(body.length),
+    };
     const upstream = http.request({ host: "127.0.0.1", port, method: req.method, path, headers, agent }, (answer) => {
       const chunks: Buffer[] = [];
       answer.on("data", (c: Buffer) => chunks.push(c));

@@ -35,7 +35,10 @@ export function table(result: SoakResult): string {
   const { options, verdict } = result;
   const lines: string[] = [];
   const row = (label: string, ...cells: Array<string | number>) => lines.push(`| ${label} | ${cells.join(" | ")} |`);
-  lines.push(`Chaos soak · seed ${options.seed} · ${result.attempts} attempts · ${options.instances} instances · ${Math.round(result.elapsedMs / 1000)} s`, "");
+  lines.push(
+    `Chaos soak · seed ${options.seed} · ${result.attempts} attempts · ${options.instances} instances · ${Math.round(result.elapsedMs / 1000)} s`,
+    "",
+  );
   lines.push("| fault | injected | armed, never tripped |", "| --- | ---: | ---: |");
   for (const [kind, c] of result.faults) row(kind, c.injected, c.missed);
   for (const [kind, why] of Object.entries(result.disabledFaults)) row(kind, "off", why);
@@ -45,7 +48,14 @@ export function table(result: SoakResult): string {
   for (const attempt of result.journal.attempts.values()) {
     for (const b of attempt.behaviours) behaviours[b.split(":")[0]!] = (behaviours[b.split(":")[0]!] ?? 0) + 1;
   }
-  lines.push("", `Shoppers also: ${Object.entries(sortByCount(behaviours)).map(([b, n]) => `${b} ${n}`).join(" · ") || "nothing else"}.`);
+  lines.push(
+    "",
+    `Shoppers also: ${
+      Object.entries(sortByCount(behaviours))
+        .map(([b, n]) => `${b} ${n}`)
+        .join(" · ") || "nothing else"
+    }.`,
+  );
   lines.push("", "| invariant | violations |", "| --- | ---: |");
   for (const [key, text] of Object.entries(INVARIANTS) as Array<[Invariant, string]>) {
     const na = verdict.notApplicable[key];
@@ -63,14 +73,27 @@ export function table(result: SoakResult): string {
       ? `Converged in ${(result.convergence.ms / 1000).toFixed(1)} s after the faults stopped.`
       : `Did NOT converge within ${Math.round(result.convergence.ms / 1000)} s: ${JSON.stringify(result.convergence.open)}`,
   );
-  lines.push(`Cards: ${result.cards.enabled.join(", ")}${Object.keys(result.cards.disabled).length ? ` (off: ${Object.entries(result.cards.disabled).map(([c, why]) => `${c}: ${why}`).join("; ")})` : ""}.`);
+  lines.push(
+    `Cards: ${result.cards.enabled.join(", ")}${
+      Object.keys(result.cards.disabled).length
+        ? ` (off: ${Object.entries(result.cards.disabled)
+            .map(([c, why]) => `${c}: ${why}`)
+            .join("; ")})`
+        : ""
+    }.`,
+  );
   return lines.join("\n");
 }
 
 /** Beside the results: every violation with the full journal of its attempt, for a closer look. */
 export async function writeViolations(file: string, result: SoakResult): Promise<void> {
-  const attempts = result.verdict.violations.map((v) => result.journal.attempts.get(v.subject)).filter((a) => a !== undefined);
-  await writeFile(file, JSON.stringify({ seed: result.options.seed, violations: result.verdict.violations, attempts }, null, 2) + "\n");
+  const attempts = result.verdict.violations
+    .map((v) => result.journal.attempts.get(v.subject))
+    .filter((a) => a !== undefined);
+  await writeFile(
+    file,
+    JSON.stringify({ seed: result.options.seed, violations: result.verdict.violations, attempts }, null, 2) + "\n",
+  );
 }
 
 /** Each violation with its attempt's id and what its shopper saw. */

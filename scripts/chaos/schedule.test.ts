@@ -9,7 +9,8 @@ const KINDS = ["a", "b", "c", "d"].map(kind);
 
 describe("the seeded fault schedule", () => {
   it("is the same for the same seed and different for another", () => {
-    const plan = (seed: number) => planFaults(KINDS, 5, 1000, createRandom(seed)).map((p) => `${p.kind.name}@${p.atAttempt}`);
+    const plan = (seed: number) =>
+      planFaults(KINDS, 5, 1000, createRandom(seed)).map((p) => `${p.kind.name}@${p.atAttempt}`);
     expect(plan(42)).toEqual(plan(42));
     expect(plan(42)).not.toEqual(plan(43));
   });
@@ -26,8 +27,18 @@ describe("the seeded fault schedule", () => {
 
 describe("npm run chaos options", () => {
   it("default to 1,000 attempts on 3 instances with one fault round per 50 attempts", () => {
-    expect(parseOptions([], () => 0.5)).toMatchObject({ attempts: 1000, instances: 3, seed: 500000, faultRounds: 20, out: "chaos/results.json" });
-    expect(parseOptions(["--attempts", "100", "--seed", "9"])).toMatchObject({ attempts: 100, seed: 9, faultRounds: 2 });
+    expect(parseOptions([], () => 0.5)).toMatchObject({
+      attempts: 1000,
+      instances: 3,
+      seed: 500000,
+      faultRounds: 20,
+      out: "chaos/results.json",
+    });
+    expect(parseOptions(["--attempts", "100", "--seed", "9"])).toMatchObject({
+      attempts: 100,
+      seed: 9,
+      faultRounds: 2,
+    });
   });
 
   it("refuse what they do not know", () => {

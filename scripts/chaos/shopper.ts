@@ -4,7 +4,12 @@ import { authenticationReturnQuery, returnOutcomeOf } from "@/lib/checkout-clien
 import { CheckoutFailure } from "@/lib/checkout-client/checkout-failure";
 import { createAttemptStore, type AttemptStore, type CheckoutAttempt } from "@/lib/checkout-client/attempt-store";
 import { checkoutMutation } from "@/lib/checkout-client/checkout-mutation";
-import { isDefinitive, outcomeAfterFailure, stateFromResult, type CheckoutState } from "@/lib/checkout-client/checkout-state";
+import {
+  isDefinitive,
+  outcomeAfterFailure,
+  stateFromResult,
+  type CheckoutState,
+} from "@/lib/checkout-client/checkout-state";
 import { MemoryStorage } from "@/lib/checkout-client/memory-storage";
 import { requiredAction, type PaymentResult } from "@/lib/checkout-client/payment-client";
 import { sessionQuery } from "@/lib/checkout-client/queries";
@@ -30,7 +35,11 @@ export interface Behaviour {
 }
 
 export function drawBehaviour(random: Random): Behaviour {
-  return { doublePress: random.chance(0.2), abortFirstRequest: random.chance(0.12), reloadMidPayment: random.chance(0.12) };
+  return {
+    doublePress: random.chance(0.2),
+    abortFirstRequest: random.chance(0.12),
+    reloadMidPayment: random.chance(0.12),
+  };
 }
 
 /** How often a shopper left without a definitive answer presses "Check again" before walking away. */
@@ -57,7 +66,13 @@ export class Shopper {
   /** One checkout attempt from Pay to whatever the shopper is left looking at. Returns false if they walked away undecided. */
   async checkout(cart: CheckoutBody, card: CardKind, amountCents: number): Promise<boolean> {
     const attempt = this.store.begin(cart);
-    const log = this.journal.open({ id: attempt.key, customerId: this.customerId, card: card.name, paymentMethod: card.paymentMethod, amountCents });
+    const log = this.journal.open({
+      id: attempt.key,
+      customerId: this.customerId,
+      card: card.name,
+      paymentMethod: card.paymentMethod,
+      amountCents,
+    });
     const behaviour = drawBehaviour(this.random);
     let tab = new Tab(this.browser, attempt.key, this.random);
     if (behaviour.abortFirstRequest) {
@@ -91,7 +106,12 @@ export class Shopper {
   }
 
   /** The first definitive answer among the live tab's presses, else what the shop says about the attempt. */
-  private async settle(tab: Tab, presses: Array<Promise<Press>>, attempt: CheckoutAttempt, log: AttemptLog): Promise<ShopperState> {
+  private async settle(
+    tab: Tab,
+    presses: Array<Promise<Press>>,
+    attempt: CheckoutAttempt,
+    log: AttemptLog,
+  ): Promise<ShopperState> {
     const results = await Promise.all(presses);
     let fallback: ShopperState | null = null;
     for (const press of results) {
@@ -111,7 +131,12 @@ export class Shopper {
   }
 
   /** On the provider's page: complete, fail, or close the tab; then back on the shop's return page. */
-  private async authenticate(url: string, card: CardKind, attempt: CheckoutAttempt, log: AttemptLog): Promise<ShopperState> {
+  private async authenticate(
+    url: string,
+    card: CardKind,
+    attempt: CheckoutAttempt,
+    log: AttemptLog,
+  ): Promise<ShopperState> {
     if (card.authentication === "abandon" || !card.authentication) {
       log.behaviours.push("abandon_authentication");
       return { kind: "left_at_bank" };
@@ -149,7 +174,8 @@ async function reportReturn(send: typeof fetch, key: string, paymentIntent: stri
       const body = (await response.json().catch(() => null)) as Record<string, unknown> | null;
       const outcome = returnOutcomeOf(response, body);
       if (outcome.kind === "paid") return { kind: "paid", order: outcome.order };
-      if (outcome.kind === "failed") return { kind: "declined", error: outcome.error, declineCode: outcome.code, message: outcome.message };
+      if (outcome.kind === "failed")
+        return { kind: "declined", error: outcome.error, declineCode: outcome.code, message: outcome.message };
       if (outcome.kind === "not_found") return { kind: "not_recorded" };
       return { kind: "processing" }; // back without finishing authentication
     } catch (raw) {
@@ -195,7 +221,10 @@ class Tab {
     const base = checkoutMutation({ startedAt: () => startedAt, random: () => this.random.next(), fetch: this.fetch });
     const policy = base.retry as (failureCount: number, error: unknown) => boolean;
     // A closed tab's JavaScript is gone: its retries stop there.
-    const observer = new MutationObserver(this.client, { ...base, retry: (n: number, e: unknown) => !this.closed && policy(n, e) });
+    const observer = new MutationObserver(this.client, {
+      ...base,
+      retry: (n: number, e: unknown) => !this.closed && policy(n, e),
+    });
     return observer.mutate(attempt).then(
       (result) => ({ tab: this, result }),
       (error: unknown) => ({ tab: this, error }),
@@ -207,9 +236,14 @@ class Tab {
     for (let tries = 0; ; tries++) {
       try {
         const response = await this.fetch(`/api/checkout/${key}`, { signal: AbortSignal.timeout(5_000) });
-        const body = (await response.json().catch(() => null)) as (AttemptStatus & { error?: string; message?: string }) | null;
+        const body = (await response.json().catch(() => null)) as
+          (AttemptStatus & { error?: string; message?: string }) | null;
         if (response.ok && body) return body;
-        const error = new ApiError(response.status, body?.error ?? "http_error", body?.message ?? `HTTP ${response.status}`);
+        const error = new ApiError(
+          response.status,
+          body?.error ?? "http_error",
+          body?.message ?? `HTTP ${response.status}`,
+        );
         if (response.status < 500 || tries >= 2) throw error;
       } catch (err) {
         if (err instanceof ApiError || tries >= 2) throw err;

@@ -41,21 +41,43 @@ export async function runSoak(options: ChaosOptions, log: (line: string) => void
   const cluster = await startCluster(options, log);
   try {
     const emulator = new EmulatorControl(cluster.emulator.url);
-    const capabilities = await detectCapabilities({ emulatorUrl: cluster.emulator.url, appUrl: cluster.proxy.url, databaseRestart: !!cluster.database.restart });
+    const capabilities = await detectCapabilities({
+      emulatorUrl: cluster.emulator.url,
+      appUrl: cluster.proxy.url,
+      databaseRestart: !!cluster.database.restart,
+    });
     const cards = enabledCards(capabilities);
     const kinds = enabledFaults(capabilities);
-    const disabledCards = Object.fromEntries(CARD_KINDS.filter((c) => !cards.includes(c)).map((c) => [c.name, c.disabled(capabilities)!]));
-    const disabledFaults = Object.fromEntries(FAULT_KINDS.filter((k) => !kinds.includes(k)).map((k) => [k.name, k.disabled(capabilities)!]));
-    log(`cards      ${cards.map((c) => c.name).join(", ")}${Object.keys(disabledCards).length ? ` (off: ${Object.keys(disabledCards).join(", ")})` : ""}`);
-    log(`faults     ${kinds.map((k) => k.name).join(", ")}${Object.keys(disabledFaults).length ? ` (off: ${Object.keys(disabledFaults).join(", ")})` : ""}`);
-    log(`webhooks   ${capabilities.webhooks ? "on" : "off (not supported yet)"} · seed ${options.seed} · ${options.attempts} attempts · ${options.faultRounds} fault rounds`);
+    const disabledCards = Object.fromEntries(
+      CARD_KINDS.filter((c) => !cards.includes(c)).map((c) => [c.name, c.disabled(capabilities)!]),
+    );
+    const disabledFaults = Object.fromEntries(
+      FAULT_KINDS.filter((k) => !kinds.includes(k)).map((k) => [k.name, k.disabled(capabilities)!]),
+    );
+    log(
+      `cards      ${cards.map((c) => c.name).join(", ")}${Object.keys(disabledCards).length ? ` (off: ${Object.keys(disabledCards).join(", ")})` : ""}`,
+    );
+    log(
+      `faults     ${kinds.map((k) => k.name).join(", ")}${Object.keys(disabledFaults).length ? ` (off: ${Object.keys(disabledFaults).join(", ")})` : ""}`,
+    );
+    log(
+      `webhooks   ${capabilities.webhooks ? "on" : "off (not supported yet)"} · seed ${options.seed} · ${options.attempts} attempts · ${options.faultRounds} fault rounds`,
+    );
 
-    const products = (await (await fetch(`${cluster.proxy.url}/api/products`)).json()) as Array<{ sku: string; priceCents: number }>;
+    const products = (await (await fetch(`${cluster.proxy.url}/api/products`)).json()) as Array<{
+      sku: string;
+      priceCents: number;
+    }>;
     const journal = new Journal();
     const restarts: Array<Promise<unknown>> = [];
     const injector = new Injector(
       planFaults(kinds, options.faultRounds, options.attempts, random.fork("schedule")),
-      { cluster, emulator, random: random.fork("faults"), background: (work) => restarts.push(work.catch((err) => log(`restart failed: ${err}`))) },
+      {
+        cluster,
+        emulator,
+        random: random.fork("faults"),
+        background: (work) => restarts.push(work.catch((err) => log(`restart failed: ${err}`))),
+      },
       (kind, err) => log(`fault ${kind} failed: ${err instanceof Error ? err.message : String(err)}`),
     );
 
@@ -86,7 +108,9 @@ export async function runSoak(options: ChaosOptions, log: (line: string) => void
       }
     };
     const progress = setInterval(() => {
-      log(`progress   ${journal.finished}/${options.attempts} attempts done · ${injector.total} faults injected · ${shownContradictions(journal)} violations so far (a shopper told two different things) · ${Math.round((Date.now() - started) / 1000)} s`);
+      log(
+        `progress   ${journal.finished}/${options.attempts} attempts done · ${injector.total} faults injected · ${shownContradictions(journal)} violations so far (a shopper told two different things) · ${Math.round((Date.now() - started) / 1000)} s`,
+      );
     }, 5_000);
     const injecting = injector.run(() => startedAttempts);
     await Promise.all(Array.from({ length: options.concurrency }, (_, w) => worker(w)));
@@ -105,7 +129,9 @@ export async function runSoak(options: ChaosOptions, log: (line: string) => void
       timeoutMs: options.convergeTimeoutSeconds * 1000,
       webhooksPending: capabilities.webhooks ? () => emulator.webhookStat("pending") : async () => 0,
     });
-    log(`converged  ${convergence.converged ? `in ${(convergence.ms / 1000).toFixed(1)} s` : `NOT within ${options.convergeTimeoutSeconds} s: ${JSON.stringify(convergence.open)}`}`);
+    log(
+      `converged  ${convergence.converged ? `in ${(convergence.ms / 1000).toFixed(1)} s` : `NOT within ${options.convergeTimeoutSeconds} s: ${JSON.stringify(convergence.open)}`}`,
+    );
 
     const evidence = await gatherEvidence({
       emulatorUrl: cluster.emulator.url,
@@ -138,7 +164,10 @@ export async function runSoak(options: ChaosOptions, log: (line: string) => void
 
 /** 1–3 lines of 1–3 items; the card's payment method. */
 function drawCart(random: Random, products: Array<{ sku: string; priceCents: number }>, card: CardKind) {
-  const lines = random.shuffle(products).slice(0, random.int(1, 3)).map((p) => ({ sku: p.sku, quantity: random.int(1, 3), priceCents: p.priceCents }));
+  const lines = random
+    .shuffle(products)
+    .slice(0, random.int(1, 3))
+    .map((p) => ({ sku: p.sku, quantity: random.int(1, 3), priceCents: p.priceCents }));
   return {
     cart: { items: lines.map(({ sku, quantity }) => ({ sku, quantity })), paymentMethod: card.paymentMethod },
     amountCents: lines.reduce((sum, l) => sum + l.quantity * l.priceCents, 0),

@@ -21,7 +21,11 @@ async function intentNeedingAuthentication(): Promise<{ id: string; url: string 
       return_url: "http://shop.test/checkout/return?key=k1",
     }).toString(),
   });
-  const intent = (await response.json()) as { id: string; status: string; next_action: { redirect_to_url: { url: string } } };
+  const intent = (await response.json()) as {
+    id: string;
+    status: string;
+    next_action: { redirect_to_url: { url: string } };
+  };
   expect(intent.status).toBe("requires_action");
   return { id: intent.id, url: intent.next_action.redirect_to_url.url };
 }

@@ -54,7 +54,11 @@ export function findForm(html: string, label: RegExp): Form | null {
     }
     const name = chosen && attr(chosen.attrs, "name");
     if (chosen && name) fields.push([name, attr(chosen.attrs, "value") ?? ""]);
-    return { action: decode(attr(attributes, "action") ?? ""), method: /method\s*=\s*["']?get/i.test(attributes) ? "GET" : "POST", fields };
+    return {
+      action: decode(attr(attributes, "action") ?? ""),
+      method: /method\s*=\s*["']?get/i.test(attributes) ? "GET" : "POST",
+      fields,
+    };
   }
   return null;
 }
@@ -67,5 +71,9 @@ function attr(attributes: string, name: string): string | undefined {
 function decode(value: string): string {
   return value
     .replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)))
-    .replace(/&amp;/g, "&").replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">");
+    .replace(/&amp;/g, "&")
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">");
 }

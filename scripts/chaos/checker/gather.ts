@@ -63,7 +63,9 @@ export async function listAll<T extends { id: string }>(baseUrl: string, path: s
   const all: T[] = [];
   let after = "";
   for (;;) {
-    const response = await fetch(`${baseUrl}${path}?limit=100${after ? `&starting_after=${after}` : ""}`, { headers: AUTH });
+    const response = await fetch(`${baseUrl}${path}?limit=100${after ? `&starting_after=${after}` : ""}`, {
+      headers: AUTH,
+    });
     if (response.status === 404) return null;
     if (!response.ok) throw new Error(`GET ${path} answered ${response.status}: ${await response.text()}`);
     const page = (await response.json()) as { data: T[]; has_more: boolean };

@@ -14,11 +14,31 @@ const B = "22222222-2222-4222-8222-222222222222";
 const CUSTOMER = "c0000000-0000-4000-8000-000000000000";
 
 function attempt(id: string, answers: AttemptLog["answers"]): AttemptLog {
-  return { id, customerId: CUSTOMER, card: "visa", paymentMethod: "pm_card_visa", amountCents: 2500, behaviours: [], answers, outcome: "paid" };
+  return {
+    id,
+    customerId: CUSTOMER,
+    card: "visa",
+    paymentMethod: "pm_card_visa",
+    amountCents: 2500,
+    behaviours: [],
+    answers,
+    outcome: "paid",
+  };
 }
 const post = (status: number | null, body: unknown) => ({ at: 0, method: "POST", path: "/api/checkout", status, body });
-const paidBody = (pi: string, orderId = "o-a") => ({ orderId, status: "paid", amountCents: 2500, currency: "usd", paymentIntentId: pi });
-const intent = (id: string, key: string, status = "succeeded") => ({ id, status, amount: 2500, metadata: { idempotencyKey: key, customerId: CUSTOMER, orderId: `order-of-${id}` } });
+const paidBody = (pi: string, orderId = "o-a") => ({
+  orderId,
+  status: "paid",
+  amountCents: 2500,
+  currency: "usd",
+  paymentIntentId: pi,
+});
+const intent = (id: string, key: string, status = "succeeded") => ({
+  id,
+  status,
+  amount: 2500,
+  metadata: { idempotencyKey: key, customerId: CUSTOMER, orderId: `order-of-${id}` },
+});
 
 /** One paid attempt A and one declined attempt B, all consistent. */
 function clean(): Evidence {
@@ -56,16 +76,34 @@ describe("the chaos checker", () => {
   it("1: catches a second charge for one attempt (the claim committed with the charge)", () => {
     const e = clean();
     e.intents.push(intent("pi_a2", A));
-    e.orders.push({ id: "o-a2", customerId: CUSTOMER, status: "paid", amountCents: 2500, paymentIntentId: "pi_a2", attemptKey: null });
+    e.orders.push({
+      id: "o-a2",
+      customerId: CUSTOMER,
+      status: "paid",
+      amountCents: 2500,
+      paymentIntentId: "pi_a2",
+      attemptKey: null,
+    });
     expect(only(e)).toEqual({ one_charge_per_attempt: 1 });
     expect(check(e).violations[0]).toMatchObject({ subject: A, evidence: expect.stringContaining("pi_a2") });
   });
 
   it("1: links charges a build did not tag to the attempt whose shopper was shown them", () => {
     const e = clean();
-    e.intents = [{ ...intent("pi_a", A), metadata: { customerId: CUSTOMER } }, { ...intent("pi_a2", A), metadata: { customerId: CUSTOMER } }, intent("pi_b", B, "requires_payment_method")];
+    e.intents = [
+      { ...intent("pi_a", A), metadata: { customerId: CUSTOMER } },
+      { ...intent("pi_a2", A), metadata: { customerId: CUSTOMER } },
+      intent("pi_b", B, "requires_payment_method"),
+    ];
     e.attempts[0]!.answers.push(post(201, paidBody("pi_a2", "o-a2")));
-    e.orders.push({ id: "o-a2", customerId: CUSTOMER, status: "paid", amountCents: 2500, paymentIntentId: "pi_a2", attemptKey: null });
+    e.orders.push({
+      id: "o-a2",
+      customerId: CUSTOMER,
+      status: "paid",
+      amountCents: 2500,
+      paymentIntentId: "pi_a2",
+      attemptKey: null,
+    });
     expect(only(e)).toEqual({ one_charge_per_attempt: 1 });
   });
 
@@ -75,7 +113,14 @@ describe("the chaos checker", () => {
     expect(only(e)).toMatchObject({ charge_has_one_paid_order: 1 });
     const r = clean();
     r.intents.push(intent("pi_late", B));
-    r.refunds.push({ id: "re_1", payment_intent: "pi_late", amount: 2500, status: "succeeded", reason: null, metadata: {} });
+    r.refunds.push({
+      id: "re_1",
+      payment_intent: "pi_late",
+      amount: 2500,
+      status: "succeeded",
+      reason: null,
+      metadata: {},
+    });
     expect(only(r)).toEqual({ charge_has_one_paid_order: 1 });
     r.refunds[0]!.reason = "requested_by_customer";
     expect(only(r)).toEqual({});
@@ -95,14 +140,33 @@ describe("the chaos checker", () => {
 
   it("3: the answer to GET /api/checkout/{key} counts as shown", () => {
     const e = clean();
-    e.attempts[1]!.answers.push({ at: 1, method: "GET", path: `/api/checkout/${B}`, status: 200, body: { status: "completed", response: { statusCode: 201, body: paidBody("pi_b") } } });
+    e.attempts[1]!.answers.push({
+      at: 1,
+      method: "GET",
+      path: `/api/checkout/${B}`,
+      status: 200,
+      body: { status: "completed", response: { statusCode: 201, body: paidBody("pi_b") } },
+    });
     expect(only(e)).toEqual({ shopper_saw_the_truth: 1 });
   });
 
   it("4: catches attempts left in progress, owned or not, and pending orders", () => {
     const e = clean();
-    e.keys.push({ key: "33333333-3333-4333-8333-333333333333", subjectId: CUSTOMER, status: "in_progress", lockToken: null, responseStatus: null });
-    e.orders.push({ id: "o-c", customerId: CUSTOMER, status: "pending", amountCents: 2500, paymentIntentId: null, attemptKey: "33333333-3333-4333-8333-333333333333" });
+    e.keys.push({
+      key: "33333333-3333-4333-8333-333333333333",
+      subjectId: CUSTOMER,
+      status: "in_progress",
+      lockToken: null,
+      responseStatus: null,
+    });
+    e.orders.push({
+      id: "o-c",
+      customerId: CUSTOMER,
+      status: "pending",
+      amountCents: 2500,
+      paymentIntentId: null,
+      attemptKey: "33333333-3333-4333-8333-333333333333",
+    });
     expect(only(e)).toEqual({ nothing_left_in_progress: 2 });
   });
 
@@ -116,14 +180,27 @@ describe("the chaos checker", () => {
 
   it("6: catches an order paid without a charge", () => {
     const e = clean();
-    e.orders.push({ id: "o-x", customerId: CUSTOMER, status: "paid", amountCents: 900, paymentIntentId: null, attemptKey: null });
+    e.orders.push({
+      id: "o-x",
+      customerId: CUSTOMER,
+      status: "paid",
+      amountCents: 900,
+      paymentIntentId: null,
+      attemptKey: null,
+    });
     expect(only(e)).toEqual({ no_paid_order_without_charge: 1 });
   });
 
   it("leaves capability probes out of every count", () => {
     const e = clean();
     e.probeCustomers = ["probe"];
-    e.keys.push({ key: "44444444-4444-4444-8444-444444444444", subjectId: "probe", status: "in_progress", lockToken: "t", responseStatus: null });
+    e.keys.push({
+      key: "44444444-4444-4444-8444-444444444444",
+      subjectId: "probe",
+      status: "in_progress",
+      lockToken: "t",
+      responseStatus: null,
+    });
     expect(only(e)).toEqual({});
   });
 });

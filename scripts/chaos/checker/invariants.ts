@@ -31,7 +31,15 @@ export interface Verdict {
   /** Invariants the evidence could not judge (e.g. no webhooks yet), with why. */
   notApplicable: Partial<Record<Invariant, string>>;
   /** How much evidence was judged. */
-  judged: { attempts: number; answers: number; intents: number; charges: number; refunds: number; orders: number; events: number | null };
+  judged: {
+    attempts: number;
+    answers: number;
+    intents: number;
+    charges: number;
+    refunds: number;
+    orders: number;
+    events: number | null;
+  };
 }
 
 export function check(evidence: Evidence): Verdict {
@@ -51,23 +59,36 @@ export function check(evidence: Evidence): Verdict {
     refunded.set(refund.payment_intent, entry);
   }
   for (const order of orders) {
-    if (order.paymentIntentId && order.refundReason) refunded.get(order.paymentIntentId)?.reasons.push(`order: ${order.refundReason}`);
+    if (order.paymentIntentId && order.refundReason)
+      refunded.get(order.paymentIntentId)?.reasons.push(`order: ${order.refundReason}`);
   }
   const fullyRefunded = (pi: LedgerIntent) => (refunded.get(pi.id)?.amount ?? 0) >= pi.amount;
   const succeeded = intents.filter((pi) => pi.status === "succeeded");
   const standing = (pi: LedgerIntent) => pi.status === "succeeded" && !fullyRefunded(pi);
   const intentById = new Map(intents.map((pi) => [pi.id, pi]));
-  const ordersByIntent = groupBy(orders.filter((o) => o.paymentIntentId), (o) => o.paymentIntentId!);
+  const ordersByIntent = groupBy(
+    orders.filter((o) => o.paymentIntentId),
+    (o) => o.paymentIntentId!,
+  );
   const orderById = new Map(orders.map((o) => [o.id, o]));
   const attemptOf = linkIntentsToAttempts(intents, orderById, attempts);
 
   const violations: Violation[] = [];
-  const add = (invariant: Invariant, subject: string, text: string) => violations.push({ invariant, subject, evidence: text });
+  const add = (invariant: Invariant, subject: string, text: string) =>
+    violations.push({ invariant, subject, evidence: text });
 
   // 1. At most one successful charge per attempt.
-  const chargesPerAttempt = groupBy(succeeded.filter((pi) => attemptOf.has(pi.id)), (pi) => attemptOf.get(pi.id)!);
+  const chargesPerAttempt = groupBy(
+    succeeded.filter((pi) => attemptOf.has(pi.id)),
+    (pi) => attemptOf.get(pi.id)!,
+  );
   for (const [attempt, charges] of chargesPerAttempt) {
-    if (charges.length > 1) add("one_charge_per_attempt", attempt, `${charges.length} succeeded PaymentIntents: ${charges.map((c) => `${c.id} (${c.amount})`).join(", ")}`);
+    if (charges.length > 1)
+      add(
+        "one_charge_per_attempt",
+        attempt,
+        `${charges.length} succeeded PaymentIntents: ${charges.map((c) => `${c.id} (${c.amount})`).join(", ")}`,
+      );
   }
 
   // 2. Every successful charge belongs to exactly one paid order, or was refunded with a recorded reason.
@@ -75,14 +96,23 @@ export function check(evidence: Evidence): Verdict {
     const owners = ordersByIntent.get(pi.id) ?? [];
     const paid = owners.filter((o) => o.status === "paid");
     if (fullyRefunded(pi)) {
-      if ((refunded.get(pi.id)?.reasons.length ?? 0) === 0) add("charge_has_one_paid_order", attemptOf.get(pi.id) ?? pi.id, `${pi.id} refunded without a recorded reason`);
+      if ((refunded.get(pi.id)?.reasons.length ?? 0) === 0)
+        add("charge_has_one_paid_order", attemptOf.get(pi.id) ?? pi.id, `${pi.id} refunded without a recorded reason`);
       continue;
     }
     if (paid.length !== 1) {
       const seen = owners.map((o) => `${o.id}=${o.status}`).join(", ") || "no order";
-      add("charge_has_one_paid_order", attemptOf.get(pi.id) ?? pi.id, `${pi.id} succeeded (${pi.amount}) but has ${paid.length} paid orders (${seen})`);
+      add(
+        "charge_has_one_paid_order",
+        attemptOf.get(pi.id) ?? pi.id,
+        `${pi.id} succeeded (${pi.amount}) but has ${paid.length} paid orders (${seen})`,
+      );
     } else if (paid[0]!.amountCents !== pi.amount) {
-      add("charge_has_one_paid_order", attemptOf.get(pi.id) ?? pi.id, `${pi.id} charged ${pi.amount} for order ${paid[0]!.id} of ${paid[0]!.amountCents}`);
+      add(
+        "charge_has_one_paid_order",
+        attemptOf.get(pi.id) ?? pi.id,
+        `${pi.id} charged ${pi.amount} for order ${paid[0]!.id} of ${paid[0]!.amountCents}`,
+      );
     }
   }
 
@@ -92,34 +122,62 @@ export function check(evidence: Evidence): Verdict {
     for (const seen of shownOutcomes(attempt)) {
       if (seen.kind === "paid") {
         const pi = seen.paymentIntentId ? intentById.get(seen.paymentIntentId) : undefined;
-        if (!pi || !standing(pi)) add("shopper_saw_the_truth", attempt.id, `shown ${seen.how} paid with ${seen.paymentIntentId ?? "no PaymentIntent"}, which is ${pi ? (fullyRefunded(pi) ? "refunded" : pi.status) : "not in the ledger"}`);
-        else if (attemptOf.get(pi.id) !== attempt.id) add("shopper_saw_the_truth", attempt.id, `shown ${seen.how} paid with ${pi.id}, which belongs to attempt ${attemptOf.get(pi.id) ?? "none"}`);
-        else if (seen.amountCents !== undefined && seen.amountCents !== pi.amount) add("shopper_saw_the_truth", attempt.id, `shown ${seen.amountCents} paid, ${pi.id} charged ${pi.amount}`);
+        if (!pi || !standing(pi))
+          add(
+            "shopper_saw_the_truth",
+            attempt.id,
+            `shown ${seen.how} paid with ${seen.paymentIntentId ?? "no PaymentIntent"}, which is ${pi ? (fullyRefunded(pi) ? "refunded" : pi.status) : "not in the ledger"}`,
+          );
+        else if (attemptOf.get(pi.id) !== attempt.id)
+          add(
+            "shopper_saw_the_truth",
+            attempt.id,
+            `shown ${seen.how} paid with ${pi.id}, which belongs to attempt ${attemptOf.get(pi.id) ?? "none"}`,
+          );
+        else if (seen.amountCents !== undefined && seen.amountCents !== pi.amount)
+          add("shopper_saw_the_truth", attempt.id, `shown ${seen.amountCents} paid, ${pi.id} charged ${pi.amount}`);
       } else {
         const stands = charges.filter(standing);
-        if (stands.length > 0) add("shopper_saw_the_truth", attempt.id, `shown ${seen.how} ${seen.code} but ${stands.map((c) => c.id).join(", ")} succeeded and stands`);
+        if (stands.length > 0)
+          add(
+            "shopper_saw_the_truth",
+            attempt.id,
+            `shown ${seen.how} ${seen.code} but ${stands.map((c) => c.id).join(", ")} succeeded and stands`,
+          );
       }
     }
   }
 
   // 4. No attempt left in_progress (owned or released) and no order left pending after convergence.
   for (const key of keys) {
-    if (key.status === "in_progress") add("nothing_left_in_progress", key.key, `idempotency record still in_progress (${key.lockToken ? "owned" : "unowned"})`);
+    if (key.status === "in_progress")
+      add(
+        "nothing_left_in_progress",
+        key.key,
+        `idempotency record still in_progress (${key.lockToken ? "owned" : "unowned"})`,
+      );
   }
   for (const order of orders) {
-    if (order.status === "pending") add("nothing_left_in_progress", order.attemptKey ?? order.id, `order ${order.id} still pending${order.paymentIntentId ? ` with ${order.paymentIntentId}` : ""}`);
+    if (order.status === "pending")
+      add(
+        "nothing_left_in_progress",
+        order.attemptKey ?? order.id,
+        `order ${order.id} still pending${order.paymentIntentId ? ` with ${order.paymentIntentId}` : ""}`,
+      );
   }
 
   // 5. Every webhook event processed exactly once.
   const notApplicable: Verdict["notApplicable"] = {};
   if (evidence.events === null || evidence.inbox === null) {
-    notApplicable.webhook_events_once = evidence.events === null ? "the provider has no event log" : "the app has no webhook inbox";
+    notApplicable.webhook_events_once =
+      evidence.events === null ? "the provider has no event log" : "the app has no webhook inbox";
   } else {
     const inbox = new Map(evidence.inbox.map((e) => [e.eventId, e]));
     for (const event of evidence.events) {
       const row = inbox.get(event.id);
       if (!row) add("webhook_events_once", event.id, `${event.type} never stored by the app`);
-      else if (!row.processed || row.processedCount !== 1) add("webhook_events_once", event.id, `${event.type} processed ${row.processed ? row.processedCount : 0} times`);
+      else if (!row.processed || row.processedCount !== 1)
+        add("webhook_events_once", event.id, `${event.type} processed ${row.processed ? row.processedCount : 0} times`);
     }
   }
 
@@ -127,8 +185,18 @@ export function check(evidence: Evidence): Verdict {
   for (const order of orders) {
     if (order.status !== "paid") continue;
     const pi = order.paymentIntentId ? intentById.get(order.paymentIntentId) : undefined;
-    if (!pi || !standing(pi)) add("no_paid_order_without_charge", order.attemptKey ?? order.id, `order ${order.id} paid, its PaymentIntent ${order.paymentIntentId ?? "(none)"} is ${pi ? (fullyRefunded(pi) ? "refunded" : pi.status) : "not in the ledger"}`);
-    else if (pi.amount !== order.amountCents) add("no_paid_order_without_charge", order.attemptKey ?? order.id, `order ${order.id} of ${order.amountCents} paid by ${pi.id} of ${pi.amount}`);
+    if (!pi || !standing(pi))
+      add(
+        "no_paid_order_without_charge",
+        order.attemptKey ?? order.id,
+        `order ${order.id} paid, its PaymentIntent ${order.paymentIntentId ?? "(none)"} is ${pi ? (fullyRefunded(pi) ? "refunded" : pi.status) : "not in the ledger"}`,
+      );
+    else if (pi.amount !== order.amountCents)
+      add(
+        "no_paid_order_without_charge",
+        order.attemptKey ?? order.id,
+        `order ${order.id} of ${order.amountCents} paid by ${pi.id} of ${pi.amount}`,
+      );
   }
 
   const counts = Object.fromEntries(Object.keys(INVARIANTS).map((k) => [k, 0])) as Record<Invariant, number>;
@@ -181,7 +249,8 @@ export interface ShownOutcome {
 export function shownOutcomes(attempt: AttemptLog): ShownOutcome[] {
   const shown: ShownOutcome[] = [];
   for (const answer of attempt.answers) {
-    const direct = answer.method === "POST" ? { status: answer.status, body: answer.body } : storedResponse(answer.body);
+    const direct =
+      answer.method === "POST" ? { status: answer.status, body: answer.body } : storedResponse(answer.body);
     if (!direct) continue;
     const how = `${answer.method} ${answer.path.split("?")[0]} → ${direct.status}`;
     const body = (direct.body ?? {}) as Record<string, unknown>;
