@@ -91,7 +91,11 @@ export function observability(): Observability {
 /** Logs one event and counts it. */
 export function observe(event: string, fields: Fields = {}): void {
   const o = observability();
-  o.logger.info({ event, ...fields });
+  // A duplicate of a running attempt is routine and comes by the hundred in a
+  // storm: counted like everything else, but logged at debug, so answering it
+  // costs no more than a catalogue read.
+  const routine = (event === "claim" && fields.decision === "in_progress") || (event === "response" && fields.status === 409);
+  o.logger[routine ? "debug" : "info"]({ event, ...fields });
   switch (event) {
     case "claim":
       o.claims.inc({ decision: String(fields.retaken ? "retake" : fields.decision) });
