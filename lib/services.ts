@@ -6,6 +6,7 @@ import { db } from "./db";
 import { env, type Env } from "./env";
 import type { PrismaClient } from "./generated/prisma/client";
 import { IdempotencyEngine } from "./idempotency/engine";
+import { worstCaseStripeCallMs } from "./payments/limits";
 import { stripe } from "./payments/stripe";
 import type { WebhookDeps } from "./webhooks/deps";
 
@@ -18,6 +19,8 @@ export function createCheckoutDeps(config: Env, prisma: PrismaClient, stripeClie
       inProgressTtlMs: config.IDEMPOTENCY_IN_PROGRESS_TTL_MS,
       retentionHours: config.IDEMPOTENCY_RETENTION_HOURS,
       attemptDeadlineMs: config.PAYMENT_ATTEMPT_DEADLINE_MS,
+      // A lock younger than this outlives the next provider call: checked, not rewritten.
+      renewAfterMs: config.IDEMPOTENCY_IN_PROGRESS_TTL_MS - worstCaseStripeCallMs(config.STRIPE_TIMEOUT_MS, config.STRIPE_MAX_NETWORK_RETRIES),
     }),
     // The first public origin (APP_ORIGIN); without one, this host as the demo and tests reach it.
     appOrigin: config.appOrigins[0] ?? `http://localhost:${config.PORT}`,

@@ -35,9 +35,9 @@ export async function createOrder(
     lines: PricedLine[];
   },
 ): Promise<PendingOrder | null> {
-  const owner = input.owner ? heldBy(input.owner) : Prisma.sql`select null::uuid as id`;
+  const owner = input.owner ? heldBy(input.owner) : Prisma.sql`owner as (select null::uuid as id)`;
   const rows = await prisma.$queryRaw<PendingOrder[]>`
-    with owner as (${owner}),
+    with ${owner},
     customer as (
       insert into customers (id) select ${input.customerId}::uuid from owner
       on conflict (id) do nothing
@@ -83,7 +83,7 @@ export function findAttemptOrder(prisma: PrismaClient, idempotencyKeyId: string)
  */
 export async function recordPaymentIntent(prisma: PrismaClient, owner: Ownership, orderId: string, paymentIntentId: string): Promise<boolean> {
   const rows = await prisma.$queryRaw<Array<{ held: number }>>`
-    with owner as (${heldBy(owner)}),
+    with ${heldBy(owner)},
     recorded as (
       update orders set payment_intent_id = ${paymentIntentId}, updated_at = now()
        where id = ${orderId}::uuid and payment_intent_id is null and exists (select 1 from owner)

@@ -235,3 +235,32 @@ describe("reconciliation order", () => {
     expect(row.nextAttemptAt!.getTime() - Date.now()).toBeGreaterThan(5_000);
   });
 });
+
+describe("lock renewal with a threshold", () => {
+  const lockedAt = async (o: Ownership) => (await prisma.idempotencyKey.findUniqueOrThrow({ where: { id: o.recordId } })).lockedAt!.getTime();
+  const withThreshold = (renewAfterMs: number) =>
+    new IdempotencyEngine(prisma, { inProgressTtlMs: 60_000, retentionHours: 24, attemptDeadlineMs: 1_800_000, renewAfterMs });
+
+  it("only checks (and locks) a lock younger than the threshold, and rewrites an older one", async () => {
+    const e = withThreshold(300);
+    const s = scope();
+    const o = owner(await e.claim(s, HASH));
+    expect(o.renewAfterMs).toBe(300);
+    const claimedAt = await lockedAt(o);
+    expect(await e.refresh(o)).toBe(true);
+    expect(await lockedAt(o)).toBe(claimedAt); // young: held, not rewritten
+    await sleep(400);
+    expect(await e.refresh(o)).toBe(true);
+    expect(await lockedAt(o)).toBeGreaterThan(claimedAt); // old: renewed
+  });
+
+  it("answers false to a fenced-out owner whether its lock would be young or old", async () => {
+    const e = withThreshold(300);
+    const s = scope();
+    const o = owner(await e.claim(s, HASH));
+    await e.finish(o, { status: "completed", response: ok });
+    expect(await e.refresh(o)).toBe(false);
+    await sleep(400);
+    expect(await e.refresh(o)).toBe(false);
+  });
+});

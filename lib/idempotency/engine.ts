@@ -21,6 +21,12 @@ export interface IdempotencyOptions {
   retentionHours: number;
   /** After this an attempt is settled for good: nothing new is started for it. */
   attemptDeadlineMs: number;
+  /**
+   * An owner's lock is rewritten (renewed) by its writes only once it is older
+   * than this; default 0, always. The app sets the TTL less the Stripe
+   * client's worst-case call: a younger lock outlives the next call anyway.
+   */
+  renewAfterMs?: number;
 }
 
 /** The reconciler's backoff for an attempt whose outcome stays unknown: 10 s, 20 s, … up to 10 minutes. */
@@ -65,7 +71,7 @@ export class IdempotencyEngine {
     const lockToken = randomUUID();
     const row = await this.insertOrRead(scope, requestHash, lockToken);
     if (row.inserted) {
-      return { kind: "claimed", owner: { recordId: row.id, lockToken, attempt: 1, retaken: false, pastDeadline: false } };
+      return { kind: "claimed", owner: { recordId: row.id, lockToken, attempt: 1, retaken: false, pastDeadline: false, renewAfterMs: this.renewAfterMs } };
     }
     if (row.request_hash !== requestHash) return { kind: "mismatch" };
     const answer = answerFor(row);
@@ -122,7 +128,9 @@ export class IdempotencyEngine {
          and (locked_at is null or locked_at < now() - ${this.options.inProgressTtlMs} * interval '1 millisecond')
       returning attempts, created_at < now() - ${this.options.attemptDeadlineMs} * interval '1 millisecond' as past_deadline`;
     const row = won[0];
-    return row ? { recordId, lockToken, attempt: Number(row.attempts), retaken: true, pastDeadline: row.past_deadline } : null;
+    return row
+      ? { recordId, lockToken, attempt: Number(row.attempts), retaken: true, pastDeadline: row.past_deadline, renewAfterMs: this.renewAfterMs }
+      : null;
   }
 
   /**
@@ -235,7 +243,11 @@ export class IdempotencyEngine {
 
   /** Renews the owner's lock before another provider call (the TTL bounds one call). False once fenced out. */
   async refresh(owner: Ownership): Promise<boolean> {
-    return (await this.prisma.$queryRaw<unknown[]>(heldBy(owner))).length === 1;
+    return (await this.prisma.$queryRaw<unknown[]>`with ${heldBy(owner)} select id from owner`).length === 1;
+  }
+
+  private get renewAfterMs(): number {
+    return this.options.renewAfterMs ?? 0;
   }
 
   /** The state of one attempt (`GET /api/checkout/{key}`, a return from 3-D Secure). */
@@ -254,17 +266,21 @@ export class IdempotencyEngine {
 }
 
 /**
- * The claim's record while `owner` holds it, its lock renewed (the owner is
- * about to call the provider again) and the row locked until the statement
- * ends, so it cannot be retaken meanwhile; no row once the owner is fenced
- * out. Writes made between claim and outcome select from it (as a WITH
- * clause) to land only while the claim is theirs.
+ * WITH clauses ending in `owner`: the claim's record while `owner` holds it,
+ * locked until the statement ends so it cannot be retaken meanwhile, and its
+ * lock renewed when it is older than `owner.renewAfterMs` (the owner is about
+ * to call the provider again); no row once the owner is fenced out. Writes
+ * made between claim and outcome select from `owner` to land only while the
+ * claim is theirs. Two complementary clauses, because a data-modifying one
+ * cannot be nested: exactly one of them sees the row.
  */
 export function heldBy(owner: Ownership): Prisma.Sql {
+  const mine = Prisma.sql`id = ${owner.recordId}::uuid and lock_token = ${owner.lockToken}::uuid and status = 'in_progress'`;
+  const old = Prisma.sql`locked_at < now() - ${owner.renewAfterMs} * interval '1 millisecond'`;
   return Prisma.sql`
-    update idempotency_keys set locked_at = now()
-     where id = ${owner.recordId}::uuid and lock_token = ${owner.lockToken}::uuid and status = 'in_progress'
-    returning id`;
+    renewed as (update idempotency_keys set locked_at = now() where ${mine} and ${old} returning id),
+    kept as (select id from idempotency_keys where ${mine} and not (${old}) for update),
+    owner as (select id from renewed union all select id from kept)`;
 }
 
 /** A stored answer to give without doing anything: a finished record, or one waiting for the shopper. */

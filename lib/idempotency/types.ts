@@ -27,6 +27,12 @@ export interface Ownership {
   retaken: boolean;
   /** The attempt is older than its deadline: settle it for good, never start anything new. */
   pastDeadline: boolean;
+  /**
+   * A write of this owner renews its lock once the lock is older than this
+   * (the TTL less the longest provider call), so a lock young enough to
+   * outlive the next call is only checked and locked, not rewritten.
+   */
+  renewAfterMs: number;
 }
 
 /**
