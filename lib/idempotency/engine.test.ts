@@ -264,3 +264,17 @@ describe("lock renewal with a threshold", () => {
     expect(await e.refresh(o)).toBe(false);
   });
 });
+
+describe("releasing an attempt that waits for the shopper", () => {
+  it("never brings its reconciliation forward: a transient failure while settling it keeps the action timeout", async () => {
+    const e = engine(50);
+    const s = scope();
+    const first = owner(await e.claim(s, HASH));
+    await e.park(first, { statusCode: 202, body: JSON.stringify({ status: "requires_action" }), headers: {} }, 60_000);
+    const returning = await e.takeOver({ recordId: first.recordId });
+    expect(await e.release(returning!, "backoff")).toBe(true); // e.g. a webhook met a 503 while retrieving the intent
+    const row = await prisma.idempotencyKey.findUniqueOrThrow({ where: { id: first.recordId } });
+    expect(row.nextAttemptAt!.getTime() - Date.now()).toBeGreaterThan(50_000);
+    expect(await e.claim(s, HASH)).toMatchObject({ kind: "replay", status: "in_progress", response: { statusCode: 202 } });
+  });
+});

@@ -216,7 +216,10 @@ export class IdempotencyEngine {
         : Prisma.sql`now() + least(${RECONCILE_BACKOFF_BASE_MS} * power(2, reconcile_tries), ${RECONCILE_BACKOFF_MAX_MS}) * interval '1 millisecond'`;
     const updated = await this.prisma.$executeRaw`
       update idempotency_keys
-         set lock_token = null, locked_at = null, next_attempt_at = ${nextAttempt},
+         set lock_token = null, locked_at = null,
+             -- an attempt waiting for the shopper keeps at least its action timeout
+             next_attempt_at = case when response_status is null then ${nextAttempt}
+                                    else greatest(next_attempt_at, ${nextAttempt}) end,
              reconcile_tries = reconcile_tries + ${next === "backoff" ? 1 : 0}
        where id = ${owner.recordId}::uuid and lock_token = ${owner.lockToken}::uuid and status = 'in_progress'`;
     return updated === 1;
