@@ -5,6 +5,7 @@ import { createPrismaClient } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
 import { provisionDatabase } from "@/lib/db/provision";
 import { parseEnv } from "@/lib/env";
+import { isAlive } from "@/lib/is-alive";
 import { buildApp } from "@/scripts/lib/stack";
 import { TEST_DIST_DIR, testEnvironment } from "./constants";
 
@@ -59,14 +60,6 @@ async function dropDatabasesOfDeadRuns(adminUrl: string): Promise<void> {
   }
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 declare module "vitest" {
   export interface ProvidedContext {

@@ -5,6 +5,7 @@ import { mkdir } from "node:fs/promises";
 import { userInfo } from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { isAlive } from "../is-alive";
 
 /**
  * The embedded PostgreSQL that `npm run demo` and `npm test` use when
@@ -137,14 +138,6 @@ async function findRunningServer(databaseDir: string): Promise<EmbeddedServer | 
   return { adminUrl: urlFor(port), port, owned: false, stop: async () => undefined };
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 function keepTail(lines: string[], line: string): void {
   lines.push(line.endsWith("\n") ? line : line + "\n");

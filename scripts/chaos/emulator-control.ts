@@ -1,3 +1,5 @@
+import { sleep } from "@/lib/sleep";
+
 /** The emulator's `/_emulator/*` controls, as the soak uses them. */
 export type Stats = Record<string, number>;
 export type Snapshot = Record<string, unknown> & { stats: Stats };
@@ -5,22 +7,13 @@ export type Snapshot = Record<string, unknown> & { stats: Stats };
 export class EmulatorControl {
   constructor(readonly url: string) {}
 
-  async faults(patch: Record<string, unknown>): Promise<Snapshot> {
-    const response = await fetch(`${this.url}/_emulator/faults`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(patch),
-    });
-    const body = (await response.json()) as Snapshot;
-    if (!response.ok)
-      throw new Error(
-        `POST /_emulator/faults ${JSON.stringify(patch)} answered ${response.status}: ${JSON.stringify(body)}`,
-      );
-    return body;
+  /** POST /_emulator/faults: provider faults (merged). */
+  faults(patch: Record<string, unknown>): Promise<Snapshot> {
+    return this.post("/_emulator/faults", patch);
   }
 
-  async snapshot(): Promise<Snapshot> {
-    return (await (await fetch(`${this.url}/_emulator/faults`)).json()) as Snapshot;
+  snapshot(): Promise<Snapshot> {
+    return this.get("/_emulator/faults");
   }
 
   async stat(name: string): Promise<number> {
@@ -28,23 +21,27 @@ export class EmulatorControl {
   }
 
   /** POST /_emulator/webhooks: delivery settings and webhook faults (merged). */
-  async webhooks(patch: Record<string, unknown>): Promise<Snapshot> {
-    const response = await fetch(`${this.url}/_emulator/webhooks`, {
+  webhooks(patch: Record<string, unknown>): Promise<Snapshot> {
+    return this.post("/_emulator/webhooks", patch);
+  }
+
+  async webhookStat(name: string): Promise<number> {
+    return (await this.get("/_emulator/webhooks")).stats[name] ?? 0;
+  }
+
+  private async get(path: string): Promise<Snapshot> {
+    return (await (await fetch(`${this.url}${path}`)).json()) as Snapshot;
+  }
+
+  private async post(path: string, patch: Record<string, unknown>): Promise<Snapshot> {
+    const response = await fetch(`${this.url}${path}`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify(patch),
     });
     const body = (await response.json()) as Snapshot;
-    if (!response.ok)
-      throw new Error(
-        `POST /_emulator/webhooks ${JSON.stringify(patch)} answered ${response.status}: ${JSON.stringify(body)}`,
-      );
+    if (!response.ok) throw new Error(`POST ${path} ${JSON.stringify(patch)} answered ${response.status}: ${JSON.stringify(body)}`);
     return body;
-  }
-
-  async webhookStat(name: string): Promise<number> {
-    const view = (await (await fetch(`${this.url}/_emulator/webhooks`)).json()) as Snapshot;
-    return view.stats[name] ?? 0;
   }
 }
 
@@ -54,6 +51,6 @@ export async function within(ms: number, check: () => Promise<boolean> | boolean
   for (;;) {
     if (await check()) return true;
     if (Date.now() > deadline) return false;
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
   }
 }

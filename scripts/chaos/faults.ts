@@ -1,4 +1,5 @@
 import type { Capabilities } from "./capabilities";
+import { isAlive } from "@/lib/is-alive";
 import type { Cluster, Instance } from "./cluster";
 import { within, type EmulatorControl } from "./emulator-control";
 import type { Random } from "./random";
@@ -243,11 +244,3 @@ export function enabledFaults(caps: Capabilities): FaultKind[] {
   return FAULT_KINDS.filter((kind) => kind.disabled(caps) === null);
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
