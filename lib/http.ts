@@ -68,6 +68,8 @@ export async function readTextBody(request: Request, limit: number): Promise<Bod
   });
   const declared = Number(request.headers.get("content-length") ?? NaN);
   if (declared > limit) return tooLarge();
+  // A declared length frames the body (Node's parser reads no more), so it can be read whole.
+  if (declared >= 0) return { ok: true, value: Buffer.from(await request.arrayBuffer()).toString("utf8") };
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = request.body?.getReader();

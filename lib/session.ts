@@ -1,5 +1,5 @@
 import "server-only";
-import { getIronSession, type SessionOptions } from "iron-session";
+import { getIronSession, unsealData, type SessionOptions } from "iron-session";
 import { cookies } from "next/headers";
 import type { PrismaClient } from "./generated/prisma/client";
 import { ConfigError, env } from "./env";
@@ -44,7 +44,7 @@ const isHttps = (request: Request) =>
   new URL(request.url).protocol === "https:" ||
   request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() === "https";
 
-/** iron-session throws on some malformed seals instead of returning an empty session: such a cookie is dropped. */
+/** For writing the session. iron-session throws on some malformed seals instead of returning an empty session: such a cookie is dropped. */
 async function readSession(request: Request) {
   const store = await cookies();
   try {
@@ -58,8 +58,62 @@ async function readSession(request: Request) {
 
 /** The signed-in customer, or null for a missing, expired or forged cookie. */
 export async function currentCustomerId(request: Request): Promise<string | null> {
-  const session = await readSession(request);
-  return typeof session.customerId === "string" ? session.customerId : null;
+  const seal = sessionCookieOf(request.headers.get("cookie"));
+  if (!seal) return null;
+  const now = Date.now();
+  const known = unsealed.get(seal);
+  if (known && known.until > now) return known.customerId;
+  let data: SessionData;
+  try {
+    data = await unsealData<SessionData>(seal, { password: options(false).password, ttl: SESSION_TTL_SECONDS });
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    return null; // iron-session throws on some malformed seals instead of returning an empty session
+  }
+  if (typeof data.customerId !== "string") return null;
+  remember(seal, data.customerId, now);
+  return data.customerId;
+}
+
+/**
+ * Sessions already unsealed, by their exact sealed value. Unsealing derives
+ * two keys with PBKDF2 and costs a third of a duplicate checkout's CPU
+ * (docs/performance.md); a shopper's retries, polls and duplicates send the
+ * same seal again and again. Only a seal that passed its HMAC is kept, for a
+ * minute at most and never past the seal's own expiry, so a hit answers what
+ * unsealing again would answer. Bounded: the oldest entry goes first.
+ */
+const unsealed = new Map<string, { customerId: string; until: number }>();
+const UNSEALED_FOR_MS = 60_000;
+const UNSEALED_MAX = 10_000;
+
+function remember(seal: string, customerId: string, now: number): void {
+  // Fe26.2*id*salt*iv*ciphertext*expiration*hmacSalt*hmac~2: the expiry (ms) is covered by the HMAC just checked.
+  const expiration = Number(seal.split("*")[5] || Infinity);
+  const until = Math.min(now + UNSEALED_FOR_MS, expiration);
+  if (!(until > now)) return;
+  unsealed.delete(seal);
+  if (unsealed.size >= UNSEALED_MAX) unsealed.delete(unsealed.keys().next().value!);
+  unsealed.set(seal, { customerId, until });
+}
+
+/**
+ * The session cookie's value from a Cookie header, parsed as Next's cookie
+ * store parses it (which `startSession` reads): the last decodable value of
+ * that name wins.
+ */
+export function sessionCookieOf(header: string | null): string | null {
+  let seal: string | null = null;
+  for (const pair of header?.split(/; */) ?? []) {
+    const at = pair.indexOf("=");
+    if (at < 0 || pair.slice(0, at) !== COOKIE_NAME) continue;
+    try {
+      seal = decodeURIComponent(pair.slice(at + 1));
+    } catch {
+      // skipped, as Next skips it
+    }
+  }
+  return seal || null;
 }
 
 /** Returns the session's customer, creating the customer and the cookie when absent. */

@@ -1,0 +1,73 @@
+import { sealData } from "iron-session";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { currentCustomerId, sessionCookieOf } from "./session";
+
+const SECRET = "s".repeat(32) + "-session-test";
+
+beforeAll(() => {
+  process.env.SESSION_SECRET = SECRET;
+});
+let spy: ReturnType<typeof vi.spyOn> | undefined;
+afterEach(() => spy?.mockRestore());
+
+const request = (cookie: string) => new Request("http://shop.test/api/checkout", { headers: { cookie } });
+const sealFor = (customerId: string, ttl = 3600) => sealData({ customerId }, { password: SECRET, ttl });
+/** Counts key derivations: iron-session derives its keys with WebCrypto's PBKDF2 on every unseal. */
+const derivations = () => (spy = vi.spyOn(globalThis.crypto.subtle, "deriveBits"));
+
+describe("sessionCookieOf", () => {
+  it.each([
+    ["the only cookie", "checkout_session=abc", "abc"],
+    ["among others", "theme=dark; checkout_session=abc; lang=en", "abc"],
+    ["URI-decoded", "checkout_session=a%2Ab", "a*b"],
+    ["the last of two, as Next's cookie store reads it", "checkout_session=first; checkout_session=second", "second"],
+    ["an undecodable value skipped", "checkout_session=first; checkout_session=%E0%A4%A", "first"],
+    ["a prefix of the name is another cookie", "xcheckout_session=abc", null],
+    ["empty", "checkout_session=", null],
+    ["no header", null, null],
+  ])("%s", (_, header, expected) => {
+    expect(sessionCookieOf(header)).toBe(expected);
+  });
+});
+
+describe("currentCustomerId", () => {
+  it("unseals a seal once, then answers the same seal without deriving keys again", async () => {
+    const seal = await sealFor("cus_cached");
+    derivations();
+    expect(await currentCustomerId(request(`checkout_session=${seal}`))).toBe("cus_cached");
+    const first = spy!.mock.calls.length;
+    expect(first).toBeGreaterThan(0);
+    expect(await currentCustomerId(request(`checkout_session=${seal}`))).toBe("cus_cached");
+    expect(spy!.mock.calls.length).toBe(first);
+  });
+
+  it("never keeps a seal that failed its check: each forged copy is checked again and refused", async () => {
+    const seal = await sealFor("cus_real");
+    const forged = seal.slice(0, -8) + (seal.endsWith("AAAAAAAA") ? "BBBBBBBB" : "AAAAAAAA");
+    derivations();
+    expect(await currentCustomerId(request(`checkout_session=${forged}`))).toBeNull();
+    const first = spy!.mock.calls.length;
+    expect(first).toBeGreaterThan(0);
+    expect(await currentCustomerId(request(`checkout_session=${forged}`))).toBeNull();
+    expect(spy!.mock.calls.length).toBe(2 * first);
+  });
+
+  it("keeps a seal no longer than its own expiry", async () => {
+    const seal = await sealFor("cus_short", 1);
+    derivations();
+    expect(await currentCustomerId(request(`checkout_session=${seal}`))).toBe("cus_short");
+    const first = spy!.mock.calls.length;
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    // Past the seal's expiry the cache no longer answers: the seal is unsealed (and judged by iron) again.
+    await currentCustomerId(request(`checkout_session=${seal}`));
+    expect(spy!.mock.calls.length).toBe(2 * first);
+  });
+
+  it.each([
+    ["no cookie", ""],
+    ["a made-up value", "checkout_session=Fe26.2**0123456789abcdef*forged*customer"],
+    ["a non-numeric expiry", "checkout_session=Fe26.2*1*a*b*c*tomorrow*e*f"],
+  ])("null for %s", async (_, cookie) => {
+    expect(await currentCustomerId(request(cookie))).toBeNull();
+  });
+});
