@@ -19,6 +19,7 @@ interface Observability {
   cleanupDeleted: Counter;
   webhookEvents: Counter<"stage" | "type">;
   lateSuccessRefunds: Counter;
+  strayIntents: Counter<"action">;
 }
 
 /** Hears every event after it is logged and counted (the lab's timeline subscribes; see lib/lab/server/attach.ts). */
@@ -80,6 +81,11 @@ function create(): Observability {
       "Payments that succeeded after their attempt was recorded as failed, refunded automatically",
       [],
     ),
+    strayIntents: counter(
+      "checkout_stray_intents_total",
+      "PaymentIntents for an order already paid by another intent, undone (refunded or canceled)",
+      ["action"],
+    ),
   };
 }
 
@@ -117,6 +123,9 @@ export function observe(event: string, fields: Fields = {}): void {
       break;
     case "late_success_refund":
       o.lateSuccessRefunds.inc();
+      break;
+    case "stray_intent":
+      o.strayIntents.inc({ action: String(fields.action) });
       break;
   }
   for (const listener of hooks().listeners) {

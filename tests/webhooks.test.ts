@@ -187,6 +187,53 @@ describe("Stripe webhooks", () => {
     expect((await shopper.checkout(key, cart("pm_card_chargeDeclined"))).status).toBe(402);
   });
 
+  it("a second intent for an order already paid is undone: refunded once if it succeeded, cancelled if still open; the order keeps its payment", async () => {
+    const shopper = await h.shopper();
+    const key = newKey();
+    const paid = await shopper.checkout(key, cart());
+    expect(paid.status).toBe(201);
+    const [order] = await h.db.ordersOf(shopper.customerId!);
+    const recorded = order!.payment_intent_id!;
+    const before = await scrape(h.url);
+
+    // Intents the shop never made for this order (the Dashboard, a script, a bug), carrying its id.
+    const stripe = createStripeClient({ secretKey: "sk_test_emulator", apiBase: h.app.emulator.url });
+    const metadata = { orderId: order!.id, customerId: shopper.customerId!, idempotencyKey: key };
+    const charged = await stripe.paymentIntents.create({
+      amount: order!.amount_cents, currency: "usd", payment_method: "pm_card_visa", confirm: true, metadata,
+    });
+    expect(charged.status).toBe("succeeded");
+    const open = await stripe.paymentIntents.create({ amount: order!.amount_cents, currency: "usd", payment_method: "pm_card_visa", metadata });
+    expect(open.status).toBe("requires_confirmation");
+    expect((await h.emulator.stats()).charges).toBe(2); // the injected double charge happened
+
+    const succeeded = stripeEvent("payment_intent.succeeded", charged);
+    await Promise.all([deliver(h.url, succeeded), deliver(h.url, succeeded)]);
+    expect(await processed(succeeded.id)).toMatchObject({ outcome: "stray_refunded", attempts: 1 });
+    const again = stripeEvent("payment_intent.succeeded", charged); // another event about it: the refund's key replays
+    await deliver(h.url, again);
+    expect(await processed(again.id)).toMatchObject({ outcome: "stray_refunded" });
+    const created = stripeEvent("payment_intent.created", open);
+    await deliver(h.url, created);
+    expect(await processed(created.id)).toMatchObject({ outcome: "stray_canceled" });
+
+    const webhooks = new EmulatorWebhooks(h.app.emulator.url);
+    expect(await webhooks.refunds(charged.id)).toEqual([expect.objectContaining({ amount: charged.amount, status: "succeeded" })]);
+    expect(await webhooks.refunds(recorded)).toEqual([]);
+    expect((await h.emulator.stats()).refunds).toBe(1);
+    expect((await stripe.paymentIntents.retrieve(open.id)).status).toBe("canceled");
+    // The refund's own news is about the stray, not about the order.
+    const refunded = stripeEvent("charge.refunded", { id: "ch_stray", object: "charge", payment_intent: charged.id, refunded: true });
+    await deliver(h.url, refunded);
+    expect(await processed(refunded.id)).toMatchObject({ outcome: "stray_refund" });
+
+    expect(await h.db.order(order!.id)).toMatchObject({ status: "paid", payment_intent_id: recorded, refunded_at: null, refund_id: null });
+    const after = await scrape(h.url);
+    expect(delta(before, after, 'checkout_stray_intents_total{action="refunded"}')).toBe(2); // once per event; one refund at Stripe
+    expect(delta(before, after, 'checkout_stray_intents_total{action="canceled"}')).toBe(1);
+    expect((await shopper.checkout(key, cart())).body).toMatchObject({ orderId: order!.id, paymentIntentId: recorded });
+  });
+
   it("an event about an intent Stripe does not know (another environment's) is acknowledged and set aside", async () => {
     const event = stripeEvent("payment_intent.succeeded", {
       id: "pi_elsewhere0123456789",

@@ -6,6 +6,7 @@ import { findPaymentAttempt, isOurs, type PaymentAttempt } from "./attempt";
 import type { WebhookDeps } from "./deps";
 import { backoffMs, claimDueEvents, markProcessed, retryLater, type InboxEvent } from "./inbox";
 import { refundLateSuccess } from "./late-success";
+import { undoStrayIntent } from "./stray-intent";
 
 /**
  * Processing the inbox (SPEC section 8). Delivery is at least once and in no
@@ -101,12 +102,8 @@ async function onPaymentIntent(deps: WebhookDeps, paymentIntentId: string): Prom
   }
   const { order, record } = attempt;
   if (order.paymentIntentId !== null && order.paymentIntentId !== intent.id) {
-    deps.log?.("webhook_intent_mismatch", {
-      orderId: order.id,
-      recorded: order.paymentIntentId,
-      paymentIntentId: intent.id,
-    });
-    return { done: "ignored_other_intent" };
+    const undone = await undoStrayIntent(deps, { id: order.id, paymentIntentId: order.paymentIntentId }, intent);
+    return typeof undone === "string" ? { done: undone } : undone;
   }
   const status =
     record?.status ?? (order.status === "paid" ? "completed" : order.status === "failed" ? "failed" : null);
@@ -185,7 +182,11 @@ async function onRefund(deps: WebhookDeps, paymentIntentId: string): Promise<Ver
   const order = await deps.prisma.order.findUnique({ where: { paymentIntentId }, select: { id: true } });
   if (!order) {
     const intent = await retrieve(deps, paymentIntentId);
-    return intent && isOurs(intent) ? { later: `no order with ${intent.id} yet` } : { done: "ignored" };
+    if (!intent || !isOurs(intent)) return { done: "ignored" };
+    // The refund of a stray intent (see stray-intent.ts): its order was paid by another, and keeps that payment.
+    const attempt = await findPaymentAttempt(deps.prisma, intent);
+    if (attempt?.order.paymentIntentId) return { done: "stray_refund" };
+    return { later: `no order with ${intent.id} yet` };
   }
   const refunds = await deps.stripe.refunds.list({ payment_intent: paymentIntentId, limit: 1 });
   const refund = refunds.data.find((r) => r.status !== "failed" && r.status !== "canceled");
