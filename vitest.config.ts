@@ -6,7 +6,10 @@ export default defineConfig({
     alias: [
       { find: /^@\//, replacement: fileURLToPath(new URL("./", import.meta.url)) },
       // Server modules are marked `import "server-only"`; tests run them outside Next (see scripts/lib/allow-server-only.mjs).
-      { find: /^server-only$/, replacement: fileURLToPath(new URL("./node_modules/server-only/empty.js", import.meta.url)) },
+      {
+        find: /^server-only$/,
+        replacement: fileURLToPath(new URL("./node_modules/server-only/empty.js", import.meta.url)),
+      },
     ],
   },
   test: {

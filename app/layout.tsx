@@ -17,7 +17,9 @@ export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="en">
       <body>
-        <a href="#content" className="skip-link">Skip to content</a>
+        <a href="#content" className="skip-link">
+          Skip to content
+        </a>
         <Providers>
           <header className="site-header">
             <Link href="/" className="brand">

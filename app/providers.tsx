@@ -5,8 +5,6 @@ import { useState, type ReactNode } from "react";
 
 /** One QueryClient per browser tab (TanStack Query's Next.js pattern). */
 export function Providers({ children }: { children: ReactNode }) {
-  const [client] = useState(
-    () => new QueryClient({ defaultOptions: { queries: { staleTime: 30_000, retry: 1 } } }),
-  );
+  const [client] = useState(() => new QueryClient({ defaultOptions: { queries: { staleTime: 30_000, retry: 1 } } }));
   return <QueryClientProvider client={client}>{children}</QueryClientProvider>;
 }

@@ -23,7 +23,10 @@ const SCENARIOS: Scenario[] = [storm, duplicates, fresh, replays, engine, roundT
 const RESULTS_FILE = new URL("./results.json", import.meta.url);
 
 async function main(): Promise<void> {
-  const options = parseOptions(process.argv.slice(2), SCENARIOS.map((s) => s.name));
+  const options = parseOptions(
+    process.argv.slice(2),
+    SCENARIOS.map((s) => s.name),
+  );
   const sizes = SIZES[options.mode];
   const log = (line: string) => console.log(`[bench] ${line}`);
   const started = performance.now();
@@ -38,7 +41,14 @@ async function main(): Promise<void> {
   }
   try {
     const cpu = cpuMeters(stack.appPid, stack.postmasterPid);
-    const ctx = { sizes, appUrl: stack.appUrl, emulatorUrl: stack.emulatorUrl, databaseUrl: stack.databaseUrl, cpu, log };
+    const ctx = {
+      sizes,
+      appUrl: stack.appUrl,
+      emulatorUrl: stack.emulatorUrl,
+      databaseUrl: stack.databaseUrl,
+      cpu,
+      log,
+    };
     const reports: ScenarioReport[] = [];
     let failed = 0;
     for (const scenario of SCENARIOS.filter((s) => options.only.length === 0 || options.only.includes(s.name))) {
@@ -47,9 +57,18 @@ async function main(): Promise<void> {
       // A scenario that fails is reported as such; the others still run.
       const result = await scenario.run(ctx).catch((err: unknown) => {
         failed += 1;
-        return { measures: {}, goals: [], notes: [`FAILED: ${err instanceof Error ? err.stack ?? err.message : String(err)}`] };
+        return {
+          measures: {},
+          goals: [],
+          notes: [`FAILED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`],
+        };
       });
-      reports.push({ name: scenario.name, title: scenario.title, seconds: Math.round((performance.now() - t0) / 100) / 10, ...result });
+      reports.push({
+        name: scenario.name,
+        title: scenario.title,
+        seconds: Math.round((performance.now() - t0) / 100) / 10,
+        ...result,
+      });
       log(`  done in ${reports.at(-1)!.seconds} s`);
       for (const note of result.notes) log(`  ${note}`);
     }
@@ -58,7 +77,11 @@ async function main(): Promise<void> {
       finishedAt: new Date().toISOString(),
       mode: options.mode,
       sizes,
-      machine: { ...(await machine(stack.databaseUrl)), loadAverage1mAtStart: loadAtStart, loadAverage1mAtEnd: os.loadavg()[0]! },
+      machine: {
+        ...(await machine(stack.databaseUrl)),
+        loadAverage1mAtStart: loadAtStart,
+        loadAverage1mAtEnd: os.loadavg()[0]!,
+      },
       versions: versions(),
       database: { embedded: stack.embedded },
       scenarios: reports,

@@ -44,7 +44,9 @@ test("The reliability lab has no serious accessibility violation", async ({ page
   await expectNoSeriousA11yViolations(page, "the lab");
 });
 
-test("The 3-D Secure pages (the emulator's bank page, the return, a failed authentication) have no serious accessibility violation", async ({ page }) => {
+test("The 3-D Secure pages (the emulator's bank page, the return, a failed authentication) have no serious accessibility violation", async ({
+  page,
+}) => {
   await page.goto("/");
   await addToCart(page, "Enamel Mug");
   await goToCheckout(page);

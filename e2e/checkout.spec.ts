@@ -27,7 +27,12 @@ test("A shopper buys two products and sees the confirmation and the order in his
 
   const intents = await shopper.paymentIntents();
   expect(intents).toHaveLength(1);
-  expect(intents[0]).toMatchObject({ status: "succeeded", amount: 6800, currency: "usd", metadata: { orderId, idempotencyKey: keys[0] } });
+  expect(intents[0]).toMatchObject({
+    status: "succeeded",
+    amount: 6800,
+    currency: "usd",
+    metadata: { orderId, idempotencyKey: keys[0] },
+  });
   expect(new Set(keys).size).toBe(1);
   await expect(page.getByText(intents[0]!.id)).toBeVisible();
 
@@ -41,7 +46,10 @@ test("A shopper buys two products and sees the confirmation and the order in his
   await expect(page).toHaveURL(`/orders/${orderId}`);
 });
 
-test("A declined card shows the reason and a second try with Visa succeeds with a new key", async ({ page, shopper }) => {
+test("A declined card shows the reason and a second try with Visa succeeds with a new key", async ({
+  page,
+  shopper,
+}) => {
   const keys = recordCheckoutKeys(page);
   await page.goto("/");
   await addToCart(page, "Market Tote");
@@ -53,7 +61,11 @@ test("A declined card shows the reason and a second try with Visa succeeds with 
   await expect(paymentStatus(page)).toBeFocused();
   await expect(payButton(page)).toBeEnabled();
   const [declined] = await shopper.paymentIntents();
-  expect(declined).toMatchObject({ status: "requires_payment_method", amount: 1600, last_payment_error: { decline_code: "insufficient_funds" } });
+  expect(declined).toMatchObject({
+    status: "requires_payment_method",
+    amount: 1600,
+    last_payment_error: { decline_code: "insufficient_funds" },
+  });
   const declinedKey = keys[0]!;
   // One attempt so far (a transient 503 would be retried, with the same key).
   expect(new Set(keys)).toEqual(new Set([declinedKey]));

@@ -1,4 +1,11 @@
-import { expect, test as base, type APIRequestContext, type BrowserContext, type Page, type Request } from "@playwright/test";
+import {
+  expect,
+  test as base,
+  type APIRequestContext,
+  type BrowserContext,
+  type Page,
+  type Request,
+} from "@playwright/test";
 import type { FaultStats } from "@/scripts/stripe-emulator/faults";
 import type { OrderView } from "@/lib/checkout-client/types";
 import { E2E } from "./settings";
@@ -48,7 +55,8 @@ export const test = base.extend<{ emulator: Emulator; shopper: Shopper; pageErro
       page.on("pageerror", (error) => errors.push(error.message));
       page.on("console", (message) => {
         // Chromium logs every non-2xx response (402, 409, 503 are part of the journeys).
-        if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) errors.push(message.text());
+        if (message.type() === "error" && !message.text().startsWith("Failed to load resource"))
+          errors.push(message.text());
       });
       await use(errors);
       expect(errors, "errors in the browser console").toEqual([]);
@@ -88,7 +96,9 @@ function emulatorClient(api: APIRequestContext): Emulator {
       return ((await (await api.get("/_emulator/faults")).json()) as { stats: FaultStats }).stats;
     },
     async paymentIntents(customerId) {
-      const response = await api.get("/v1/payment_intents?limit=100", { headers: { Authorization: "Bearer sk_test_x" } });
+      const response = await api.get("/v1/payment_intents?limit=100", {
+        headers: { Authorization: "Bearer sk_test_x" },
+      });
       expect(response.ok(), await response.text()).toBe(true);
       const { data } = (await response.json()) as { data: LedgerIntent[] };
       return data.filter((intent) => intent.metadata.customerId === customerId);

@@ -11,7 +11,8 @@ type LaneName = "Naive checkout" | "Idempotent checkout";
 
 const lane = (page: Page, name: LaneName) => page.getByRole("region", { name });
 const charges = (page: Page, name: LaneName) => lane(page, name).getByLabel("Charges at the gateway", { exact: true });
-const ordersSeen = (page: Page, name: LaneName) => lane(page, name).getByLabel("Orders the shopper sees", { exact: true });
+const ordersSeen = (page: Page, name: LaneName) =>
+  lane(page, name).getByLabel("Orders the shopper sees", { exact: true });
 const requestLog = (page: Page, name: LaneName) => lane(page, name).getByRole("table");
 
 async function run(page: Page, scenario: string): Promise<void> {
@@ -46,11 +47,17 @@ async function expectChargedTwiceAndOnce(page: Page, shopper: { paymentIntents()
 
 async function openLogs(page: Page): Promise<void> {
   for (const name of ["Naive checkout", "Idempotent checkout"] as const) {
-    await lane(page, name).getByText(/^Request log/).click();
+    await lane(page, name)
+      .getByText(/^Request log/)
+      .click();
   }
 }
 
-test("A double click in the lab charges the naive lane twice and the idempotent lane once", async ({ page, shopper, emulator }) => {
+test("A double click in the lab charges the naive lane twice and the idempotent lane once", async ({
+  page,
+  shopper,
+  emulator,
+}) => {
   await page.goto("/lab");
   await expect(page.getByRole("heading", { name: "Reliability lab", level: 1 })).toBeVisible();
   await run(page, "Double click");
@@ -70,10 +77,14 @@ test("A double click in the lab charges the naive lane twice and the idempotent 
   await expect(lane(page, "Idempotent checkout")).toContainText(idempotentIntent.id);
 });
 
-test("A lost response in the lab is charged again by the naive lane and replayed by the idempotent one", async ({ page, shopper }) => {
+test("A lost response in the lab is charged again by the naive lane and replayed by the idempotent one", async ({
+  page,
+  shopper,
+}) => {
   const cut: string[] = [];
   page.on("requestfailed", (request) => {
-    if (new URL(request.url()).pathname === "/api/lab/lose-response") cut.push(request.failure()?.errorText ?? "failed");
+    if (new URL(request.url()).pathname === "/api/lab/lose-response")
+      cut.push(request.failure()?.errorText ?? "failed");
   });
   await page.goto("/lab");
   await run(page, "Lost response after charge");

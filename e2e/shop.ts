@@ -15,7 +15,8 @@ export async function goToCheckout(page: Page): Promise<void> {
 
 export const paymentStatus = (page: Page) => page.getByRole("region", { name: "Payment" }).getByRole("status");
 export const payButton = (page: Page) => page.getByRole("button", { name: /^Pay / });
-export const confirmationHeading = (page: Page) => page.getByRole("heading", { name: "Thank you — your order is paid" });
+export const confirmationHeading = (page: Page) =>
+  page.getByRole("heading", { name: "Thank you — your order is paid" });
 
 /**
  * Counts, from now on, the presses that reached the page (pointerdown, which
@@ -30,5 +31,6 @@ export async function watchPresses(page: Page): Promise<() => Promise<{ pointerD
     document.addEventListener("pointerdown", () => counts.pointerDowns++, true);
     document.addEventListener("submit", () => counts.submits++, true);
   });
-  return () => page.evaluate(() => ({ ...(window as unknown as { presses: { pointerDowns: number; submits: number } }).presses }));
+  return () =>
+    page.evaluate(() => ({ ...(window as unknown as { presses: { pointerDowns: number; submits: number } }).presses }));
 }

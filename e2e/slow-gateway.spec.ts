@@ -61,7 +61,11 @@ test("Reloading during a slow payment ends in one paid order", async ({ page, sh
   await expect(orders.first()).toContainText("3 × Merino Socks");
 });
 
-test("An item added in another tab during a slow payment stays in the cart after it is paid", async ({ page, shopper, emulator }) => {
+test("An item added in another tab during a slow payment stays in the cart after it is paid", async ({
+  page,
+  shopper,
+  emulator,
+}) => {
   await page.goto("/");
   await addToCart(page, "Classic Tee");
   await goToCheckout(page);
@@ -76,7 +80,9 @@ test("An item added in another tab during a slow payment stays in the cart after
 
   await expect(confirmationHeading(page)).toBeVisible({ timeout: 30_000 });
   await expect(page.getByRole("row", { name: /Total/ })).toContainText("$25.00");
-  await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: /^Cart/ })).toHaveAccessibleName("Cart 1 item");
+  await expect(
+    page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: /^Cart/ }),
+  ).toHaveAccessibleName("Cart 1 item");
   expect((await emulator.stats()).delayed).toBeGreaterThanOrEqual(1);
   await emulator.setFaults({ latencyMs: 0 });
   const intents = await shopper.paymentIntents();

@@ -39,7 +39,10 @@ test("A shopper who completes 3-D Secure is charged once and sees the payment co
   await expect(page).toHaveURL(`/orders/${orders[0]!.id}`);
 });
 
-test("A failed authentication shows the reason, charges nothing, and the next press is a new attempt", async ({ page, shopper }) => {
+test("A failed authentication shows the reason, charges nothing, and the next press is a new attempt", async ({
+  page,
+  shopper,
+}) => {
   const traffic = recordCheckoutTraffic(page);
   await payWith3DS(page);
   await page.getByRole("button", { name: "Fail authentication" }).click();
@@ -58,7 +61,10 @@ test("A failed authentication shows the reason, charges nothing, and the next pr
   expect((await shopper.paymentIntents()).map((i) => i.status)).toEqual(["succeeded", "requires_payment_method"]);
 });
 
-test("Pay pressed twice and the checkout reloaded while authentication is pending: one PaymentIntent, one redirect URL", async ({ page, shopper }) => {
+test("Pay pressed twice and the checkout reloaded while authentication is pending: one PaymentIntent, one redirect URL", async ({
+  page,
+  shopper,
+}) => {
   const traffic = recordCheckoutTraffic(page);
   await page.goto("/");
   await addToCart(page, "Enamel Mug");
@@ -90,7 +96,11 @@ test("Pay pressed twice and the checkout reloaded while authentication is pendin
   expect((await shopper.paymentIntents()).map((i) => i.status)).toEqual(["succeeded"]);
 });
 
-test("The return page reloaded and opened in a second tab records one order and one charge", async ({ page, context, shopper }) => {
+test("The return page reloaded and opened in a second tab records one order and one charge", async ({
+  page,
+  context,
+  shopper,
+}) => {
   await payWith3DS(page);
   await page.getByRole("button", { name: "Complete authentication" }).click();
   await expect(returnHeading(page, "Paid — thank you")).toBeVisible();
@@ -124,7 +134,10 @@ test("A return URL carrying another customer's payment shows nothing of it", asy
   expect((await shopper.paymentIntents()).map((i) => i.status)).toEqual(["succeeded"]);
 });
 
-test("An authentication nobody finishes is cancelled by the reconciler, stored, and replayed to the shopper", async ({ page, shopper }) => {
+test("An authentication nobody finishes is cancelled by the reconciler, stored, and replayed to the shopper", async ({
+  page,
+  shopper,
+}) => {
   test.setTimeout(90_000);
   // A server of its own whose maintenance loop gives up on authentication after 3 s.
   const stackEnv = JSON.parse(process.env[STACK_APP_ENV] ?? "null") as Record<string, string> | null;
@@ -136,7 +149,9 @@ test("An authentication nobody finishes is cancelled by the reconciler, stored, 
   try {
     await payWith3DS(page, app.url);
     await page.goto(`${app.url}/orders`); // the shopper walks away from the bank's page
-    await expect.poll(async () => (await shopper.paymentIntents()).map((i) => i.status), { timeout: 30_000 }).toEqual(["canceled"]);
+    await expect
+      .poll(async () => (await shopper.paymentIntents()).map((i) => i.status), { timeout: 30_000 })
+      .toEqual(["canceled"]);
 
     await page.goto(`${app.url}/checkout`);
     await expect(paymentStatus(page)).toContainText("authentication was never completed");

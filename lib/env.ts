@@ -10,8 +10,7 @@ const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]", "::1"]);
 /** The emulator's default signing secret (SPEC section 10). */
 export const EMULATOR_WEBHOOK_SECRET = "whsec_emulator";
 
-const port = (fallback: number) =>
-  z.coerce.number().int().min(0).max(65535).default(fallback);
+const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 
 const schema = z
   .object({
@@ -40,7 +39,10 @@ const schema = z
     STRIPE_WEBHOOK_SECRET: z
       .string()
       .trim()
-      .regex(/^whsec_\S+$/, "must be a webhook signing secret (whsec_...): `stripe listen` prints one, the Dashboard shows an endpoint's")
+      .regex(
+        /^whsec_\S+$/,
+        "must be a webhook signing secret (whsec_...): `stripe listen` prints one, the Dashboard shows an endpoint's",
+      )
       .optional(),
     /** Per-attempt timeout and retries of the Stripe SDK: they bound how long an owner can work. */
     STRIPE_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(STRIPE_TIMEOUT_MS),
@@ -55,16 +57,23 @@ const schema = z
     /** How long an attempt may wait for the shopper's 3-D Secure authentication before it is cancelled. */
     PAYMENT_ACTION_TIMEOUT_MS: z.coerce.number().int().positive().default(1_800_000),
     /** DEMO ONLY: serves the lab's and the benchmarks' checkout without idempotency. */
-    LAB_NAIVE_ENDPOINT: z.enum(["0", "1"]).default("0").transform((v) => v === "1"),
+    LAB_NAIVE_ENDPOINT: z
+      .enum(["0", "1"])
+      .default("0")
+      .transform((v) => v === "1"),
     /** The public origin(s) browsers use, comma-separated: the Origin check's allow-list (see lib/origin.ts). */
     APP_ORIGIN: z
       .string()
       .optional()
       .refine((v) => v === undefined || parseOrigins(v) !== null, {
-        message: "must be one or more origins separated by commas, e.g. https://shop.example,https://www.shop.example (scheme and host, no path)",
+        message:
+          "must be one or more origins separated by commas, e.g. https://shop.example,https://www.shop.example (scheme and host, no path)",
       }),
     /** 1: a proxy in front sets X-Forwarded-Host, and the Origin check believes it. Never set it without such a proxy. */
-    TRUST_PROXY: z.enum(["0", "1"]).default("0").transform((v) => v === "1"),
+    TRUST_PROXY: z
+      .enum(["0", "1"])
+      .default("0")
+      .transform((v) => v === "1"),
     /** How long GET /api/health reuses its Stripe probe, so frequent probes do not spend the Stripe rate limit. */
     HEALTH_PROVIDER_CACHE_MS: z.coerce.number().int().min(0).max(300_000).default(10_000),
     /** When set, GET /api/metrics requires `Authorization: Bearer <METRICS_TOKEN>`. */
@@ -83,7 +92,8 @@ const schema = z
       ctx.addIssue({
         code: "custom",
         path: ["PAYMENT_ATTEMPT_DEADLINE_MS"],
-        message: "must exceed IDEMPOTENCY_IN_PROGRESS_TTL_MS: an attempt is settled for good only after its owner can no longer be working",
+        message:
+          "must exceed IDEMPOTENCY_IN_PROGRESS_TTL_MS: an attempt is settled for good only after its owner can no longer be working",
       });
     }
   });
@@ -102,9 +112,7 @@ export class ConfigError extends Error {
 }
 
 export function parseEnv(source: Record<string, string | undefined> = process.env): Env {
-  const input = Object.fromEntries(
-    Object.entries(source).filter(([, v]) => v !== undefined && v !== ""),
-  );
+  const input = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
   const result = schema.safeParse(input);
   if (!result.success) {
     const lines = result.error.issues.map((i) => `  ${i.path.join(".") || "(env)"}: ${i.message}`);
@@ -136,7 +144,10 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
 
 /** `https://a.example, https://b.example` → normalised origins; null if any entry is not a bare http(s) origin. */
 function parseOrigins(value: string): string[] | null {
-  const entries = value.split(",").map((v) => v.trim()).filter(Boolean);
+  const entries = value
+    .split(",")
+    .map((v) => v.trim())
+    .filter(Boolean);
   if (entries.length === 0) return null;
   const origins: string[] = [];
   for (const entry of entries) {

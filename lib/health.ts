@@ -23,7 +23,11 @@ export function liveness(): { ok: true } {
 }
 
 /** Both dependencies are probed in parallel; a slow one cannot hang the check. */
-export async function checkHealth(prisma: PrismaClient, stripe: Stripe, options: { providerCacheMs: number }): Promise<Health> {
+export async function checkHealth(
+  prisma: PrismaClient,
+  stripe: Stripe,
+  options: { providerCacheMs: number },
+): Promise<Health> {
   const [dbOk, paymentsOk] = await Promise.all([
     withTimeout(prisma.$queryRaw`select 1`, 2_000),
     paymentsReachable(stripe, options.providerCacheMs),
@@ -51,7 +55,13 @@ async function withTimeout(work: Promise<unknown>, ms: number): Promise<boolean>
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
   try {
-    return await Promise.race([work.then(() => true, () => false), timeout]);
+    return await Promise.race([
+      work.then(
+        () => true,
+        () => false,
+      ),
+      timeout,
+    ]);
   } finally {
     clearTimeout(timer);
   }

@@ -27,15 +27,26 @@ export interface Issue {
 }
 
 /** 400 invalid_request, with what is wrong where. */
-export const invalidRequest = (message: string, issues: Issue[]) => jsonError(400, "invalid_request", message, { issues });
+export const invalidRequest = (message: string, issues: Issue[]) =>
+  jsonError(400, "invalid_request", message, { issues });
 
 /** A JSON body (see readJsonBody) that `schema` accepts; otherwise 400 invalid_request with `message` and the schema's issues. */
-export async function readValidJson<T>(request: Request, schema: z.ZodType<T>, message: string): Promise<BodyResult<T>> {
+export async function readValidJson<T>(
+  request: Request,
+  schema: z.ZodType<T>,
+  message: string,
+): Promise<BodyResult<T>> {
   const body = await readJsonBody(request);
   if (!body.ok) return body;
   const parsed = schema.safeParse(body.value);
   if (parsed.success) return { ok: true, value: parsed.data };
-  return { ok: false, response: invalidRequest(message, parsed.error.issues.map((i) => ({ path: i.path, message: i.message }))) };
+  return {
+    ok: false,
+    response: invalidRequest(
+      message,
+      parsed.error.issues.map((i) => ({ path: i.path, message: i.message })),
+    ),
+  };
 }
 
 /**
@@ -44,7 +55,10 @@ export async function readValidJson<T>(request: Request, schema: z.ZodType<T>, m
 export async function readJsonBody(request: Request, limit = MAX_BODY_BYTES): Promise<BodyResult> {
   const type = request.headers.get("content-type") ?? "";
   if (!/^application\/json\b/i.test(type)) {
-    return { ok: false, response: jsonError(400, "invalid_json", "Send the body as JSON with Content-Type: application/json.") };
+    return {
+      ok: false,
+      response: jsonError(400, "invalid_json", "Send the body as JSON with Content-Type: application/json."),
+    };
   }
   const text = await readTextBody(request, limit);
   if (!text.ok) return text;

@@ -100,7 +100,8 @@ export function observe(event: string, fields: Fields = {}): void {
   // A duplicate of a running attempt is routine and comes by the hundred in a
   // storm: counted like everything else, but logged at debug, so answering it
   // costs no more than a catalogue read.
-  const routine = (event === "claim" && fields.decision === "in_progress") || (event === "response" && fields.status === 409);
+  const routine =
+    (event === "claim" && fields.decision === "in_progress") || (event === "response" && fields.status === 409);
   o.logger[routine ? "debug" : "info"]({ event, ...fields });
   switch (event) {
     case "claim":
@@ -139,5 +140,9 @@ export function observe(event: string, fields: Fields = {}): void {
 
 /** Unexpected failures: logged with the error, counted nowhere else. */
 export function observeError(event: string, error: unknown, fields: Fields = {}): void {
-  observability().logger.error({ event, ...fields, err: error instanceof Error ? { message: error.message, stack: error.stack } : String(error) });
+  observability().logger.error({
+    event,
+    ...fields,
+    err: error instanceof Error ? { message: error.message, stack: error.stack } : String(error),
+  });
 }

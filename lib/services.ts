@@ -20,7 +20,9 @@ export function createCheckoutDeps(config: Env, prisma: PrismaClient, stripeClie
       retentionHours: config.IDEMPOTENCY_RETENTION_HOURS,
       attemptDeadlineMs: config.PAYMENT_ATTEMPT_DEADLINE_MS,
       // A lock younger than this outlives the next provider call: checked, not rewritten.
-      renewAfterMs: config.IDEMPOTENCY_IN_PROGRESS_TTL_MS - worstCaseStripeCallMs(config.STRIPE_TIMEOUT_MS, config.STRIPE_MAX_NETWORK_RETRIES),
+      renewAfterMs:
+        config.IDEMPOTENCY_IN_PROGRESS_TTL_MS -
+        worstCaseStripeCallMs(config.STRIPE_TIMEOUT_MS, config.STRIPE_MAX_NETWORK_RETRIES),
     }),
     // The first public origin (APP_ORIGIN); without one, this host as the demo and tests reach it.
     appOrigin: config.appOrigins[0] ?? `http://localhost:${config.PORT}`,

@@ -117,7 +117,10 @@ export function sessionCookieOf(header: string | null): string | null {
 }
 
 /** Returns the session's customer, creating the customer and the cookie when absent. */
-export async function startSession(request: Request, prisma: PrismaClient): Promise<{ customerId: string; created: boolean }> {
+export async function startSession(
+  request: Request,
+  prisma: PrismaClient,
+): Promise<{ customerId: string; created: boolean }> {
   const session = await readSession(request);
   if (typeof session.customerId === "string") return { customerId: session.customerId, created: false };
   const customer = await prisma.customer.create({ data: {}, select: { id: true } });

@@ -20,7 +20,13 @@ describe("a replay", () => {
     expect(first.headers.get("idempotent-replayed")).toBeNull();
     // jsonb would have reordered the keys (shortest first): the bytes prove the body was not rebuilt.
     expect(replay.text).toBe(first.text);
-    expect(Object.keys(JSON.parse(replay.text))).toEqual(["orderId", "status", "amountCents", "currency", "paymentIntentId"]);
+    expect(Object.keys(JSON.parse(replay.text))).toEqual([
+      "orderId",
+      "status",
+      "amountCents",
+      "currency",
+      "paymentIntentId",
+    ]);
     expect(replay.headers.get("location")).toBe(first.headers.get("location"));
     expect(replay.headers.get("content-type")).toBe("application/json");
     expect((await h.emulator.stats()).charges).toBe(1);

@@ -30,7 +30,11 @@ async function crashDuringPayment(shopper: Shopper, key: string, inFlight: 1 | 2
 
 /** The dead owner's claim is still younger than the TTL: a retry is answered 409 at once. */
 async function expectRetryRefusedWhileLocked(shopper: Shopper, key: string) {
-  expect(await h.db.record(shopper.customerId!, key)).toMatchObject({ status: "in_progress", attempts: 1, lock_token: expect.any(String) });
+  expect(await h.db.record(shopper.customerId!, key)).toMatchObject({
+    status: "in_progress",
+    attempts: 1,
+    lock_token: expect.any(String),
+  });
   // The attempt survived the crash. These also warm the fresh server (its
   // first requests load route modules and open database connections).
   expect((await shopper.attempt(key)).body).toEqual({ status: "in_progress" });
@@ -89,10 +93,16 @@ describe("a shopper whose server crashes mid-payment", () => {
     const ledger = await h.emulator.ledger();
     expect(ledger).toHaveLength(1);
     expect(ledger[0]).toMatchObject({ id: order.payment_intent_id, status: "succeeded" });
-    expect(await h.db.record(shopper.customerId!, key)).toMatchObject({ status: "completed", attempts: 2, response_status: 201 });
+    expect(await h.db.record(shopper.customerId!, key)).toMatchObject({
+      status: "completed",
+      attempts: 2,
+      response_status: 201,
+    });
     expect(await h.db.order(order.id)).toMatchObject({ status: "paid" });
     expect((await shopper.checkout(key, cart())).headers.get("idempotent-replayed")).toBe("true");
-    console.log(`[crash during charge] restart ${Math.round(restartMs)} ms; lock age at first retry ${Math.round(lockAgeMs)} ms; 409 in ${Math.round(first409Ms)} ms`);
+    console.log(
+      `[crash during charge] restart ${Math.round(restartMs)} ms; lock age at first retry ${Math.round(lockAgeMs)} ms; 409 in ${Math.round(first409Ms)} ms`,
+    );
   });
 
   it("while creating the PaymentIntent: after the TTL the retaken claim gets the same PaymentIntent back and charges it once", async () => {
@@ -102,7 +112,11 @@ describe("a shopper whose server crashes mid-payment", () => {
 
     const { lockAgeMs, first409Ms } = await expectRetryRefusedWhileLocked(shopper, key);
 
-    await waitFor("the orphaned PaymentIntent to be created", async () => (await h.emulator.ledger()).length === 1, 10_000);
+    await waitFor(
+      "the orphaned PaymentIntent to be created",
+      async () => (await h.emulator.ledger()).length === 1,
+      10_000,
+    );
     const [orphan] = await h.emulator.ledger();
     expect(orphan).toMatchObject({ status: "requires_confirmation" });
     const order = (await h.db.ordersOf(shopper.customerId!))[0]!;
@@ -120,6 +134,8 @@ describe("a shopper whose server crashes mid-payment", () => {
     expect(ledger).toHaveLength(1);
     expect(ledger[0]).toMatchObject({ id: orphan!.id, status: "succeeded" });
     expect(await h.db.record(shopper.customerId!, key)).toMatchObject({ status: "completed", attempts: 2 });
-    console.log(`[crash during create] restart ${Math.round(restartMs)} ms; lock age at first retry ${Math.round(lockAgeMs)} ms; 409 in ${Math.round(first409Ms)} ms`);
+    console.log(
+      `[crash during create] restart ${Math.round(restartMs)} ms; lock age at first retry ${Math.round(lockAgeMs)} ms; 409 in ${Math.round(first409Ms)} ms`,
+    );
   });
 });

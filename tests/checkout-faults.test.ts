@@ -12,7 +12,11 @@ const h = useTestApp();
 
 function expectUnavailable(answer: Answer) {
   expect(answer.status).toBe(503);
-  expect(answer.body).toEqual({ error: "payment_unavailable", message: expect.any(String), retryAfterSeconds: expect.any(Number) });
+  expect(answer.body).toEqual({
+    error: "payment_unavailable",
+    message: expect.any(String),
+    retryAfterSeconds: expect.any(Number),
+  });
   expect(answer.headers.get("retry-after")).toBe(String(answer.body.retryAfterSeconds));
   expect(answer.body.retryAfterSeconds).toBeGreaterThanOrEqual(1);
   expect(answer.headers.get("idempotent-replayed")).toBeNull();
@@ -26,41 +30,50 @@ describe("a shopper whose payment provider fails transiently", () => {
     [500, 1],
     [503, 1],
     [429, 3],
-  ] as const)("%i ×3: gets 503 payment_unavailable with Retry-After, and a retry with the same key pays once", async (status, expectedUnavailable) => {
-    await h.emulator.faults({ failNext: { status, times: 3 } });
-    const shopper = await h.shopper();
-    const key = newKey();
+  ] as const)(
+    "%i ×3: gets 503 payment_unavailable with Retry-After, and a retry with the same key pays once",
+    async (status, expectedUnavailable) => {
+      await h.emulator.faults({ failNext: { status, times: 3 } });
+      const shopper = await h.shopper();
+      const key = newKey();
 
-    const answers: Answer[] = [];
-    for (let i = 0; i < 6; i++) {
-      const answer = await shopper.checkout(key, cart());
-      answers.push(answer);
-      if (answer.status !== 503) break;
-    }
-    const unavailable = answers.slice(0, -1);
-    const paid = answers.at(-1)!;
-    expect(unavailable).toHaveLength(expectedUnavailable);
-    unavailable.forEach(expectUnavailable);
-    expect(paid.status).toBe(201);
-    expect(paid.headers.get("idempotent-replayed")).toBeNull();
+      const answers: Answer[] = [];
+      for (let i = 0; i < 6; i++) {
+        const answer = await shopper.checkout(key, cart());
+        answers.push(answer);
+        if (answer.status !== 503) break;
+      }
+      const unavailable = answers.slice(0, -1);
+      const paid = answers.at(-1)!;
+      expect(unavailable).toHaveLength(expectedUnavailable);
+      unavailable.forEach(expectUnavailable);
+      expect(paid.status).toBe(201);
+      expect(paid.headers.get("idempotent-replayed")).toBeNull();
 
-    const snapshot = await h.emulator.snapshot();
-    expect(snapshot.failNext).toBeNull(); // every injected failure was spent...
-    expect(snapshot.stats).toMatchObject({ failedInjected: 3, charges: 1 }); // ...on a real request
-    const ledger = await h.emulator.ledger();
-    expect(ledger).toHaveLength(1);
-    expect(ledger[0]).toMatchObject({ id: paid.body.paymentIntentId, status: "succeeded" });
+      const snapshot = await h.emulator.snapshot();
+      expect(snapshot.failNext).toBeNull(); // every injected failure was spent...
+      expect(snapshot.stats).toMatchObject({ failedInjected: 3, charges: 1 }); // ...on a real request
+      const ledger = await h.emulator.ledger();
+      expect(ledger).toHaveLength(1);
+      expect(ledger[0]).toMatchObject({ id: paid.body.paymentIntentId, status: "succeeded" });
 
-    // Meanwhile the attempt stayed retakeable: one record, one order, finally completed.
-    expect(await h.db.stored(shopper.customerId, key)).toEqual({ keys: 1, orders: 1 });
-    expect(await h.db.record(shopper.customerId!, key)).toMatchObject({ status: "completed", attempts: expectedUnavailable + 1 });
-    expect(await h.db.order(paid.body.orderId)).toMatchObject({ status: "paid", payment_intent_id: paid.body.paymentIntentId });
+      // Meanwhile the attempt stayed retakeable: one record, one order, finally completed.
+      expect(await h.db.stored(shopper.customerId, key)).toEqual({ keys: 1, orders: 1 });
+      expect(await h.db.record(shopper.customerId!, key)).toMatchObject({
+        status: "completed",
+        attempts: expectedUnavailable + 1,
+      });
+      expect(await h.db.order(paid.body.orderId)).toMatchObject({
+        status: "paid",
+        payment_intent_id: paid.body.paymentIntentId,
+      });
 
-    const replay = await shopper.checkout(key, cart());
-    expect(replay.status).toBe(201);
-    expect(replay.headers.get("idempotent-replayed")).toBe("true");
-    expect(replay.body).toEqual(paid.body);
-  });
+      const replay = await shopper.checkout(key, cart());
+      expect(replay.status).toBe(201);
+      expect(replay.headers.get("idempotent-replayed")).toBe("true");
+      expect(replay.body).toEqual(paid.body);
+    },
+  );
 });
 
 describe("a shopper whose answer from the provider is lost after the charge", () => {

@@ -52,7 +52,10 @@ describe("a shopper's session", () => {
   it("sets a Secure cookie behind a TLS-terminating proxy (X-Forwarded-Proto: https)", async () => {
     const answer = await new Shopper(h.url).startSession({ "x-forwarded-proto": "https" });
     expect(answer.status).toBe(201);
-    const attributes = answer.headers.getSetCookie()[0]!.split(";").map((part) => part.trim().toLowerCase());
+    const attributes = answer.headers
+      .getSetCookie()[0]!
+      .split(";")
+      .map((part) => part.trim().toLowerCase());
     expect(attributes).toContain("secure");
     expect(attributes).toContain("httponly");
   });
@@ -97,15 +100,31 @@ describe("a shopper who pays", () => {
     expect(answer.headers.get("idempotent-replayed")).toBeNull();
 
     const order = await h.db.order(answer.body.orderId);
-    expect(order).toMatchObject({ customer_id: shopper.customerId, status: "paid", amount_cents: CART_TOTAL_CENTS, payment_intent_id: answer.body.paymentIntentId });
+    expect(order).toMatchObject({
+      customer_id: shopper.customerId,
+      status: "paid",
+      amount_cents: CART_TOTAL_CENTS,
+      payment_intent_id: answer.body.paymentIntentId,
+    });
     const record = await h.db.record(shopper.customerId!, key);
-    expect(record).toMatchObject({ endpoint: "POST /api/checkout", status: "completed", response_status: 201, attempts: 1, lock_token: null });
+    expect(record).toMatchObject({
+      endpoint: "POST /api/checkout",
+      status: "completed",
+      response_status: 201,
+      attempts: 1,
+      lock_token: null,
+    });
     expect(JSON.parse(record!.response_body!)).toEqual(answer.body);
 
     expect((await h.emulator.stats()).charges).toBe(1);
     const ledger = await h.emulator.ledger();
     expect(ledger).toHaveLength(1);
-    expect(ledger[0]).toMatchObject({ id: answer.body.paymentIntentId, status: "succeeded", amount: CART_TOTAL_CENTS, currency: "usd" });
+    expect(ledger[0]).toMatchObject({
+      id: answer.body.paymentIntentId,
+      status: "succeeded",
+      amount: CART_TOTAL_CENTS,
+      currency: "usd",
+    });
     expect(ledger[0]!.metadata).toMatchObject({ orderId: answer.body.orderId, idempotencyKey: key });
   });
 
@@ -155,15 +174,51 @@ describe("a shopper who pays", () => {
 describe("a checkout refused before anything is stored", () => {
   const lines = (n: number) => Array.from({ length: n }, (_, i) => ({ sku: `sku-${i}`, quantity: 1 }));
   const invalidBodies: Array<[string, unknown, Array<string | number>]> = [
-    ["a quantity of 0", { items: [{ sku: "tee-classic", quantity: 0 }], paymentMethod: "pm_card_visa" }, ["items", 0, "quantity"]],
-    ["a quantity of 100", { items: [{ sku: "tee-classic", quantity: 100 }], paymentMethod: "pm_card_visa" }, ["items", 0, "quantity"]],
-    ["a fractional quantity", { items: [{ sku: "tee-classic", quantity: 1.5 }], paymentMethod: "pm_card_visa" }, ["items", 0, "quantity"]],
+    [
+      "a quantity of 0",
+      { items: [{ sku: "tee-classic", quantity: 0 }], paymentMethod: "pm_card_visa" },
+      ["items", 0, "quantity"],
+    ],
+    [
+      "a quantity of 100",
+      { items: [{ sku: "tee-classic", quantity: 100 }], paymentMethod: "pm_card_visa" },
+      ["items", 0, "quantity"],
+    ],
+    [
+      "a fractional quantity",
+      { items: [{ sku: "tee-classic", quantity: 1.5 }], paymentMethod: "pm_card_visa" },
+      ["items", 0, "quantity"],
+    ],
     ["an empty cart", { items: [], paymentMethod: "pm_card_visa" }, ["items"]],
     ["51 lines", { items: lines(51), paymentMethod: "pm_card_visa" }, ["items"]],
-    ["an unknown sku", { items: [{ sku: "tee-classic", quantity: 1 }, { sku: "no-such-thing", quantity: 1 }], paymentMethod: "pm_card_visa" }, ["items", 1, "sku"]],
-    ["a price sent by the client", { items: [{ sku: "tee-classic", quantity: 1, priceCents: 1 }], paymentMethod: "pm_card_visa" }, ["items", 0]],
+    [
+      "an unknown sku",
+      {
+        items: [
+          { sku: "tee-classic", quantity: 1 },
+          { sku: "no-such-thing", quantity: 1 },
+        ],
+        paymentMethod: "pm_card_visa",
+      },
+      ["items", 1, "sku"],
+    ],
+    [
+      "a price sent by the client",
+      { items: [{ sku: "tee-classic", quantity: 1, priceCents: 1 }], paymentMethod: "pm_card_visa" },
+      ["items", 0],
+    ],
     ["an extra top-level field", { ...cart(), coupon: "FREE" }, []],
-    ["the same sku twice", { items: [{ sku: "tee-classic", quantity: 1 }, { sku: "tee-classic", quantity: 2 }], paymentMethod: "pm_card_visa" }, ["items"]],
+    [
+      "the same sku twice",
+      {
+        items: [
+          { sku: "tee-classic", quantity: 1 },
+          { sku: "tee-classic", quantity: 2 },
+        ],
+        paymentMethod: "pm_card_visa",
+      },
+      ["items"],
+    ],
     ["no payment method", { items: CART }, ["paymentMethod"]],
     ["a payment method that is not a pm_ id", { items: CART, paymentMethod: "4242424242424242" }, ["paymentMethod"]],
   ];
@@ -184,7 +239,10 @@ describe("a checkout refused before anything is stored", () => {
     const shopper = await h.shopper();
     const key = newKey();
     const before = await h.emulator.stats();
-    const answer = await shopper.checkout(key, { items: [{ sku: "tee-classic", quantity: 1 }, ...lines(49)], paymentMethod: "pm_card_visa" });
+    const answer = await shopper.checkout(key, {
+      items: [{ sku: "tee-classic", quantity: 1 }, ...lines(49)],
+      paymentMethod: "pm_card_visa",
+    });
     expectError(answer, 400, "invalid_request");
     expect(answer.body.issues).toHaveLength(49);
     expect(answer.body.issues[0]).toEqual({ path: ["items", 1, "sku"], message: expect.any(String) });
@@ -213,7 +271,10 @@ describe("a checkout refused before anything is stored", () => {
     const shopper = await h.shopper();
     const key = newKey();
     const before = await h.emulator.stats();
-    const answer = await shopper.request("POST", "/api/checkout", { body, headers: { "idempotency-key": key, "content-type": contentType } });
+    const answer = await shopper.request("POST", "/api/checkout", {
+      body,
+      headers: { "idempotency-key": key, "content-type": contentType },
+    });
     expectError(answer, 400, "invalid_json");
     await expectNothingStored(shopper.customerId, key, before);
   });
@@ -222,7 +283,11 @@ describe("a checkout refused before anything is stored", () => {
     const shopper = await h.shopper();
     const key = newKey();
     const before = await h.emulator.stats();
-    const answer = await shopper.request("POST", "/api/checkout", { body: cart(), headers: { "idempotency-key": key }, anonymous: true });
+    const answer = await shopper.request("POST", "/api/checkout", {
+      body: cart(),
+      headers: { "idempotency-key": key },
+      anonymous: true,
+    });
     expectError(answer, 401, "unauthenticated");
     await expectNothingStored(shopper.customerId, key, before);
   });
@@ -281,11 +346,15 @@ describe("a checkout refused before anything is stored", () => {
     const shopper = await h.shopper();
     const key = newKey();
     const before = await h.emulator.stats();
-    const answer = await postChunked(`${h.url}/api/checkout`, {
-      cookie: shopper.cookie!,
-      "idempotency-key": key,
-      "content-type": "application/json",
-    }, ['{"paymentMethod":"pm_card_visa","items":[', ...Array.from({ length: 40 }, () => " ".repeat(1024))]);
+    const answer = await postChunked(
+      `${h.url}/api/checkout`,
+      {
+        cookie: shopper.cookie!,
+        "idempotency-key": key,
+        "content-type": "application/json",
+      },
+      ['{"paymentMethod":"pm_card_visa","items":[', ...Array.from({ length: 40 }, () => " ".repeat(1024))],
+    );
     expect(answer.sentContentLength).toBe(false);
     expect(answer.status).toBe(413);
     expect(answer.body.error).toBe("payload_too_large");
@@ -299,33 +368,48 @@ describe("a shopper whose card is declined", () => {
   it.each([
     ["pm_card_chargeDeclined", "generic_decline"],
     ["pm_card_chargeDeclinedInsufficientFunds", "insufficient_funds"],
-  ])("with %s gets 402 card_declined (%s), stored; a retry replays it and never reaches the bank", async (paymentMethod, declineCode) => {
-    const shopper = await h.shopper();
-    const key = newKey();
-    const answer = await shopper.checkout(key, cart(paymentMethod));
+  ])(
+    "with %s gets 402 card_declined (%s), stored; a retry replays it and never reaches the bank",
+    async (paymentMethod, declineCode) => {
+      const shopper = await h.shopper();
+      const key = newKey();
+      const answer = await shopper.checkout(key, cart(paymentMethod));
 
-    expectError(answer, 402, "card_declined");
-    expect(answer.body).toEqual({ error: "card_declined", message: expect.any(String), declineCode, orderId: expect.stringMatching(UUID) });
-    expect(await h.db.order(answer.body.orderId)).toMatchObject({ status: "failed", decline_code: declineCode });
-    expect(await h.db.record(shopper.customerId!, key)).toMatchObject({ status: "failed", response_status: 402, attempts: 1 });
-    const stats = await h.emulator.stats();
-    expect(stats).toMatchObject({ declines: 1, charges: 0 });
-    const ledger = await h.emulator.ledger();
-    expect(ledger).toHaveLength(1);
-    expect(ledger[0]).toMatchObject({ status: "requires_payment_method", last_payment_error: { code: "card_declined", decline_code: declineCode } });
+      expectError(answer, 402, "card_declined");
+      expect(answer.body).toEqual({
+        error: "card_declined",
+        message: expect.any(String),
+        declineCode,
+        orderId: expect.stringMatching(UUID),
+      });
+      expect(await h.db.order(answer.body.orderId)).toMatchObject({ status: "failed", decline_code: declineCode });
+      expect(await h.db.record(shopper.customerId!, key)).toMatchObject({
+        status: "failed",
+        response_status: 402,
+        attempts: 1,
+      });
+      const stats = await h.emulator.stats();
+      expect(stats).toMatchObject({ declines: 1, charges: 0 });
+      const ledger = await h.emulator.ledger();
+      expect(ledger).toHaveLength(1);
+      expect(ledger[0]).toMatchObject({
+        status: "requires_payment_method",
+        last_payment_error: { code: "card_declined", decline_code: declineCode },
+      });
 
-    const before = await h.emulator.stats();
-    const retry = await shopper.checkout(key, cart(paymentMethod));
-    expect(retry.status).toBe(402);
-    expect(retry.body).toEqual(answer.body);
-    expect(retry.headers.get("idempotent-replayed")).toBe("true");
-    expect(await h.emulator.stats()).toEqual(before); // not one request reached Stripe
-    expect(await h.emulator.ledger()).toEqual(ledger);
+      const before = await h.emulator.stats();
+      const retry = await shopper.checkout(key, cart(paymentMethod));
+      expect(retry.status).toBe(402);
+      expect(retry.body).toEqual(answer.body);
+      expect(retry.headers.get("idempotent-replayed")).toBe("true");
+      expect(await h.emulator.stats()).toEqual(before); // not one request reached Stripe
+      expect(await h.emulator.ledger()).toEqual(ledger);
 
-    const state = await shopper.attempt(key);
-    expect(state.status).toBe(200);
-    expect(state.body).toEqual({ status: "failed", response: { statusCode: 402, body: answer.body } });
-  });
+      const state = await shopper.attempt(key);
+      expect(state.status).toBe(200);
+      expect(state.body).toEqual({ status: "failed", response: { statusCode: 402, body: answer.body } });
+    },
+  );
 });
 
 describe("a key used again", () => {
@@ -336,7 +420,10 @@ describe("a key used again", () => {
     expect(first.status).toBe(201);
     const before = await h.emulator.stats();
 
-    const changedQuantity = cart("pm_card_visa", [{ sku: "tee-classic", quantity: 3 }, { sku: "mug-enamel", quantity: 1 }]);
+    const changedQuantity = cart("pm_card_visa", [
+      { sku: "tee-classic", quantity: 3 },
+      { sku: "mug-enamel", quantity: 1 },
+    ]);
     const changedCard = cart("pm_card_mastercard");
     for (const body of [changedQuantity, changedCard]) {
       const answer = await shopper.checkout(key, body);
@@ -369,7 +456,9 @@ describe("a key used again", () => {
     expect((await bob.attempt(key)).body.response.body).toEqual(paidByBob.body);
     expect((await h.emulator.stats()).charges).toBe(2);
     const ledger = await h.emulator.ledger();
-    expect(ledger.map((pi) => pi.id).sort()).toEqual([paidByAlice.body.paymentIntentId, paidByBob.body.paymentIntentId].sort());
+    expect(ledger.map((pi) => pi.id).sort()).toEqual(
+      [paidByAlice.body.paymentIntentId, paidByBob.body.paymentIntentId].sort(),
+    );
     expect(ledger.every((pi) => pi.status === "succeeded")).toBe(true);
   });
 });
@@ -398,7 +487,10 @@ describe("GET /api/orders", () => {
   it("lists the shopper's own orders, newest first, paid and declined alike", async () => {
     const shopper = await h.shopper();
     const first = await shopper.checkout(newKey(), cart("pm_card_visa", [{ sku: "tee-classic", quantity: 1 }]));
-    const second = await shopper.checkout(newKey(), cart("pm_card_chargeDeclined", [{ sku: "mug-enamel", quantity: 2 }]));
+    const second = await shopper.checkout(
+      newKey(),
+      cart("pm_card_chargeDeclined", [{ sku: "mug-enamel", quantity: 2 }]),
+    );
     const third = await shopper.checkout(newKey(), cart("pm_card_visa", [{ sku: "socks-merino", quantity: 3 }]));
     expect([first.status, second.status, third.status]).toEqual([201, 402, 201]);
     const someoneElse = await h.shopper();
@@ -412,7 +504,9 @@ describe("GET /api/orders", () => {
       ["failed", 2 * 1800, "generic_decline"],
       ["paid", 2500, null],
     ]);
-    expect(orders.body[0]!.lines).toEqual([{ sku: "socks-merino", name: "Merino Socks", unitPriceCents: 1400, quantity: 3 }]);
+    expect(orders.body[0]!.lines).toEqual([
+      { sku: "socks-merino", name: "Merino Socks", unitPriceCents: 1400, quantity: 3 },
+    ]);
     const created = orders.body.map((o) => Date.parse(o.createdAt));
     expect([...created].sort((a, b) => b - a)).toEqual(created);
 
@@ -427,26 +521,33 @@ describe("GET /api/orders", () => {
  */
 async function postChunked(url: string, headers: Record<string, string>, chunks: string[]) {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the answer is whatever JSON the server sent
-  return new Promise<{ status: number; body: any; chunksWritten: number; sentContentLength: boolean }>((resolve, reject) => {
-    let chunksWritten = 0;
-    let answered = false;
-    const req = http.request(url, { method: "POST", headers });
-    req.on("error", (error) => (answered ? undefined : reject(error)));
-    req.on("response", (res) => {
-      answered = true;
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk) => (text += chunk));
-      res.on("end", () => {
-        resolve({ status: res.statusCode ?? 0, body: JSON.parse(text), chunksWritten, sentContentLength: req.hasHeader("content-length") });
-        req.destroy();
+  return new Promise<{ status: number; body: any; chunksWritten: number; sentContentLength: boolean }>(
+    (resolve, reject) => {
+      let chunksWritten = 0;
+      let answered = false;
+      const req = http.request(url, { method: "POST", headers });
+      req.on("error", (error) => (answered ? undefined : reject(error)));
+      req.on("response", (res) => {
+        answered = true;
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk) => (text += chunk));
+        res.on("end", () => {
+          resolve({
+            status: res.statusCode ?? 0,
+            body: JSON.parse(text),
+            chunksWritten,
+            sentContentLength: req.hasHeader("content-length"),
+          });
+          req.destroy();
+        });
       });
-    });
-    const writeNext = () => {
-      if (answered) return;
-      if (chunksWritten === chunks.length) return void req.end();
-      req.write(chunks[chunksWritten++]!, () => setTimeout(writeNext, 5));
-    };
-    writeNext();
-  });
+      const writeNext = () => {
+        if (answered) return;
+        if (chunksWritten === chunks.length) return void req.end();
+        req.write(chunks[chunksWritten++]!, () => setTimeout(writeNext, 5));
+      };
+      writeNext();
+    },
+  );
 }

@@ -42,11 +42,17 @@ async function runReconciler(): Promise<ReconcileRun> {
     env: { ...process.env, ...h.app.env },
     timeout: 60_000,
   });
-  const lines = stdout.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as Record<string, unknown>);
+  const lines = stdout
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
   const summary = lines.find((line) => line.event === "reconcile_run");
   if (!summary) throw new Error(`npm run reconcile printed no summary:\n${stdout}`);
   const { event: _event, ...counts } = summary;
-  return { counts: counts as ReconcileRun["counts"], events: lines.filter((line) => line.event === "reconcile") as ReconcileRun["events"] };
+  return {
+    counts: counts as ReconcileRun["counts"],
+    events: lines.filter((line) => line.event === "reconcile") as ReconcileRun["events"],
+  };
 }
 
 const nothing = { paid: 0, declined: 0, failed: 0, waiting: 0, unknown: 0, abandoned: 0, skipped: 0 };
@@ -69,15 +75,24 @@ async function reconcileAfterTtl(shopper: Shopper, key: string): Promise<Reconci
   const run = await runReconciler();
   expect(run.counts).toEqual({ ...nothing, paid: 1 });
   const record = (await h.db.record(shopper.customerId!, key))!;
-  expect(run.events).toEqual([expect.objectContaining({ outcome: "paid", recordId: record.id, key, customerId: shopper.customerId })]);
+  expect(run.events).toEqual([
+    expect.objectContaining({ outcome: "paid", recordId: record.id, key, customerId: shopper.customerId }),
+  ]);
   expect(record).toMatchObject({ status: "completed", attempts: 2, response_status: 201, lock_token: null });
   return run;
 }
 
 /** What the shopper sees whenever they come back: the stored confirmation, and no new charge. */
-async function expectShopperSeesConfirmation(shopper: Shopper, key: string, order: { id: string; paymentIntentId: string }) {
+async function expectShopperSeesConfirmation(
+  shopper: Shopper,
+  key: string,
+  order: { id: string; paymentIntentId: string },
+) {
   await h.app.restart();
-  expect((await shopper.attempt(key)).body).toMatchObject({ status: "completed", response: { statusCode: 201, body: { orderId: order.id } } });
+  expect((await shopper.attempt(key)).body).toMatchObject({
+    status: "completed",
+    response: { statusCode: 201, body: { orderId: order.id } },
+  });
   const later = await shopper.checkout(key, cart());
   expect(later.status).toBe(201);
   expect(later.headers.get("idempotent-replayed")).toBe("true");
@@ -101,8 +116,14 @@ describe("npm run reconcile after a crash, with no retry from the shopper", () =
     expect(await h.emulator.stats()).toMatchObject({ charges: 1, delayed: 2 });
     const ledger = await h.emulator.ledger();
     expect(ledger).toEqual([expect.objectContaining({ id: pending!.payment_intent_id, status: "succeeded" })]);
-    expect(await h.db.order(pending!.id)).toMatchObject({ status: "paid", payment_intent_id: pending!.payment_intent_id });
-    await expectShopperSeesConfirmation(shopper, key, { id: pending!.id, paymentIntentId: pending!.payment_intent_id! });
+    expect(await h.db.order(pending!.id)).toMatchObject({
+      status: "paid",
+      payment_intent_id: pending!.payment_intent_id,
+    });
+    await expectShopperSeesConfirmation(shopper, key, {
+      id: pending!.id,
+      paymentIntentId: pending!.payment_intent_id!,
+    });
   });
 
   it("the charge never reached the provider: the reconciler charges once", async () => {
@@ -110,7 +131,11 @@ describe("npm run reconcile after a crash, with no retry from the shopper", () =
     const key = newKey();
     await crashDuringPayment(shopper, key, 1); // the PaymentIntent's create is in flight; the confirm is never sent
 
-    await waitFor("the orphaned PaymentIntent to be created", async () => (await h.emulator.ledger()).length === 1, 10_000);
+    await waitFor(
+      "the orphaned PaymentIntent to be created",
+      async () => (await h.emulator.ledger()).length === 1,
+      10_000,
+    );
     const [orphan] = await h.emulator.ledger();
     expect(orphan).toMatchObject({ status: "requires_confirmation" });
     expect((await h.emulator.stats()).charges).toBe(0);

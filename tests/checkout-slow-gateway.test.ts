@@ -17,7 +17,11 @@ const measured: number[] = [];
 
 function expectInProgress(answer: Answer) {
   expect(answer.status).toBe(409);
-  expect(answer.body).toEqual({ error: "in_progress", message: expect.any(String), retryAfterSeconds: expect.any(Number) });
+  expect(answer.body).toEqual({
+    error: "in_progress",
+    message: expect.any(String),
+    retryAfterSeconds: expect.any(Number),
+  });
   expect(answer.headers.get("retry-after")).toBe(String(answer.body.retryAfterSeconds));
   expect(Number(answer.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
   expect(answer.headers.get("idempotent-replayed")).toBeNull();
@@ -34,7 +38,10 @@ describe("a shopper who clicks Pay again while the payment provider is slow", ()
     const firstRequest = shopper.checkout(key, cart());
 
     // While the PaymentIntent is being created...
-    await waitFor("the PaymentIntent to be in flight at the provider", async () => (await h.emulator.stats()).delayed >= 1);
+    await waitFor(
+      "the PaymentIntent to be in flight at the provider",
+      async () => (await h.emulator.stats()).delayed >= 1,
+    );
     for (let i = 0; i < 3; i++) expectInProgress(await shopper.checkout(key, cart()));
     const state = await shopper.attempt(key);
     expect(state.status).toBe(200);
@@ -45,7 +52,11 @@ describe("a shopper who clicks Pay again while the payment provider is slow", ()
     expect(reuse.body.error).toBe("idempotency_key_reuse");
 
     // ...and while the card is being charged (the confirm call), several at once.
-    await waitFor("the charge to be in flight at the provider", async () => (await h.emulator.stats()).delayed >= 2, 15_000);
+    await waitFor(
+      "the charge to be in flight at the provider",
+      async () => (await h.emulator.stats()).delayed >= 2,
+      15_000,
+    );
     const burst = await Promise.all(Array.from({ length: 5 }, () => shopper.checkout(key, cart())));
     burst.forEach(expectInProgress);
     expect(await h.emulator.stats()).toMatchObject({ charges: 0, delayed: 2 });
@@ -62,7 +73,10 @@ describe("a shopper who clicks Pay again while the payment provider is slow", ()
       expect(replay.headers.get("idempotent-replayed")).toBe("true");
       expect(replay.body).toEqual(first.body);
     }
-    expect((await shopper.attempt(key)).body).toEqual({ status: "completed", response: { statusCode: 201, body: first.body } });
+    expect((await shopper.attempt(key)).body).toEqual({
+      status: "completed",
+      response: { statusCode: 201, body: first.body },
+    });
 
     const stats = await h.emulator.stats();
     expect(stats).toMatchObject({ charges: 1, delayed: 2 });
@@ -70,7 +84,9 @@ describe("a shopper who clicks Pay again while the payment provider is slow", ()
     expect(ledger).toHaveLength(1);
     expect(ledger[0]).toMatchObject({ id: first.body.paymentIntentId, status: "succeeded" });
     expect(await h.db.ordersOf(shopper.customerId!)).toHaveLength(1);
-    console.log(`[slow gateway] first request ${Math.round(firstMs)} ms; 409s ${measured.map(Math.round).join(", ")} ms`);
+    console.log(
+      `[slow gateway] first request ${Math.round(firstMs)} ms; 409s ${measured.map(Math.round).join(", ")} ms`,
+    );
   });
 
   it("double-clicks 10 times at once: one request pays, the other nine get 409 at once; one PaymentIntent", async () => {
@@ -87,7 +103,9 @@ describe("a shopper who clicks Pay again while the payment provider is slow", ()
     expect(paid[0]!.ms).toBeGreaterThanOrEqual(2 * 2_000 - 100);
     expect(await h.emulator.stats()).toMatchObject({ charges: 1, delayed: 2 });
     expect(await h.emulator.ledger()).toHaveLength(1);
-    console.log(`[double click] paid after ${Math.round(paid[0]!.ms)} ms; 409s ${busy.map((a) => Math.round(a.ms)).join(", ")} ms`);
+    console.log(
+      `[double click] paid after ${Math.round(paid[0]!.ms)} ms; 409s ${busy.map((a) => Math.round(a.ms)).join(", ")} ms`,
+    );
   });
 
   it("on two app instances at once: the second instance answers 409 during the first one's charge, then replays its 201", async () => {
@@ -95,7 +113,10 @@ describe("a shopper who clicks Pay again while the payment provider is slow", ()
     try {
       await h.emulator.faults({ latencyMs: 2_000 });
       const shopper = await h.shopper();
-      const sameShopperElsewhere = Object.assign(new Shopper(second.url), { cookie: shopper.cookie, customerId: shopper.customerId });
+      const sameShopperElsewhere = Object.assign(new Shopper(second.url), {
+        cookie: shopper.cookie,
+        customerId: shopper.customerId,
+      });
       // Warm the fresh instance (route modules, database connections) so it is timed like one in service.
       expect((await sameShopperElsewhere.attempt(newKey())).status).toBe(404);
       const key = newKey();

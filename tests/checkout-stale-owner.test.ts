@@ -34,8 +34,17 @@ beforeAll(async () => {
   emulator = new Emulator(server.url);
   deps = {
     prisma,
-    stripe: createStripeClient({ secretKey: "sk_test_stale_owner", apiBase: server.url, timeoutMs: 10_000, maxNetworkRetries: 0 }),
-    idempotency: new IdempotencyEngine(prisma, { inProgressTtlMs: TTL_MS, retentionHours: 24, attemptDeadlineMs: 1_800_000 }),
+    stripe: createStripeClient({
+      secretKey: "sk_test_stale_owner",
+      apiBase: server.url,
+      timeoutMs: 10_000,
+      maxNetworkRetries: 0,
+    }),
+    idempotency: new IdempotencyEngine(prisma, {
+      inProgressTtlMs: TTL_MS,
+      retentionHours: 24,
+      attemptDeadlineMs: 1_800_000,
+    }),
     appOrigin: "http://localhost:3000",
     actionTimeoutMs: 1_800_000,
   };

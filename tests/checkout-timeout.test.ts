@@ -95,7 +95,11 @@ describe("a shopper whose payment times out at the app", () => {
     // The provider is still creating it: our retry's create, under the same
     // Stripe key, is refused as in flight, so nothing new is created.
     expectUnavailable(await shopper.checkout(key, cart()));
-    await waitFor("the PaymentIntent to be created at the provider", async () => (await h.emulator.ledger()).length === 1, 10_000);
+    await waitFor(
+      "the PaymentIntent to be created at the provider",
+      async () => (await h.emulator.ledger()).length === 1,
+      10_000,
+    );
     const [created] = await h.emulator.ledger();
     expect(created).toMatchObject({ status: "requires_confirmation" });
 

@@ -20,18 +20,22 @@ beforeAll(async () => {
 });
 
 function runDemo(dataDir: string) {
-  const child = spawn(process.execPath, ["--import", "tsx", "--import", "./scripts/lib/allow-server-only.mjs", "scripts/demo.ts", "--no-build"], {
-    env: {
-      ...process.env,
-      DATABASE_URL: "", // the demo's default: embedded
-      DATA_DIR: dataDir,
-      PORT: String(ports.app),
-      EMBEDDED_PG_PORT: String(ports.pg),
-      STRIPE_EMULATOR_PORT: String(ports.emulator),
-      NEXT_DIST_DIR: TEST_DIST_DIR,
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "--import", "./scripts/lib/allow-server-only.mjs", "scripts/demo.ts", "--no-build"],
+    {
+      env: {
+        ...process.env,
+        DATABASE_URL: "", // the demo's default: embedded
+        DATA_DIR: dataDir,
+        PORT: String(ports.app),
+        EMBEDDED_PG_PORT: String(ports.pg),
+        STRIPE_EMULATOR_PORT: String(ports.emulator),
+        NEXT_DIST_DIR: TEST_DIST_DIR,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
     },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  );
   let output = "";
   child.stdout.on("data", (c: Buffer) => (output += c));
   child.stderr.on("data", (c: Buffer) => (output += c));
@@ -97,10 +101,14 @@ describe("npm run demo", () => {
   }, 120_000);
 
   it("refuses a malformed DATABASE_URL with a message naming it", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", "--import", "./scripts/lib/allow-server-only.mjs", "scripts/demo.ts", "--no-build"], {
-      env: { ...process.env, DATABASE_URL: "localhost:5432/shop" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", "--import", "./scripts/lib/allow-server-only.mjs", "scripts/demo.ts", "--no-build"],
+      {
+        env: { ...process.env, DATABASE_URL: "localhost:5432/shop" },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let stderr = "";
     child.stderr.on("data", (c: Buffer) => (stderr += c));
     const code = await new Promise((resolve) => child.once("exit", resolve));

@@ -60,7 +60,6 @@ async function dropDatabasesOfDeadRuns(adminUrl: string): Promise<void> {
   }
 }
 
-
 declare module "vitest" {
   export interface ProvidedContext {
     databaseUrl: string;

@@ -17,7 +17,11 @@ describe("a payment after the in-process maintenance built the app's services", 
     // Evidence that a maintenance round ran (and built the services) before any checkout: it deleted this record.
     const subject = randomUUID();
     const expiredKey = await h.db.insertExpired(subject);
-    await waitFor("the maintenance's cleanup to run", async () => (await h.db.record(subject, expiredKey)) === null, 15_000);
+    await waitFor(
+      "the maintenance's cleanup to run",
+      async () => (await h.db.record(subject, expiredKey)) === null,
+      15_000,
+    );
 
     const shopper = await h.shopper();
     const key = newKey();

@@ -59,7 +59,18 @@ describe("GET /api/metrics", () => {
       reuse: moved('checkout_responses_total{status="422"}'),
       charged: moved('checkout_payments_total{outcome="succeeded"}'),
       refused: moved('checkout_payments_total{outcome="declined"}'),
-    }).toEqual({ claimed: 3, replay: 1, mismatch: 1, inProgress: 1, ok: 3, declined: 1, conflict: 1, reuse: 1, charged: 2, refused: 1 });
+    }).toEqual({
+      claimed: 3,
+      replay: 1,
+      mismatch: 1,
+      inProgress: 1,
+      ok: 3,
+      declined: 1,
+      conflict: 1,
+      reuse: 1,
+      charged: 2,
+      refused: 1,
+    });
   });
 
   it("counts the maintenance's reconciliations and cleanup deletions", async () => {
@@ -71,13 +82,21 @@ describe("GET /api/metrics", () => {
     const abandonedKey = newKey();
     expect((await shopper.checkout(abandonedKey, cart())).status).toBe(503);
     expect((await h.emulator.stats()).failedInjected).toBe(1);
-    await waitFor("the reconciler to finish the attempt", async () => (await h.db.record(shopper.customerId!, abandonedKey))?.status === "completed", TTL_MS + 15_000);
+    await waitFor(
+      "the reconciler to finish the attempt",
+      async () => (await h.db.record(shopper.customerId!, abandonedKey))?.status === "completed",
+      TTL_MS + 15_000,
+    );
 
     // A finished record whose retention ran out: the cleanup deletes it.
     const oldKey = newKey();
     expect((await shopper.checkout(oldKey, cart())).status).toBe(201);
     await h.db.expire(shopper.customerId!, oldKey);
-    await waitFor("the cleanup to delete the expired record", async () => (await h.db.record(shopper.customerId!, oldKey)) === null, 15_000);
+    await waitFor(
+      "the cleanup to delete the expired record",
+      async () => (await h.db.record(shopper.customerId!, oldKey)) === null,
+      15_000,
+    );
 
     const after = await scrape();
     expect(delta(before, after, 'checkout_reconciliations_total{outcome="paid"}')).toBe(1);

@@ -41,7 +41,12 @@ async function session(url: string): Promise<{ cookie: string; customerId: strin
 }
 
 /** One copy of an attempt, retried like a browser until a final answer. */
-async function sendUntilFinal(url: string, cookie: string, key: string, body: string): Promise<{ status: number; orderId: string; tries: number }> {
+async function sendUntilFinal(
+  url: string,
+  cookie: string,
+  key: string,
+  body: string,
+): Promise<{ status: number; orderId: string; tries: number }> {
   for (let tries = 1; ; tries++) {
     const response = await fetch(`${url}/api/checkout`, {
       method: "POST",
@@ -49,7 +54,8 @@ async function sendUntilFinal(url: string, cookie: string, key: string, body: st
       body,
     });
     const json = (await response.json()) as { orderId?: string };
-    if (response.status !== 409 && response.status !== 503) return { status: response.status, orderId: json.orderId ?? "", tries };
+    if (response.status !== 409 && response.status !== 503)
+      return { status: response.status, orderId: json.orderId ?? "", tries };
     if (tries > 200) throw new Error(`attempt ${key} never finished`);
     await sleep(50 + Math.random() * 150);
   }
@@ -59,9 +65,12 @@ async function ledger(): Promise<Array<{ id: string; status: string; metadata: R
   const all: Array<{ id: string; status: string; metadata: Record<string, string> }> = [];
   let after = "";
   for (;;) {
-    const response = await fetch(`${emulator.url}/v1/payment_intents?limit=100${after ? `&starting_after=${after}` : ""}`, {
-      headers: { authorization: "Bearer sk_test_emulator" },
-    });
+    const response = await fetch(
+      `${emulator.url}/v1/payment_intents?limit=100${after ? `&starting_after=${after}` : ""}`,
+      {
+        headers: { authorization: "Bearer sk_test_emulator" },
+      },
+    );
     const page = (await response.json()) as { data: typeof all; has_more: boolean };
     all.push(...page.data);
     if (!page.has_more) return all;
@@ -98,7 +107,8 @@ describe("several app instances serving the same shoppers", () => {
 
     const intents = (await ledger()).filter((pi) => shoppers.some((s) => s.customerId === pi.metadata.customerId));
     const perKey = new Map<string, number>();
-    for (const pi of intents) perKey.set(pi.metadata.idempotencyKey!, (perKey.get(pi.metadata.idempotencyKey!) ?? 0) + 1);
+    for (const pi of intents)
+      perKey.set(pi.metadata.idempotencyKey!, (perKey.get(pi.metadata.idempotencyKey!) ?? 0) + 1);
     expect(intents).toHaveLength(ATTEMPTS);
     expect(intents.every((pi) => pi.status === "succeeded")).toBe(true);
     expect([...perKey.values()].every((n) => n === 1)).toBe(true);
@@ -108,17 +118,28 @@ describe("several app instances serving the same shoppers", () => {
     await db.connect();
     const ids = shoppers.map((s) => s.customerId);
     const { rows } = await db.query<{ status: string; n: number }>(
-      `select status::text, count(*)::int as n from orders where customer_id = any($1::uuid[]) group by status`, [ids],
+      `select status::text, count(*)::int as n from orders where customer_id = any($1::uuid[]) group by status`,
+      [ids],
     );
     const stuck = await db.query<{ n: number }>(
-      `select count(*)::int as n from idempotency_keys where subject_id = any($1::text[]) and status = 'in_progress'`, [ids],
+      `select count(*)::int as n from idempotency_keys where subject_id = any($1::text[]) and status = 'in_progress'`,
+      [ids],
     );
     await db.end();
     expect(rows).toEqual([{ status: "paid", n: ATTEMPTS }]);
     expect(stuck.rows[0]!.n).toBe(0);
 
-    const stats = ((await (await fetch(`${emulator.url}/_emulator/faults`)).json()) as { stats: { delayed: number } }).stats;
+    const stats = ((await (await fetch(`${emulator.url}/_emulator/faults`)).json()) as { stats: { delayed: number } })
+      .stats;
     expect(stats.delayed).toBeGreaterThanOrEqual(ATTEMPTS); // the latency really applied
-    console.log(JSON.stringify({ attempts: ATTEMPTS, copiesSent: sent, retriesAfter409or503: retries, charges: intents.length, stuck: stuck.rows[0]!.n }));
+    console.log(
+      JSON.stringify({
+        attempts: ATTEMPTS,
+        copiesSent: sent,
+        retriesAfter409or503: retries,
+        charges: intents.length,
+        stuck: stuck.rows[0]!.n,
+      }),
+    );
   }, 600_000);
 });

@@ -31,7 +31,9 @@ async function runStart(env: Record<string, string>, options: { bare?: boolean }
   const dataDir = await mkdtemp(path.join(tmpdir(), "start-data-"));
   const port = await freePort();
   const { SESSION_SECRET: _inherited, ...parentEnv } = process.env;
-  const args = options.bare ? [nextBin, "start", "-p", String(port)] : ["--import", "tsx", "--import", "./scripts/lib/allow-server-only.mjs", "scripts/start.ts"]; // as `npm start` runs it
+  const args = options.bare
+    ? [nextBin, "start", "-p", String(port)]
+    : ["--import", "tsx", "--import", "./scripts/lib/allow-server-only.mjs", "scripts/start.ts"]; // as `npm start` runs it
   const child = spawn(process.execPath, args, {
     env: {
       ...parentEnv,

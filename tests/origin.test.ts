@@ -7,7 +7,8 @@ import { cart, newKey, Shopper, type Answer } from "./helpers/shopper";
  * Host (the app sees `localhost:<port>`, the browser is on shop.example).
  * One server per configuration: the check is read from the environment.
  */
-const forbidden = (answer: Answer) => expect({ status: answer.status, error: answer.body?.error }).toEqual({ status: 403, error: "forbidden_origin" });
+const forbidden = (answer: Answer) =>
+  expect({ status: answer.status, error: answer.body?.error }).toEqual({ status: 403, error: "forbidden_origin" });
 
 describe("with APP_ORIGIN set to the public origins", () => {
   const h = useTestApp({ APP_ORIGIN: "https://shop.example, https://www.shop.example" });
@@ -40,7 +41,9 @@ describe("with TRUST_PROXY=1 and no APP_ORIGIN", () => {
     const viaProxy = { origin: "https://shop.example", "x-forwarded-host": "shop.example" };
     expect((await shopper.startSession(viaProxy)).status).toBe(201);
     expect((await shopper.checkout(newKey(), cart(), viaProxy)).status).toBe(201);
-    forbidden(await shopper.checkout(newKey(), cart(), { origin: "https://evil.example", "x-forwarded-host": "shop.example" }));
+    forbidden(
+      await shopper.checkout(newKey(), cart(), { origin: "https://evil.example", "x-forwarded-host": "shop.example" }),
+    );
     forbidden(await shopper.checkout(newKey(), cart(), { origin: "https://shop.example" })); // no proxy header: Host decides
   });
 });
@@ -49,7 +52,9 @@ describe("by default (no APP_ORIGIN, proxy not trusted)", () => {
   const h = useTestApp();
 
   it("ignores X-Forwarded-Host, which any client can send, and compares the Origin with Host", async () => {
-    forbidden(await new Shopper(h.url).startSession({ origin: "https://evil.example", "x-forwarded-host": "evil.example" }));
+    forbidden(
+      await new Shopper(h.url).startSession({ origin: "https://evil.example", "x-forwarded-host": "evil.example" }),
+    );
     expect((await new Shopper(h.url).startSession({ origin: h.url })).status).toBe(201);
   });
 });

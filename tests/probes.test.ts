@@ -38,7 +38,11 @@ describe("readiness: GET /api/health", () => {
     const probes = [];
     for (let i = 0; i < 5; i++) probes.push(await get("/api/health"));
     probes.push(...(await Promise.all([1, 2, 3, 4, 5].map(() => get("/api/health")))));
-    for (const probe of probes) expect({ status: probe.status, body: probe.json() }).toEqual({ status: 200, body: { ok: true, db: true, payments: true } });
+    for (const probe of probes)
+      expect({ status: probe.status, body: probe.json() }).toEqual({
+        status: 200,
+        body: { ok: true, db: true, payments: true },
+      });
     expect(await stripeRequests()).toBe(before + 1);
 
     await sleep(CACHE_MS + 100);
@@ -50,7 +54,10 @@ describe("readiness: GET /api/health", () => {
     await sleep(CACHE_MS + 100);
     await h.emulator.faults({ failNext: { status: 503, times: 1 } });
     const down = await get("/api/health");
-    expect({ status: down.status, body: down.json() }).toEqual({ status: 503, body: { ok: false, db: true, payments: false } });
+    expect({ status: down.status, body: down.json() }).toEqual({
+      status: 503,
+      body: { ok: false, db: true, payments: false },
+    });
     expect((await h.emulator.stats()).failedInjected).toBe(1); // the provider really failed
     const asked = await stripeRequests();
     expect((await get("/api/health")).status).toBe(503); // the cached answer
@@ -63,7 +70,12 @@ describe("readiness: GET /api/health", () => {
 
 describe("GET /api/metrics with METRICS_TOKEN", () => {
   it("refuses a scrape without the bearer token", async () => {
-    for (const headers of [{} as Record<string, string>, { authorization: "Bearer wrong-token-0123456789abcdef" }, { authorization: `Basic ${btoa(`x:${TOKEN}`)}` }, { authorization: TOKEN }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { authorization: "Bearer wrong-token-0123456789abcdef" },
+      { authorization: `Basic ${btoa(`x:${TOKEN}`)}` },
+      { authorization: TOKEN },
+    ]) {
       const refused = await get("/api/metrics", headers);
       expect(refused.status).toBe(401);
       expect(refused.json()).toMatchObject({ error: "unauthenticated" });

@@ -31,7 +31,13 @@ function expectedType(field: Dmmf["datamodel"]["models"][number]["fields"][numbe
   if (native === "Char") return `bpchar(${args[0]})`;
   if (native === "Timestamptz") return `timestamptz(${args[0] ?? 6})`;
   const byScalar: Record<string, string> = {
-    String: "text", Int: "int4", BigInt: "int8", Boolean: "bool", Float: "float8", Json: "jsonb", DateTime: "timestamp(3)",
+    String: "text",
+    Int: "int4",
+    BigInt: "int8",
+    Boolean: "bool",
+    Float: "float8",
+    Json: "jsonb",
+    DateTime: "timestamp(3)",
   };
   return byScalar[field.type] ?? `unmapped ${field.type}`;
 }
@@ -103,7 +109,9 @@ describe("schema.prisma and the migrated database", () => {
          from pg_type t join pg_enum e on e.enumtypid = t.oid group by t.typname`,
     );
     const actual = Object.fromEntries(rows.map((r) => [r.name, r.labels]));
-    const expected = Object.fromEntries(enums.map((e) => [e.dbName ?? e.name, e.values.map((v) => v.dbName ?? v.name)]));
+    const expected = Object.fromEntries(
+      enums.map((e) => [e.dbName ?? e.name, e.values.map((v) => v.dbName ?? v.name)]),
+    );
     expect(actual).toEqual(expected);
   });
 
@@ -114,7 +122,10 @@ describe("schema.prisma and the migrated database", () => {
         where c.contype = 'f' and n.nspname = 'public'`,
     );
     const actions: Record<string, string> = {
-      Cascade: " ON DELETE CASCADE", SetNull: " ON DELETE SET NULL", Restrict: " ON DELETE RESTRICT", NoAction: "",
+      Cascade: " ON DELETE CASCADE",
+      SetNull: " ON DELETE SET NULL",
+      Restrict: " ON DELETE RESTRICT",
+      NoAction: "",
     };
     const expected = models.flatMap((m) =>
       m.fields

@@ -200,10 +200,19 @@ describe("Stripe webhooks", () => {
     const stripe = createStripeClient({ secretKey: "sk_test_emulator", apiBase: h.app.emulator.url });
     const metadata = { orderId: order!.id, customerId: shopper.customerId!, idempotencyKey: key };
     const charged = await stripe.paymentIntents.create({
-      amount: order!.amount_cents, currency: "usd", payment_method: "pm_card_visa", confirm: true, metadata,
+      amount: order!.amount_cents,
+      currency: "usd",
+      payment_method: "pm_card_visa",
+      confirm: true,
+      metadata,
     });
     expect(charged.status).toBe("succeeded");
-    const open = await stripe.paymentIntents.create({ amount: order!.amount_cents, currency: "usd", payment_method: "pm_card_visa", metadata });
+    const open = await stripe.paymentIntents.create({
+      amount: order!.amount_cents,
+      currency: "usd",
+      payment_method: "pm_card_visa",
+      metadata,
+    });
     expect(open.status).toBe("requires_confirmation");
     expect((await h.emulator.stats()).charges).toBe(2); // the injected double charge happened
 
@@ -218,16 +227,28 @@ describe("Stripe webhooks", () => {
     expect(await processed(created.id)).toMatchObject({ outcome: "stray_canceled" });
 
     const webhooks = new EmulatorWebhooks(h.app.emulator.url);
-    expect(await webhooks.refunds(charged.id)).toEqual([expect.objectContaining({ amount: charged.amount, status: "succeeded" })]);
+    expect(await webhooks.refunds(charged.id)).toEqual([
+      expect.objectContaining({ amount: charged.amount, status: "succeeded" }),
+    ]);
     expect(await webhooks.refunds(recorded)).toEqual([]);
     expect((await h.emulator.stats()).refunds).toBe(1);
     expect((await stripe.paymentIntents.retrieve(open.id)).status).toBe("canceled");
     // The refund's own news is about the stray, not about the order.
-    const refunded = stripeEvent("charge.refunded", { id: "ch_stray", object: "charge", payment_intent: charged.id, refunded: true });
+    const refunded = stripeEvent("charge.refunded", {
+      id: "ch_stray",
+      object: "charge",
+      payment_intent: charged.id,
+      refunded: true,
+    });
     await deliver(h.url, refunded);
     expect(await processed(refunded.id)).toMatchObject({ outcome: "stray_refund" });
 
-    expect(await h.db.order(order!.id)).toMatchObject({ status: "paid", payment_intent_id: recorded, refunded_at: null, refund_id: null });
+    expect(await h.db.order(order!.id)).toMatchObject({
+      status: "paid",
+      payment_intent_id: recorded,
+      refunded_at: null,
+      refund_id: null,
+    });
     const after = await scrape(h.url);
     expect(delta(before, after, 'checkout_stray_intents_total{action="refunded"}')).toBe(2); // once per event; one refund at Stripe
     expect(delta(before, after, 'checkout_stray_intents_total{action="canceled"}')).toBe(1);

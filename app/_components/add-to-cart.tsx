@@ -29,20 +29,38 @@ export function AddToCart({ sku, name }: { sku: string; name: string }) {
 
   if (quantity === 0) {
     return (
-      <button ref={addRef} type="button" className="add-button" disabled={cart.items === null} onClick={() => change(1)}>
+      <button
+        ref={addRef}
+        type="button"
+        className="add-button"
+        disabled={cart.items === null}
+        onClick={() => change(1)}
+      >
         Add to cart<span className="visually-hidden"> {name}</span>
       </button>
     );
   }
   return (
     <div className="stepper" role="group" aria-label={`${name} in cart`}>
-      <button type="button" className="secondary" aria-label={`Remove one ${name}`} onClick={() => change(quantity - 1)}>
+      <button
+        type="button"
+        className="secondary"
+        aria-label={`Remove one ${name}`}
+        onClick={() => change(quantity - 1)}
+      >
         −
       </button>
       <span className="stepper-count" aria-live="polite">
         {quantity} <span className="muted">in cart</span>
       </span>
-      <button ref={moreRef} type="button" className="secondary" aria-label={`Add one more ${name}`} disabled={quantity >= 99} onClick={() => change(quantity + 1)}>
+      <button
+        ref={moreRef}
+        type="button"
+        className="secondary"
+        aria-label={`Add one more ${name}`}
+        disabled={quantity >= 99}
+        onClick={() => change(quantity + 1)}
+      >
         +
       </button>
     </div>

@@ -12,7 +12,9 @@ export function CartCallout() {
       <span>
         {count} {count === 1 ? "item" : "items"} in your cart
       </span>
-      <Link href="/checkout" className="button-link">Go to checkout</Link>
+      <Link href="/checkout" className="button-link">
+        Go to checkout
+      </Link>
     </p>
   );
 }

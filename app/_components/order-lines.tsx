@@ -9,9 +9,15 @@ export function OrderLines({ order }: { order: OrderView }) {
       <thead>
         <tr>
           <th scope="col">Item</th>
-          <th scope="col" className="num">Qty</th>
-          <th scope="col" className="num">Price</th>
-          <th scope="col" className="num">Subtotal</th>
+          <th scope="col" className="num">
+            Qty
+          </th>
+          <th scope="col" className="num">
+            Price
+          </th>
+          <th scope="col" className="num">
+            Subtotal
+          </th>
         </tr>
       </thead>
       <tbody>
@@ -26,15 +32,23 @@ export function OrderLines({ order }: { order: OrderView }) {
       </tbody>
       <tfoot>
         <tr>
-          <th scope="row" colSpan={3}>Total</th>
-          <td className="num"><strong>{formatMoney(order.amountCents, order.currency)}</strong></td>
+          <th scope="row" colSpan={3}>
+            Total
+          </th>
+          <td className="num">
+            <strong>{formatMoney(order.amountCents, order.currency)}</strong>
+          </td>
         </tr>
       </tfoot>
     </table>
   );
 }
 
-export const STATUS_LABEL: Record<OrderView["status"], string> = { paid: "Paid", failed: "Declined", pending: "Processing" };
+export const STATUS_LABEL: Record<OrderView["status"], string> = {
+  paid: "Paid",
+  failed: "Declined",
+  pending: "Processing",
+};
 
 export function StatusBadge({ status }: { status: OrderView["status"] }) {
   return <span className={`badge badge-${status}`}>{STATUS_LABEL[status]}</span>;

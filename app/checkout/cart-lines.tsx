@@ -27,7 +27,12 @@ export function CartLines(props: {
               disabled={props.locked}
               onChange={(n) => props.onQuantity(line.sku, n)}
             />
-            <button type="button" className="link-button" disabled={props.locked} onClick={() => props.onQuantity(line.sku, 0)}>
+            <button
+              type="button"
+              className="link-button"
+              disabled={props.locked}
+              onClick={() => props.onQuantity(line.sku, 0)}
+            >
               Remove<span className="visually-hidden"> {line.name}</span>
             </button>
           </div>

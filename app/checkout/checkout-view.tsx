@@ -44,23 +44,39 @@ export function CheckoutView() {
   }, [paidOrderId, router]);
 
   if (checkout.state.kind === "paid") {
-    return <Shell><PaymentStatus state={checkout.state} onCheckAgain={checkout.checkAgain} /></Shell>;
+    return (
+      <Shell>
+        <PaymentStatus state={checkout.state} onCheckAgain={checkout.checkAgain} />
+      </Shell>
+    );
   }
   const items = locked && openBody ? inCartOrder(openBody.items, cart.items ?? []) : cart.items;
   if (products.isError) {
     return (
       <Shell>
-        <p role="alert">The catalogue could not be loaded. <button type="button" onClick={() => products.refetch()}>Try again</button></p>
+        <p role="alert">
+          The catalogue could not be loaded.{" "}
+          <button type="button" onClick={() => products.refetch()}>
+            Try again
+          </button>
+        </p>
       </Shell>
     );
   }
-  if (items === null || !products.data) return <Shell><p className="muted">Loading your cart…</p></Shell>;
+  if (items === null || !products.data)
+    return (
+      <Shell>
+        <p className="muted">Loading your cart…</p>
+      </Shell>
+    );
 
   const priced = priceLines(items, products.data);
   if (priced.lines.length === 0) {
     return (
       <Shell>
-        <p>Your cart is empty. <Link href="/">Browse the catalogue</Link></p>
+        <p>
+          Your cart is empty. <Link href="/">Browse the catalogue</Link>
+        </p>
         <PaymentStatus state={checkout.state} onCheckAgain={checkout.checkAgain} />
       </Shell>
     );
@@ -88,7 +104,9 @@ export function CheckoutView() {
             <button type="submit" className="pay-button" disabled={checkout.isPending || locked}>
               Pay {total}
             </button>
-            <p className="fine-print muted">Prices are the shop’s own. However often you press Pay, this cart is charged at most once.</p>
+            <p className="fine-print muted">
+              Prices are the shop’s own. However often you press Pay, this cart is charged at most once.
+            </p>
           </form>
           <PaymentStatus state={checkout.state} onCheckAgain={checkout.checkAgain} />
         </section>

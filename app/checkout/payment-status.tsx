@@ -17,7 +17,14 @@ export function PaymentStatus({ state, onCheckAgain }: { state: CheckoutState; o
   }, [state.kind, needsAttention]);
 
   return (
-    <div ref={box} tabIndex={-1} className={`payment-status status-${tone(state)}`} role="status" aria-live="polite" aria-atomic="true">
+    <div
+      ref={box}
+      tabIndex={-1}
+      className={`payment-status status-${tone(state)}`}
+      role="status"
+      aria-live="polite"
+      aria-atomic="true"
+    >
       <StatusText state={state} onCheckAgain={onCheckAgain} />
     </div>
   );
@@ -25,22 +32,33 @@ export function PaymentStatus({ state, onCheckAgain }: { state: CheckoutState; o
 
 function StatusText({ state, onCheckAgain }: { state: CheckoutState; onCheckAgain: () => void }) {
   const checkAgain = (
-    <button type="button" className="secondary" onClick={onCheckAgain}>Check again</button>
+    <button type="button" className="secondary" onClick={onCheckAgain}>
+      Check again
+    </button>
   );
   switch (state.kind) {
     case "idle":
       return null;
     case "paying":
       return state.retry === 0 ? (
-        <p><Spinner /> <strong>Paying…</strong> Please keep this page open.</p>
+        <p>
+          <Spinner /> <strong>Paying…</strong> Please keep this page open.
+        </p>
       ) : (
         <p>
           <Spinner /> <strong>Still processing — retry {state.retry}</strong>
-          <span className="status-detail">The payment is taking longer than usual. Every retry is the same payment, so your card is charged at most once.</span>
+          <span className="status-detail">
+            The payment is taking longer than usual. Every retry is the same payment, so your card is charged at most
+            once.
+          </span>
         </p>
       );
     case "checking":
-      return <p><Spinner /> <strong>Checking what happened to your payment…</strong></p>;
+      return (
+        <p>
+          <Spinner /> <strong>Checking what happened to your payment…</strong>
+        </p>
+      );
     case "paid":
       return (
         <p>
@@ -59,7 +77,8 @@ function StatusText({ state, onCheckAgain }: { state: CheckoutState; onCheckAgai
         <p>
           <strong>Waiting for your bank.</strong>
           <span className="status-detail">
-            Your bank asks you to confirm this payment. Nothing is charged until you do. <a href={state.url}>Continue to your bank</a>
+            Your bank asks you to confirm this payment. Nothing is charged until you do.{" "}
+            <a href={state.url}>Continue to your bank</a>
           </span>
         </p>
       );
@@ -68,7 +87,10 @@ function StatusText({ state, onCheckAgain }: { state: CheckoutState; onCheckAgai
         <div>
           <p>
             <strong>Still processing.</strong>
-            <span className="status-detail">The shop is still confirming this payment with the bank. It will be charged at most once; check again in a moment.</span>
+            <span className="status-detail">
+              The shop is still confirming this payment with the bank. It will be charged at most once; check again in a
+              moment.
+            </span>
           </p>
           {checkAgain}
         </div>
@@ -78,7 +100,9 @@ function StatusText({ state, onCheckAgain }: { state: CheckoutState; onCheckAgai
         <div>
           <p>
             <strong>We couldn’t reach the shop to confirm your payment.</strong>
-            <span className="status-detail">Check your connection, then check again. It is the same payment, so it cannot be charged twice.</span>
+            <span className="status-detail">
+              Check your connection, then check again. It is the same payment, so it cannot be charged twice.
+            </span>
           </p>
           {checkAgain}
         </div>
@@ -95,8 +119,8 @@ function StatusText({ state, onCheckAgain }: { state: CheckoutState; onCheckAgai
         <p>
           <strong>We have no record of this payment — check your orders.</strong>
           <span className="status-detail">
-            The shop can no longer tell whether it went through. Look in <Link href="/orders">your orders</Link> (or your
-            card statement) before paying again; pressing Pay starts a new payment.
+            The shop can no longer tell whether it went through. Look in <Link href="/orders">your orders</Link> (or
+            your card statement) before paying again; pressing Pay starts a new payment.
           </span>
         </p>
       );
@@ -113,7 +137,11 @@ function StatusText({ state, onCheckAgain }: { state: CheckoutState; onCheckAgai
         </div>
       );
     case "rejected":
-      return <p><strong>{state.message}</strong></p>;
+      return (
+        <p>
+          <strong>{state.message}</strong>
+        </p>
+      );
   }
 }
 

@@ -7,11 +7,19 @@ import { MAX_QUANTITY } from "@/lib/checkout-client/cart";
  * A number field that only commits whole quantities in 1..99. While the
  * shopper is mid-edit (an empty field) the cart keeps its last good value.
  */
-export function QuantityInput(props: { id: string; label: string; value: number; disabled: boolean; onChange: (n: number) => void }) {
+export function QuantityInput(props: {
+  id: string;
+  label: string;
+  value: number;
+  disabled: boolean;
+  onChange: (n: number) => void;
+}) {
   const [draft, setDraft] = useState<string | null>(null);
   return (
     <>
-      <label htmlFor={props.id} className="visually-hidden">{props.label}</label>
+      <label htmlFor={props.id} className="visually-hidden">
+        {props.label}
+      </label>
       <input
         id={props.id}
         className="quantity"

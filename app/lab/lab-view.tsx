@@ -26,9 +26,11 @@ export function LabView({ naiveEnabled, faultsEnabled }: { naiveEnabled: boolean
         <h1 id="lab-heading">Reliability lab</h1>
       </div>
       <p className="lab-intro">
-        One shopper, one cart ({LAB_CART_LABEL}), two checkouts side by side. Pick a scenario: both lanes run it at the same
-        moment from this browser. The timelines are drawn from the app&apos;s own event log, and charges are counted
-        {naiveEnabled ? " in the payment gateway's ledger" : " from the app's payment events"} — nothing on this page is a guess.
+        One shopper, one cart ({LAB_CART_LABEL}), two checkouts side by side. Pick a scenario: both lanes run it at the
+        same moment from this browser. The timelines are drawn from the app&apos;s own event log, and charges are
+        counted
+        {naiveEnabled ? " in the payment gateway's ledger" : " from the app's payment events"} — nothing on this page is
+        a guess.
       </p>
       <ScenarioPicker
         naiveEnabled={naiveEnabled}

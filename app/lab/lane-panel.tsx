@@ -12,13 +12,15 @@ const LANE_COPY: Record<Lane, { title: string; badge: string; endpoint: string; 
     title: "Naive checkout",
     badge: "The bug",
     endpoint: "POST /api/lab/naive-checkout",
-    about: "A typical first implementation, demo only: every request creates an order and charges the card. No key, no retries.",
+    about:
+      "A typical first implementation, demo only: every request creates an order and charges the card. No key, no retries.",
   },
   idempotent: {
     title: "Idempotent checkout",
     badge: "The fix",
     endpoint: "POST /api/checkout",
-    about: "The shop's real endpoint and payment client: one Idempotency-Key per attempt, claimed before charging; retries with backoff.",
+    about:
+      "The shop's real endpoint and payment client: one Idempotency-Key per attempt, claimed before charging; retries with backoff.",
   },
 };
 
@@ -45,9 +47,9 @@ export function LanePanel(props: {
       </p>
       {!props.enabled ? (
         <p className="lab-lane-off" role="note">
-          <strong>This lane is off on this server.</strong> The naive endpoint is a deliberate bug, so it exists only when the
-          server runs with <code>LAB_NAIVE_ENDPOINT=1</code> (<code>npm run demo</code> sets it). The idempotent lane still runs
-          every scenario it can.
+          <strong>This lane is off on this server.</strong> The naive endpoint is a deliberate bug, so it exists only
+          when the server runs with <code>LAB_NAIVE_ENDPOINT=1</code> (<code>npm run demo</code> sets it). The
+          idempotent lane still runs every scenario it can.
         </p>
       ) : (
         <>
@@ -60,7 +62,12 @@ export function LanePanel(props: {
           <ShopperScreen lane={lane} run={run} />
           {timeline && run && (
             <>
-              <TimelineChart lane={lane} title={`${copy.title}: requests over time`} timeline={timeline} span={props.span} />
+              <TimelineChart
+                lane={lane}
+                title={`${copy.title}: requests over time`}
+                timeline={timeline}
+                span={props.span}
+              />
               <RequestLog lane={lane} timeline={timeline} />
             </>
           )}

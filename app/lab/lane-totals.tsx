@@ -2,12 +2,22 @@ import type { Lane } from "@/lib/lab/lab-event";
 import type { LaneTotals } from "@/lib/lab/verdict";
 
 /** "Charges at the gateway / orders the shopper sees": the lane's running total, read out as it changes. */
-export function LaneTotalsView(props: { lane: Lane; totals: LaneTotals | null; live: boolean; ledgerEnabled: boolean }) {
+export function LaneTotalsView(props: {
+  lane: Lane;
+  totals: LaneTotals | null;
+  live: boolean;
+  ledgerEnabled: boolean;
+}) {
   const { lane, totals, live } = props;
   const chargesId = `${lane}-charges-label`;
   const seenId = `${lane}-seen-label`;
   return (
-    <div className={`lab-totals lab-totals-${totals?.verdict.tone ?? "neutral"}`} role="status" aria-live="polite" aria-atomic="true">
+    <div
+      className={`lab-totals lab-totals-${totals?.verdict.tone ?? "neutral"}`}
+      role="status"
+      aria-live="polite"
+      aria-atomic="true"
+    >
       <dl>
         <div>
           <dt id={chargesId}>Charges at the gateway</dt>
@@ -20,10 +30,14 @@ export function LaneTotalsView(props: { lane: Lane; totals: LaneTotals | null; l
       </dl>
       {totals && (
         <p className="lab-verdict">
-          <strong>{live ? "So far: " : ""}{totals.verdict.text}.</strong>{" "}
+          <strong>
+            {live ? "So far: " : ""}
+            {totals.verdict.text}.
+          </strong>{" "}
           <span className="lab-source">
             {sourceOf(totals, props.ledgerEnabled)}
-            {totals.ordersRecorded > totals.ordersSeen && ` The shop wrote ${totals.ordersRecorded} orders; the shopper saw ${totals.ordersSeen}.`}
+            {totals.ordersRecorded > totals.ordersSeen &&
+              ` The shop wrote ${totals.ordersRecorded} orders; the shopper saw ${totals.ordersSeen}.`}
           </span>
         </p>
       )}

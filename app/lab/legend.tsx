@@ -11,9 +11,13 @@ const ITEMS = [
 export function Legend() {
   return (
     <section className="lab-legend" aria-labelledby="legend-heading">
-      <h2 id="legend-heading" className="visually-hidden">Legend</h2>
+      <h2 id="legend-heading" className="visually-hidden">
+        Legend
+      </h2>
       <ul>
-        <li><span className="lab-swatch lab-swatch-charge" aria-hidden="true" /> ◆ a charge at the gateway</li>
+        <li>
+          <span className="lab-swatch lab-swatch-charge" aria-hidden="true" /> ◆ a charge at the gateway
+        </li>
         {ITEMS.map(([tone, text]) => (
           <li key={tone}>
             <span className={`lab-swatch lab-tone-${tone}`} aria-hidden="true" /> {text}

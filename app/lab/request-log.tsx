@@ -6,7 +6,9 @@ import { seconds } from "./time-format";
 export function RequestLog({ lane, timeline }: { lane: Lane; timeline: LaneTimeline }) {
   return (
     <details className="lab-log">
-      <summary>Request log ({count(timeline.bars.length, "request")}, {count(timeline.charges.length, "charge")})</summary>
+      <summary>
+        Request log ({count(timeline.bars.length, "request")}, {count(timeline.charges.length, "charge")})
+      </summary>
       <table>
         <caption className="visually-hidden">Requests of the {lane} lane, as the server recorded them</caption>
         <thead>

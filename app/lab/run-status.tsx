@@ -12,8 +12,18 @@ export function RunStatus({ run }: { run: LabRun | null }) {
 function RunText({ run }: { run: LabRun | null }) {
   if (!run) return <p className="muted">Pick a scenario to start. A run takes between one and fifteen seconds.</p>;
   const name = `“${run.scenario.title}”`;
-  if (run.phase === "running") return <p><span className="spinner" aria-hidden="true" /> Running {name}…</p>;
-  if (run.phase === "settling") return <p><span className="spinner" aria-hidden="true" /> Reading the gateway&apos;s ledger…</p>;
+  if (run.phase === "running")
+    return (
+      <p>
+        <span className="spinner" aria-hidden="true" /> Running {name}…
+      </p>
+    );
+  if (run.phase === "settling")
+    return (
+      <p>
+        <span className="spinner" aria-hidden="true" /> Reading the gateway&apos;s ledger…
+      </p>
+    );
   const seconds = (((run.finishedAt ?? run.startedAt) - run.startedAt) / 1000).toFixed(1);
   return (
     <p>

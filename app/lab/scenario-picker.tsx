@@ -18,12 +18,19 @@ export function ScenarioPicker(props: {
           return (
             <li key={s.id} className="lab-scenario">
               <div className="lab-scenario-head">
-                <button type="button" disabled={props.running || blocked !== null} aria-describedby={`${s.id}-summary`} onClick={() => props.onRun(s)}>
+                <button
+                  type="button"
+                  disabled={props.running || blocked !== null}
+                  aria-describedby={`${s.id}-summary`}
+                  onClick={() => props.onRun(s)}
+                >
                   {s.title}
                 </button>
                 {s.id === "double-click" && <span className="lab-start-here">Start here</span>}
               </div>
-              <p id={`${s.id}-summary`} className="muted">{s.summary}</p>
+              <p id={`${s.id}-summary`} className="muted">
+                {s.summary}
+              </p>
               {s.id === "storm" && (
                 <label className="lab-storm-size">
                   Presses
@@ -44,7 +51,9 @@ export function ScenarioPicker(props: {
                   <p>{KILL_EXPLANATION}</p>
                 </details>
               ) : (
-                (blocked ?? withoutFaults(s, props)) && <p className="lab-blocked">{blocked ?? withoutFaults(s, props)}</p>
+                (blocked ?? withoutFaults(s, props)) && (
+                  <p className="lab-blocked">{blocked ?? withoutFaults(s, props)}</p>
+                )
               )}
             </li>
           );
@@ -56,12 +65,15 @@ export function ScenarioPicker(props: {
 
 /** Scenarios whose faults only sharpen them still run without; say so rather than promise a slow gateway. */
 function withoutFaults(s: Scenario, config: { faultsEnabled: boolean }): string | null {
-  return s.faults && !s.needsFaults && !config.faultsEnabled ? "Runs here without slowing the gateway (that needs LAB_NAIVE_ENDPOINT=1 and the local emulator)." : null;
+  return s.faults && !s.needsFaults && !config.faultsEnabled
+    ? "Runs here without slowing the gateway (that needs LAB_NAIVE_ENDPOINT=1 and the local emulator)."
+    : null;
 }
 
 function blockedReason(s: Scenario, config: { naiveEnabled: boolean; faultsEnabled: boolean }): string | null {
   if (s.id === "kill-mid-charge") return "Needs a supervisor that restarts the app.";
   if (s.loseFirstResponse && !config.naiveEnabled) return "Off: the lab's lossy route needs LAB_NAIVE_ENDPOINT=1.";
-  if (s.needsFaults && !config.faultsEnabled) return "Off: needs LAB_NAIVE_ENDPOINT=1 and the local Stripe emulator, to slow or fail the gateway.";
+  if (s.needsFaults && !config.faultsEnabled)
+    return "Off: needs LAB_NAIVE_ENDPOINT=1 and the local Stripe emulator, to slow or fail the gateway.";
   return null;
 }

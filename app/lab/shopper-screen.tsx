@@ -8,7 +8,8 @@ export function ShopperScreen({ lane, run }: { lane: Lane; run: LabRun | null })
   const view = run.views[lane];
   return (
     <p className={`lab-shopper lab-shopper-${view?.kind ?? "paying"}`}>
-      <span className="lab-shopper-label">Shopper&apos;s screen:</span> {view ? describe(view) : run.phase === "running" ? "Paying…" : "—"}
+      <span className="lab-shopper-label">Shopper&apos;s screen:</span>{" "}
+      {view ? describe(view) : run.phase === "running" ? "Paying…" : "—"}
     </p>
   );
 }

@@ -17,7 +17,17 @@ const BAND = 34;
 const AXIS = 24;
 const CHAR_PX = 6.2; // ~width of one 11 px system-font character, for placing labels
 
-export function TimelineChart({ lane, title, timeline, span }: { lane: Lane; title: string; timeline: LaneTimeline; span: number }) {
+export function TimelineChart({
+  lane,
+  title,
+  timeline,
+  span,
+}: {
+  lane: Lane;
+  title: string;
+  timeline: LaneTimeline;
+  span: number;
+}) {
   const box = useRef<HTMLDivElement>(null);
   const width = useWidth(box, 560);
   const { bars, charges } = timeline;
@@ -26,14 +36,25 @@ export function TimelineChart({ lane, title, timeline, span }: { lane: Lane; tit
   const scale = Math.max(span, 1_000);
   const x = (t: number) => GUTTER + (t / scale) * (width - GUTTER - PAD_RIGHT);
   const id = `timeline-${lane}`;
-  const chargeLabels = clusterLabels(charges.map((c) => x(c.at)), 30);
+  const chargeLabels = clusterLabels(
+    charges.map((c) => x(c.at)),
+    30,
+  );
 
   return (
     <div ref={box} className="lab-timeline">
-      <svg viewBox={`0 0 ${width} ${height}`} width={width} height={height} role="img" aria-labelledby={`${id}-title ${id}-desc`}>
+      <svg
+        viewBox={`0 0 ${width} ${height}`}
+        width={width}
+        height={height}
+        role="img"
+        aria-labelledby={`${id}-title ${id}-desc`}
+      >
         <title id={`${id}-title`}>{title}</title>
         <desc id={`${id}-desc`}>{summary(timeline)}</desc>
-        <text x={4} y={20} className="lab-tl-gutter">Charges</text>
+        <text x={4} y={20} className="lab-tl-gutter">
+          Charges
+        </text>
         <line x1={GUTTER} x2={width - PAD_RIGHT} y1={BAND - 6} y2={BAND - 6} className="lab-tl-rule" />
         {charges.map((c, i) => (
           <g key={c.paymentIntentId ?? i} className="lab-tl-charge">
@@ -42,10 +63,14 @@ export function TimelineChart({ lane, title, timeline, span }: { lane: Lane; tit
           </g>
         ))}
         {chargeLabels.map((l) => (
-          <text key={l.text} x={l.x + 10} y={19} className="lab-tl-charge-label">{l.text}</text>
+          <text key={l.text} x={l.x + 10} y={19} className="lab-tl-charge-label">
+            {l.text}
+          </text>
         ))}
         {bars.length === 0 && (
-          <text x={GUTTER} y={BAND + 15} className="lab-tl-empty">No requests yet</text>
+          <text x={GUTTER} y={BAND + 15} className="lab-tl-empty">
+            No requests yet
+          </text>
         )}
         {bars.map((bar, row) => (
           <Bar key={bar.requestId} bar={bar} y={BAND + row * rowHeight} rowHeight={rowHeight} x={x} width={width} />
@@ -53,7 +78,9 @@ export function TimelineChart({ lane, title, timeline, span }: { lane: Lane; tit
         <g className="lab-tl-axis">
           <line x1={GUTTER} x2={width - PAD_RIGHT} y1={height - AXIS + 2} y2={height - AXIS + 2} />
           {axisTicks(scale).map((t) => (
-            <text key={t} x={x(t)} y={height - 6} textAnchor="middle">{seconds(t)}</text>
+            <text key={t} x={x(t)} y={height - 6} textAnchor="middle">
+              {seconds(t)}
+            </text>
           ))}
         </g>
       </svg>
@@ -61,7 +88,19 @@ export function TimelineChart({ lane, title, timeline, span }: { lane: Lane; tit
   );
 }
 
-function Bar({ bar, y, rowHeight, x, width }: { bar: RequestBar; y: number; rowHeight: number; x: (t: number) => number; width: number }) {
+function Bar({
+  bar,
+  y,
+  rowHeight,
+  x,
+  width,
+}: {
+  bar: RequestBar;
+  y: number;
+  rowHeight: number;
+  x: (t: number) => number;
+  width: number;
+}) {
   const start = x(bar.start);
   const end = Math.max(x(bar.end ?? bar.start), start + 3);
   const barHeight = rowHeight - 8;
@@ -71,14 +110,24 @@ function Bar({ bar, y, rowHeight, x, width }: { bar: RequestBar; y: number; rowH
   const right = end + (bar.tone === "lost" ? 14 : 5) + labelWidth <= width - PAD_RIGHT;
   const left = !right && start - 5 - labelWidth >= GUTTER;
   const inside = !right && !left && end - start >= labelWidth + 10;
-  const labelX = right ? end + (bar.tone === "lost" ? 14 : 5) : left ? start - 5 : inside ? start + 5 : width - PAD_RIGHT;
+  const labelX = right
+    ? end + (bar.tone === "lost" ? 14 : 5)
+    : left
+      ? start - 5
+      : inside
+        ? start + 5
+        : width - PAD_RIGHT;
   return (
     <g className={`lab-tl-bar lab-tone-${bar.tone}`}>
       <text x={bar.attempt > 1 ? 16 : 4} y={mid + 4} className="lab-tl-gutter">
         {bar.attempt > 1 ? `↻ retry ${bar.attempt - 1}` : `Press ${bar.press}`}
       </text>
       <rect x={start} y={y + 4} width={end - start} height={barHeight} rx={3} />
-      {bar.tone === "lost" && <text x={end + 1} y={mid + 4} className="lab-tl-cut">✕</text>}
+      {bar.tone === "lost" && (
+        <text x={end + 1} y={mid + 4} className="lab-tl-cut">
+          ✕
+        </text>
+      )}
       <text
         x={labelX}
         y={mid + 4}

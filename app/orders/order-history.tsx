@@ -15,11 +15,16 @@ export function OrderHistory() {
       {orders.isPending && <p className="muted">Loading your orders…</p>}
       {orders.isError && (
         <p role="alert">
-          Your orders could not be loaded. <button type="button" onClick={() => orders.refetch()}>Try again</button>
+          Your orders could not be loaded.{" "}
+          <button type="button" onClick={() => orders.refetch()}>
+            Try again
+          </button>
         </p>
       )}
       {orders.data?.length === 0 && (
-        <p>No orders yet. <Link href="/">Browse the catalogue</Link></p>
+        <p>
+          No orders yet. <Link href="/">Browse the catalogue</Link>
+        </p>
       )}
       {orders.data && orders.data.length > 0 && (
         <ul className="order-list" aria-label="Orders">
@@ -27,7 +32,11 @@ export function OrderHistory() {
             <li key={order.id} className="order-row">
               <div>
                 <Link href={`/orders/${order.id}`}>Order {order.id.slice(0, 8)}</Link>
-                <span className="muted"> · {formatDate(order.createdAt)}{order.refundedAt ? " · refunded" : ""}</span>
+                <span className="muted">
+                  {" "}
+                  · {formatDate(order.createdAt)}
+                  {order.refundedAt ? " · refunded" : ""}
+                </span>
                 <p className="muted order-items">
                   {order.lines.map((line) => `${line.quantity} × ${line.name}`).join(", ")}
                 </p>

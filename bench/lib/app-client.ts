@@ -15,8 +15,18 @@ export function checkoutHeaders(cookie: string, key: string): Record<string, str
   return { "content-type": "application/json", cookie, "idempotency-key": key };
 }
 
-export async function checkoutOnce(appUrl: string, cookie: string, key: string, init: RequestInit = {}): Promise<Response> {
-  return fetch(`${appUrl}/api/checkout`, { method: "POST", headers: checkoutHeaders(cookie, key), body: CART, ...init });
+export async function checkoutOnce(
+  appUrl: string,
+  cookie: string,
+  key: string,
+  init: RequestInit = {},
+): Promise<Response> {
+  return fetch(`${appUrl}/api/checkout`, {
+    method: "POST",
+    headers: checkoutHeaders(cookie, key),
+    body: CART,
+    ...init,
+  });
 }
 
 export interface FaultState {

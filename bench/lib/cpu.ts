@@ -26,7 +26,11 @@ export function cpuMeters(appPid: number, postmasterPid: number | null): CpuMete
     app: () => ticks(appPid, false) * TICK_MS,
     ...(postmasterPid === null
       ? {}
-      : { database: () => (ticks(postmasterPid, true) + children(postmasterPid).reduce((sum, pid) => sum + ticks(pid, false), 0)) * TICK_MS }),
+      : {
+          database: () =>
+            (ticks(postmasterPid, true) + children(postmasterPid).reduce((sum, pid) => sum + ticks(pid, false), 0)) *
+            TICK_MS,
+        }),
     bench,
   };
 }
@@ -52,7 +56,10 @@ function children(pid: number): number[] {
 }
 
 /** CPU milliseconds each meter spends while `work` runs. */
-export async function cpuDuring<T>(meters: Partial<CpuMeters>, work: () => Promise<T>): Promise<{ result: T; cpuMs: Record<string, number> }> {
+export async function cpuDuring<T>(
+  meters: Partial<CpuMeters>,
+  work: () => Promise<T>,
+): Promise<{ result: T; cpuMs: Record<string, number> }> {
   const entries = Object.entries(meters).filter((e): e is [string, () => number] => e[1] !== undefined);
   const before = entries.map(([, read]) => read());
   const result = await work();

@@ -32,7 +32,11 @@ export function openDb(url: string, options: { countStatements?: boolean } = {})
     });
   }
   const prisma = createPrismaClient(options.countStatements ? pool : url);
-  const engine = new IdempotencyEngine(prisma, { inProgressTtlMs: 90_000, retentionHours: 24, attemptDeadlineMs: 1_800_000 });
+  const engine = new IdempotencyEngine(prisma, {
+    inProgressTtlMs: 90_000,
+    retentionHours: 24,
+    attemptDeadlineMs: 1_800_000,
+  });
   return {
     pool,
     prisma,
@@ -89,9 +93,15 @@ export async function resetKeys(db: BenchDb): Promise<void> {
  * a replayable 201), in one server-side statement per 250 k rows. Expired
  * records are what `db:cleanup` deletes; live ones only take space.
  */
-export async function bulkLoadKeys(db: BenchDb, count: number, options: { expired: boolean; log: (line: string) => void }): Promise<void> {
+export async function bulkLoadKeys(
+  db: BenchDb,
+  count: number,
+  options: { expired: boolean; log: (line: string) => void },
+): Promise<void> {
   const chunk = 250_000;
-  const expiresAt = options.expired ? "now() - interval '1 hour' + g * interval '1 millisecond'" : "now() + interval '24 hours'";
+  const expiresAt = options.expired
+    ? "now() - interval '1 hour' + g * interval '1 millisecond'"
+    : "now() + interval '24 hours'";
   for (let from = 1; from <= count; from += chunk) {
     const to = Math.min(count, from + chunk - 1);
     await db.pool.query(
@@ -117,12 +127,17 @@ export async function bulkLoadKeys(db: BenchDb, count: number, options: { expire
  * them, returns false and the probe runs anyway.
  */
 export async function checkpoint(db: BenchDb): Promise<boolean> {
-  return db.pool.query("checkpoint").then(() => true, () => false);
+  return db.pool.query("checkpoint").then(
+    () => true,
+    () => false,
+  );
 }
 
 /** WAL written so far (pg_stat_wal): full-page images are what random-key index inserts cost after a checkpoint. */
 export async function walStats(db: BenchDb): Promise<{ bytes: number; fullPageImages: number }> {
-  const { rows } = await db.pool.query<{ bytes: string; fpi: string }>("select wal_bytes::text as bytes, wal_fpi::text as fpi from pg_stat_wal");
+  const { rows } = await db.pool.query<{ bytes: string; fpi: string }>(
+    "select wal_bytes::text as bytes, wal_fpi::text as fpi from pg_stat_wal",
+  );
   return { bytes: Number(rows[0]?.bytes ?? 0), fullPageImages: Number(rows[0]?.fpi ?? 0) };
 }
 

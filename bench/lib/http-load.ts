@@ -37,7 +37,11 @@ export async function httpLoad(options: LoadOptions): Promise<Measure> {
           connections: options.connections,
           duration: options.seconds,
           ...(perRequest
-            ? { requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, ...perRequest() } }) }] }
+            ? {
+                requests: [
+                  { setupRequest: (request) => ({ ...request, headers: { ...request.headers, ...perRequest() } }) },
+                ],
+              }
             : {}),
         },
         (err: unknown, result) => (err ? reject(err) : resolve(result)),

@@ -59,7 +59,10 @@ export class Recorder {
       maxMs: count ? ms(h.max) : 0,
       outcomes: this.outcomes,
       cpuMsPerOp: Object.fromEntries(
-        Object.entries(this.cpuMs).map(([name, total]) => [name, count ? Math.round((total / (count + this.abandoned)) * 1000) / 1000 : 0]),
+        Object.entries(this.cpuMs).map(([name, total]) => [
+          name,
+          count ? Math.round((total / (count + this.abandoned)) * 1000) / 1000 : 0,
+        ]),
       ),
     };
   }
@@ -79,13 +82,19 @@ export async function runConcurrent(
   let next = 0;
   let stopped = false;
   let failure: unknown;
-  void options.until?.then(() => (stopped = true), () => (stopped = true));
+  void options.until?.then(
+    () => (stopped = true),
+    () => (stopped = true),
+  );
   const more = () => !stopped && (options.count === undefined || next < options.count);
   const worker = async () => {
     while (more()) {
       const i = next++;
       const t0 = performance.now();
-      const outcome = await task(i).then(() => "ok", (err: unknown) => ((failure ??= err), "error"));
+      const outcome = await task(i).then(
+        () => "ok",
+        (err: unknown) => ((failure ??= err), "error"),
+      );
       recorder.record(performance.now() - t0, outcome);
     }
   };

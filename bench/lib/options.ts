@@ -24,8 +24,28 @@ export interface Sizes {
 }
 
 export const SIZES: Record<Mode, Sizes> = {
-  quick: { loadSeconds: 6, rounds: 2, warmupSeconds: 1, stormConnections: 200, connections: 32, engineClaims: 4_000, storedKeys: 100_000, probeClaims: 2_000, webhookEvents: 2_000 },
-  full: { loadSeconds: 24, rounds: 4, warmupSeconds: 2, stormConnections: 200, connections: 32, engineClaims: 20_000, storedKeys: 1_000_000, probeClaims: 10_000, webhookEvents: 10_000 },
+  quick: {
+    loadSeconds: 6,
+    rounds: 2,
+    warmupSeconds: 1,
+    stormConnections: 200,
+    connections: 32,
+    engineClaims: 4_000,
+    storedKeys: 100_000,
+    probeClaims: 2_000,
+    webhookEvents: 2_000,
+  },
+  full: {
+    loadSeconds: 24,
+    rounds: 4,
+    warmupSeconds: 2,
+    stormConnections: 200,
+    connections: 32,
+    engineClaims: 20_000,
+    storedKeys: 1_000_000,
+    probeClaims: 10_000,
+    webhookEvents: 10_000,
+  },
 };
 
 export interface BenchOptions {
@@ -45,7 +65,10 @@ export function parseOptions(argv: string[], known: string[]): BenchOptions {
     else if (arg === "--full") options.mode = "full";
     else if (arg === "--reuse-build") options.reuseBuild = true;
     else if (known.includes(arg)) options.only.push(arg);
-    else throw new UsageError(`Unknown argument ${arg}. Usage: npm run bench -- [--quick|--full] [--reuse-build] [${known.join("|")}…]`);
+    else
+      throw new UsageError(
+        `Unknown argument ${arg}. Usage: npm run bench -- [--quick|--full] [--reuse-build] [${known.join("|")}…]`,
+      );
   }
   return options;
 }

@@ -26,7 +26,9 @@ export interface Results {
 export async function machine(databaseUrl: string): Promise<Record<string, string | number>> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
-  const { rows } = await client.query<{ version: string }>("select current_setting('server_version') as version").finally(() => client.end());
+  const { rows } = await client
+    .query<{ version: string }>("select current_setting('server_version') as version")
+    .finally(() => client.end());
   return {
     cpus: os.cpus().length,
     cpuModel: os.cpus()[0]?.model ?? "unknown",
@@ -52,10 +54,22 @@ export function writeResults(file: string | URL, results: Results): void {
 /** Markdown tables, so the same text goes to the terminal and to docs/performance.md. */
 export function formatTables(scenarios: ScenarioReport[]): string {
   const measures = scenarios.flatMap((s) =>
-    Object.entries(s.measures).map(([what, m]) => [s.title, what, num(m.count), num(m.perSecond), ms(m.p50Ms), ms(m.p99Ms), cpu(m.cpuMsPerOp)]),
+    Object.entries(s.measures).map(([what, m]) => [
+      s.title,
+      what,
+      num(m.count),
+      num(m.perSecond),
+      ms(m.p50Ms),
+      ms(m.p99Ms),
+      cpu(m.cpuMsPerOp),
+    ]),
   );
-  const figures = scenarios.flatMap((s) => Object.entries(s.figures ?? {}).map(([what, value]) => [s.title, what, num(value)]));
-  const goals = scenarios.flatMap((s) => s.goals.map((g) => [s.title, g.ratio, num(g.value), `${g.op} ${g.target}`, verdict(g)]));
+  const figures = scenarios.flatMap((s) =>
+    Object.entries(s.figures ?? {}).map(([what, value]) => [s.title, what, num(value)]),
+  );
+  const goals = scenarios.flatMap((s) =>
+    s.goals.map((g) => [s.title, g.ratio, num(g.value), `${g.op} ${g.target}`, verdict(g)]),
+  );
   return [
     table(["scenario", "measure", "requests", "per s", "p50 ms", "p99 ms", "CPU ms/op app·db·bench"], measures),
     figures.length ? table(["scenario", "figure", "value"], figures) : "",
@@ -67,12 +81,14 @@ export function formatTables(scenarios: ScenarioReport[]): string {
 
 function table(head: string[], rows: string[][]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(" | ")} |`;
+  const line = (cells: string[]) =>
+    `| ${cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(" | ")} |`;
   const rule = `|${widths.map((w, i) => (i < 2 ? "-".repeat(w + 2) : "-".repeat(w + 1) + ":")).join("|")}|`;
   return [line(head), rule, ...rows.map(line)].join("\n") + "\n";
 }
 
-const num = (n: number) => (Number.isInteger(n) ? n.toLocaleString("en") : n.toLocaleString("en", { maximumFractionDigits: 2 }));
+const num = (n: number) =>
+  Number.isInteger(n) ? n.toLocaleString("en") : n.toLocaleString("en", { maximumFractionDigits: 2 });
 const ms = (n: number) => n.toFixed(n < 10 ? 2 : 1);
 const cpu = (perOp: Record<string, number>) =>
   ["app", "database", "bench"].map((name) => (perOp[name] === undefined ? "–" : perOp[name]!.toFixed(2))).join(" · ");

@@ -41,7 +41,10 @@ export interface BenchStack {
   stop(): Promise<void>;
 }
 
-export async function startBenchStack(options: { reuseBuild: boolean; log: (line: string) => void }): Promise<BenchStack> {
+export async function startBenchStack(options: {
+  reuseBuild: boolean;
+  log: (line: string) => void;
+}): Promise<BenchStack> {
   const dataDir = process.env.DATA_DIR || ".data";
   const env = parseEnv({
     ...process.env,
@@ -70,7 +73,8 @@ export async function startBenchStack(options: { reuseBuild: boolean; log: (line
   return {
     appUrl: `http://127.0.0.1:${APP_PORT}`,
     appPid: stack.app.pid,
-    postmasterPid: stack.database.embedded && existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8").split("\n")[0]) : null,
+    postmasterPid:
+      stack.database.embedded && existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8").split("\n")[0]) : null,
     emulatorUrl: stack.emulator!.url,
     databaseUrl: stack.database.url,
     embedded: stack.database.embedded,

@@ -36,17 +36,23 @@ export const cleanup: Scenario = {
       for (let round = 0; round < ROUNDS; round++) {
         await probe({ count: Math.ceil(sizes.probeClaims / ROUNDS), recorder: without });
         const started = performance.now();
-        const maxBatches = round === ROUNDS - 1 ? Number.POSITIVE_INFINITY : Math.ceil(sizes.storedKeys / BATCH / ROUNDS);
+        const maxBatches =
+          round === ROUNDS - 1 ? Number.POSITIVE_INFINITY : Math.ceil(sizes.storedKeys / BATCH / ROUNDS);
         const deleting = deleteExpiredKeys(cleaner.prisma, { batchSize: BATCH, maxBatches });
         await probe({ until: deleting, recorder: during });
         deleted += (await deleting).deleted;
         seconds += (performance.now() - started) / 1000;
       }
-      const notes = [`cleanup deleted ${deleted.toLocaleString("en")} keys in ${seconds.toFixed(1)} s, ${Math.round(deleted / seconds).toLocaleString("en")} keys/s`];
+      const notes = [
+        `cleanup deleted ${deleted.toLocaleString("en")} keys in ${seconds.toFixed(1)} s, ${Math.round(deleted / seconds).toLocaleString("en")} keys/s`,
+      ];
       if (deleted !== sizes.storedKeys) notes.push(`expected ${sizes.storedKeys} deletions`);
       const [calm, busy] = [without.measure(), during.measure()];
       return {
-        measures: { [`claim, ${label(sizes.storedKeys)} expired keys, no cleanup`]: calm, "claim during cleanup": busy },
+        measures: {
+          [`claim, ${label(sizes.storedKeys)} expired keys, no cleanup`]: calm,
+          "claim during cleanup": busy,
+        },
         figures: { "keys deleted": deleted, "cleanup seconds": Math.round(seconds * 10) / 10 },
         goals: [goal("claim p99 during cleanup ÷ without", busy.p99Ms / calm.p99Ms, "<=", 2)],
         notes,

@@ -20,7 +20,14 @@ export const duplicates: Scenario = {
     const held = await holdAnAttempt(appUrl, emulatorUrl, HOLD_MS);
     try {
       const [conflicts, products] = await alternate(
-        { url: `${appUrl}/api/checkout`, method: "POST", headers: checkoutHeaders(held.cookie, held.key), body: CART, connections: SIMULTANEOUS, cpu },
+        {
+          url: `${appUrl}/api/checkout`,
+          method: "POST",
+          headers: checkoutHeaders(held.cookie, held.key),
+          body: CART,
+          connections: SIMULTANEOUS,
+          cpu,
+        },
         { url: `${appUrl}/api/products`, connections: SIMULTANEOUS, cpu },
         sizes,
       );

@@ -20,7 +20,12 @@ export const engine: Scenario = {
     const db = openDb(ctx.databaseUrl);
     try {
       const perRound = Math.ceil(ctx.sizes.engineClaims / ROUNDS);
-      const load = (recorder?: Recorder) => ({ concurrency: 2 * POOL_SIZE, count: perRound, cpu: ctx.cpu, ...(recorder ? { recorder } : {}) });
+      const load = (recorder?: Recorder) => ({
+        concurrency: 2 * POOL_SIZE,
+        count: perRound,
+        cpu: ctx.cpu,
+        ...(recorder ? { recorder } : {}),
+      });
       const [warmRaw, warmClaims] = [keyRows(perRound), keyRows(perRound)];
       await runConcurrent(load(), (i) => rawInsert(db.pool, warmRaw[i]!));
       await runConcurrent(load(), (i) => claim(db, warmClaims[i]!));

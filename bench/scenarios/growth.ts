@@ -23,11 +23,14 @@ export const growth: Scenario = {
       const probe = async (count: number, tag?: string) => {
         if (tag) await checkpoint(db);
         const before = await walStats(db);
-        const measure = await runConcurrent({ concurrency: PROBE_CONCURRENCY, count, cpu: ctx.cpu }, (i) => claim(db, keyRow(i)));
+        const measure = await runConcurrent({ concurrency: PROBE_CONCURRENCY, count, cpu: ctx.cpu }, (i) =>
+          claim(db, keyRow(i)),
+        );
         const after = await walStats(db);
         if (tag) {
           wal[`WAL bytes per claim, ${tag}`] = Math.round((after.bytes - before.bytes) / count);
-          wal[`full-page images per claim, ${tag}`] = Math.round(((after.fullPageImages - before.fullPageImages) / count) * 100) / 100;
+          wal[`full-page images per claim, ${tag}`] =
+            Math.round(((after.fullPageImages - before.fullPageImages) / count) * 100) / 100;
         }
         return measure;
       };
@@ -48,7 +51,9 @@ export const growth: Scenario = {
         measures: { "claim, empty table": empty, [`claim, ${label(sizes.storedKeys)} stored keys`]: full },
         figures: { "stored keys": sizes.storedKeys, "bulk load seconds": Math.round(loadSeconds * 10) / 10, ...wal },
         goals: [goal(`claim p99 with ${label(sizes.storedKeys)} ÷ empty`, full.p99Ms / empty.p99Ms, "<=", 1.2)],
-        notes: [`table ${size.rows[0]?.table}, indexes ${size.rows[0]?.indexes} after the load; ${PROBE_CONCURRENCY} claims in flight`],
+        notes: [
+          `table ${size.rows[0]?.table}, indexes ${size.rows[0]?.indexes} after the load; ${PROBE_CONCURRENCY} claims in flight`,
+        ],
       };
     } finally {
       await db.close();

@@ -23,7 +23,14 @@ export const replays: Scenario = {
     const { cpu } = ctx;
     const connections = sizes.connections;
     const [replayed, health] = await alternate(
-      { url: `${appUrl}/api/checkout`, method: "POST", headers: checkoutHeaders(cookie, key), body: CART, connections, cpu },
+      {
+        url: `${appUrl}/api/checkout`,
+        method: "POST",
+        headers: checkoutHeaders(cookie, key),
+        body: CART,
+        connections,
+        cpu,
+      },
       { url: `${appUrl}/api/health`, connections, cpu },
       sizes,
     );

@@ -35,14 +35,25 @@ export const roundTrips: Scenario = {
         if (result.kind !== "claimed") throw new Error(`expected a claim, got ${result.kind}`);
         owners.push(result.owner);
       });
-      const inProgress = await perCall(db, ctx.cpu, N, async (i) => expectKind(await claim(db, rows[i]!), "in_progress"));
+      const inProgress = await perCall(db, ctx.cpu, N, async (i) =>
+        expectKind(await claim(db, rows[i]!), "in_progress"),
+      );
       const finish = await perCall(db, ctx.cpu, N, (i) =>
-        db.engine.finish(owners[i]!, { status: "completed", response: { statusCode: 201, body: JSON.stringify({ ok: true }), headers: {} } }),
+        db.engine.finish(owners[i]!, {
+          status: "completed",
+          response: { statusCode: 201, body: JSON.stringify({ ok: true }), headers: {} },
+        }),
       );
       const replay = await perCall(db, ctx.cpu, N, async (i) => expectKind(await claim(db, rows[i]!), "replay"));
 
       const stripe = createStripeClient({ secretKey: "sk_test_emulator", apiBase: ctx.emulatorUrl });
-      const deps = { prisma: db.prisma, stripe, idempotency: db.engine, appOrigin: "http://localhost:3000", actionTimeoutMs: 1_800_000 };
+      const deps = {
+        prisma: db.prisma,
+        stripe,
+        idempotency: db.engine,
+        appOrigin: "http://localhost:3000",
+        actionTimeoutMs: 1_800_000,
+      };
       const body = { items: [{ sku: "tee-classic", quantity: 1 }], paymentMethod: "pm_card_visa" };
       const customerId = randomUUID();
       const keys = Array.from({ length: FLOWS }, () => randomUUID());

@@ -21,7 +21,14 @@ export const storm: Scenario = {
       const { cpu } = ctx;
       const connections = sizes.stormConnections;
       const [conflicts, health] = await alternate(
-        { url: `${appUrl}/api/checkout`, method: "POST", headers: checkoutHeaders(cookie, key), body: CART, connections, cpu },
+        {
+          url: `${appUrl}/api/checkout`,
+          method: "POST",
+          headers: checkoutHeaders(cookie, key),
+          body: CART,
+          connections,
+          cpu,
+        },
         { url: `${appUrl}/api/health`, connections, cpu },
         sizes,
       );

@@ -3,7 +3,11 @@ import { expect, recordCheckoutTraffic, test } from "../fixtures";
 import { addToCart, confirmationHeading, goToCheckout, payButton, paymentStatus, watchPresses } from "../shop";
 import { onlyKey, orderIdOf, outcomes } from "./evidence";
 
-test("A decline is replayed to the repeated press without reaching the bank again, and Visa then pays once with a new key", async ({ page, shopper, emulator }) => {
+test("A decline is replayed to the repeated press without reaching the bank again, and Visa then pays once with a new key", async ({
+  page,
+  shopper,
+  emulator,
+}) => {
   const traffic = recordCheckoutTraffic(page);
   await page.goto("/");
   await addToCart(page, "Enamel Mug");
@@ -20,27 +24,48 @@ test("A decline is replayed to the repeated press without reaching the bank agai
   expect((await presses()).submits).toBe(2);
   await expect(paymentStatus(page)).toContainText("Card declined: Your bank declined the payment.");
   await expect(payButton(page)).toBeEnabled();
-  await expect.poll(async () => outcomes(await traffic.settled()).filter((o) => o.startsWith("402")).sort()).toEqual(["402", "402 replayed"]);
+  await expect
+    .poll(async () =>
+      outcomes(await traffic.settled())
+        .filter((o) => o.startsWith("402"))
+        .sort(),
+    )
+    .toEqual(["402", "402 replayed"]);
   const declined = [...(await traffic.settled())];
   const declinedKey = onlyKey(declined);
   expect(declined.filter((e) => e.status === 409).length).toBe(declined.length - 2);
-  expect(declined.find((e) => e.replayed)!.json).toMatchObject({ error: "card_declined", declineCode: "generic_decline" });
+  expect(declined.find((e) => e.replayed)!.json).toMatchObject({
+    error: "card_declined",
+    declineCode: "generic_decline",
+  });
   expect(await emulator.stats()).toMatchObject({ declines: 1, charges: 0 });
   const ledgerAfterDecline = await shopper.paymentIntents();
-  expect(ledgerAfterDecline.map((i) => [i.status, i.metadata.idempotencyKey, i.last_payment_error?.decline_code])).toEqual([
-    ["requires_payment_method", declinedKey, "generic_decline"],
-  ]);
+  expect(
+    ledgerAfterDecline.map((i) => [i.status, i.metadata.idempotencyKey, i.last_payment_error?.decline_code]),
+  ).toEqual([["requires_payment_method", declinedKey, "generic_decline"]]);
 
   // The same attempt sent once more, byte for byte: the stored 402 comes back, the bank is not asked.
   const requestsBefore = (await emulator.stats()).requests;
   const resent = await page.evaluate(
     async ({ key, body }) => {
-      const response = await fetch("/api/checkout", { method: "POST", headers: { "Content-Type": "application/json", "Idempotency-Key": key }, body });
-      return { status: response.status, replayed: response.headers.get("idempotent-replayed"), body: await response.json() };
+      const response = await fetch("/api/checkout", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "Idempotency-Key": key },
+        body,
+      });
+      return {
+        status: response.status,
+        replayed: response.headers.get("idempotent-replayed"),
+        body: await response.json(),
+      };
     },
     { key: declinedKey, body: declined[0]!.body },
   );
-  expect(resent).toMatchObject({ status: 402, replayed: "true", body: { error: "card_declined", declineCode: "generic_decline" } });
+  expect(resent).toMatchObject({
+    status: 402,
+    replayed: "true",
+    body: { error: "card_declined", declineCode: "generic_decline" },
+  });
   expect((await emulator.stats()).requests).toBe(requestsBefore);
   expect(await shopper.paymentIntents()).toEqual(ledgerAfterDecline);
 
@@ -68,7 +93,11 @@ test("A decline is replayed to the repeated press without reaching the bank agai
   expect(orders[0]!.id).toBe(orderIdOf(paid[0]));
 });
 
-test("A stale key restored with a changed cart is refused with a clear message, charges nothing, and the next press pays once", async ({ page, shopper, emulator }) => {
+test("A stale key restored with a changed cart is refused with a clear message, charges nothing, and the next press pays once", async ({
+  page,
+  shopper,
+  emulator,
+}) => {
   const traffic = recordCheckoutTraffic(page);
   // An earlier purchase whose key the server has recorded for another cart.
   await page.goto("/");
@@ -84,10 +113,14 @@ test("A stale key restored with a changed cart is refused with a clear message, 
   await addToCart(page, "Enamel Mug");
   await goToCheckout(page);
   // Restored from an old session: the open attempt holds the old key, for the cart on screen now.
-  await page.evaluate(
-    ([storageKey, attempt]) => sessionStorage.setItem(storageKey, attempt),
-    [ATTEMPT_STORAGE_KEY, JSON.stringify({ key: oldKey, bodyJson: serializeBody({ items: [{ sku: "mug-enamel", quantity: 1 }], paymentMethod: "pm_card_visa" }), createdAt: Date.now() })] as const,
-  );
+  await page.evaluate(([storageKey, attempt]) => sessionStorage.setItem(storageKey, attempt), [
+    ATTEMPT_STORAGE_KEY,
+    JSON.stringify({
+      key: oldKey,
+      bodyJson: serializeBody({ items: [{ sku: "mug-enamel", quantity: 1 }], paymentMethod: "pm_card_visa" }),
+      createdAt: Date.now(),
+    }),
+  ] as const);
   const requestsBefore = (await emulator.stats()).requests;
   const sentBefore = traffic.exchanges.length;
 

@@ -15,7 +15,13 @@ const LATENCY_MS = 1_000;
  */
 async function bothInFlightThenConfirmed(page: Page, traffic: ReturnType<typeof recordCheckoutTraffic>) {
   await expect(confirmationHeading(page)).toBeVisible();
-  await expect.poll(async () => outcomes(await traffic.settled()).filter((o) => o.startsWith("201")).sort()).toEqual(["201", "201 replayed"]);
+  await expect
+    .poll(async () =>
+      outcomes(await traffic.settled())
+        .filter((o) => o.startsWith("201"))
+        .sort(),
+    )
+    .toEqual(["201", "201 replayed"]);
   const exchanges = await traffic.settled();
   const key = onlyKey(exchanges);
   expect(exchanges[1]!.sentAt).toBeLessThanOrEqual(Math.min(exchanges[0]!.answeredAt!, exchanges[1]!.answeredAt!));
@@ -72,17 +78,27 @@ test("A rapid triple click on Pay charges the card once", async ({ page, shopper
   const { pointerDowns, submits } = await presses();
   expect(pointerDowns).toBe(3);
   expect(submits).toBeGreaterThanOrEqual(1);
-  await expect.poll(async () => outcomes(await traffic.settled()).filter((o) => o.startsWith("201")).length).toBe(submits);
+  await expect
+    .poll(async () => outcomes(await traffic.settled()).filter((o) => o.startsWith("201")).length)
+    .toBe(submits);
   const exchanges = await traffic.settled();
   const key = onlyKey(exchanges);
   const conflicts = exchanges.filter((e) => e.status === 409).length;
   expect(exchanges).toHaveLength(submits + conflicts);
   expect(outcomes(exchanges).filter((o) => o === "201")).toHaveLength(1);
   expect(await emulator.stats()).toMatchObject({ charges: 1, delayed: 2 });
-  await expectChargedOnce(shopper, { amountCents: 2500, key, orderId: orderIdOf(exchanges.find((e) => e.status === 201)) });
+  await expectChargedOnce(shopper, {
+    amountCents: 2500,
+    key,
+    orderId: orderIdOf(exchanges.find((e) => e.status === 201)),
+  });
 });
 
-test("Two submissions of one attempt at once: the duplicate gets 409, polls, and confirms the same order", async ({ page, shopper, emulator }) => {
+test("Two submissions of one attempt at once: the duplicate gets 409, polls, and confirms the same order", async ({
+  page,
+  shopper,
+  emulator,
+}) => {
   const traffic = recordCheckoutTraffic(page);
   await page.goto("/");
   await addToCart(page, "Enamel Mug", 2);

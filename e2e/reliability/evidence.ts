@@ -10,10 +10,14 @@ export async function expectChargedOnce(
   expected: { amountCents: number; key: string; orderId?: string },
 ): Promise<LedgerIntent> {
   const intents = await shopper.paymentIntents();
-  expect(intents.map((i) => [i.status, i.amount, i.metadata.idempotencyKey])).toEqual([["succeeded", expected.amountCents, expected.key]]);
+  expect(intents.map((i) => [i.status, i.amount, i.metadata.idempotencyKey])).toEqual([
+    ["succeeded", expected.amountCents, expected.key],
+  ]);
   const intent = intents[0]!;
   const orders = await shopper.orders();
-  expect(orders.map((o) => [o.status, o.amountCents, o.paymentIntentId])).toEqual([["paid", expected.amountCents, intent.id]]);
+  expect(orders.map((o) => [o.status, o.amountCents, o.paymentIntentId])).toEqual([
+    ["paid", expected.amountCents, intent.id],
+  ]);
   expect(intent.metadata.orderId).toBe(orders[0]!.id);
   if (expected.orderId) expect(orders[0]!.id).toBe(expected.orderId);
   return intent;

@@ -2,7 +2,11 @@ import { expect, recordCheckoutTraffic, test } from "../fixtures";
 import { addToCart, confirmationHeading, goToCheckout, payButton, paymentStatus, watchPresses } from "../shop";
 import { expectChargedOnce, onlyKey, orderIdOf, outcomes } from "./evidence";
 
-test("A shopper who clicks again and reloads during a 10-second gateway delay is charged once", async ({ page, shopper, emulator }) => {
+test("A shopper who clicks again and reloads during a 10-second gateway delay is charged once", async ({
+  page,
+  shopper,
+  emulator,
+}) => {
   test.setTimeout(120_000);
   const traffic = recordCheckoutTraffic(page);
   await page.goto("/");
@@ -39,7 +43,11 @@ test("A shopper who clicks again and reloads during a 10-second gateway delay is
   await expectChargedOnce(shopper, { amountCents: 2 * 1200, key });
 });
 
-test("Transient provider failures are retried to one charge without the shopper doing anything", async ({ page, shopper, emulator }) => {
+test("Transient provider failures are retried to one charge without the shopper doing anything", async ({
+  page,
+  shopper,
+  emulator,
+}) => {
   const traffic = recordCheckoutTraffic(page);
   await page.goto("/");
   await addToCart(page, "Classic Tee");

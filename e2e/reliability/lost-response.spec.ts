@@ -2,7 +2,11 @@ import { expect, recordCheckoutTraffic, test } from "../fixtures";
 import { addToCart, confirmationHeading, goToCheckout, payButton, paymentStatus } from "../shop";
 import { expectChargedOnce, onlyKey, orderIdOf, outcomes } from "./evidence";
 
-test("A response lost after the charge is recovered by the retry: same key, same order, one charge", async ({ page, shopper, emulator }) => {
+test("A response lost after the charge is recovered by the retry: same key, same order, one charge", async ({
+  page,
+  shopper,
+  emulator,
+}) => {
   const traffic = recordCheckoutTraffic(page);
   // The first POST reaches the server, which charges the card and answers;
   // the browser's connection is then reset, so the page never sees that answer.
@@ -11,7 +15,12 @@ test("A response lost after the charge is recovered by the retry: same key, same
     if (route.request().method() !== "POST" || cut.length > 0) return route.fallback();
     const response = await route.fetch();
     const body = (await response.json()) as Record<string, unknown>;
-    cut.push({ status: response.status(), replayed: response.headers()["idempotent-replayed"] === "true", orderId: body.orderId, paymentIntentId: body.paymentIntentId });
+    cut.push({
+      status: response.status(),
+      replayed: response.headers()["idempotent-replayed"] === "true",
+      orderId: body.orderId,
+      paymentIntentId: body.paymentIntentId,
+    });
     await route.abort("connectionreset");
   });
   await page.goto("/");
@@ -34,7 +43,11 @@ test("A response lost after the charge is recovered by the retry: same key, same
   expect(await emulator.stats()).toMatchObject({ charges: 1 });
 });
 
-test("A provider response dropped after the charge is recovered on the server: one charge, the shopper sees paid", async ({ page, shopper, emulator }) => {
+test("A provider response dropped after the charge is recovered on the server: one charge, the shopper sees paid", async ({
+  page,
+  shopper,
+  emulator,
+}) => {
   const traffic = recordCheckoutTraffic(page);
   await page.goto("/");
   await addToCart(page, "Market Tote");
@@ -55,7 +68,12 @@ test("A provider response dropped after the charge is recovered on the server: o
   await expectChargedOnce(shopper, { amountCents: 1600, key, orderId: orderIdOf(exchanges[0]) });
 });
 
-test("Going offline mid-payment and coming back online completes the payment once", async ({ page, context, shopper, emulator }) => {
+test("Going offline mid-payment and coming back online completes the payment once", async ({
+  page,
+  context,
+  shopper,
+  emulator,
+}) => {
   const traffic = recordCheckoutTraffic(page);
   await page.goto("/");
   await addToCart(page, "Merino Socks");
@@ -68,10 +86,19 @@ test("Going offline mid-payment and coming back online completes the payment onc
   await context.setOffline(true);
   // The page knows it is offline, and the network really is gone for it.
   expect(await page.evaluate(() => navigator.onLine)).toBe(false);
-  expect(await page.evaluate(() => fetch("/api/health").then(() => "reached the shop", (err: unknown) => String(err)))).toMatch(/Failed to fetch/);
+  expect(
+    await page.evaluate(() =>
+      fetch("/api/health").then(
+        () => "reached the shop",
+        (err: unknown) => String(err),
+      ),
+    ),
+  ).toMatch(/Failed to fetch/);
   await expect(paymentStatus(page)).toContainText(/Still processing — retry \d+/, { timeout: 20_000 });
   // The shop finished the charge while the browser could not hear about it.
-  await expect.poll(async () => (await shopper.paymentIntents()).map((i) => i.status), { timeout: 20_000 }).toEqual(["succeeded"]);
+  await expect
+    .poll(async () => (await shopper.paymentIntents()).map((i) => i.status), { timeout: 20_000 })
+    .toEqual(["succeeded"]);
 
   const onlineAt = Date.now(); // taken first: whatever was sent before it was sent offline
   await context.setOffline(false);

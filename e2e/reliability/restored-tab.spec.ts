@@ -4,7 +4,11 @@ import { expect, recordCheckoutKeys, test } from "../fixtures";
 import { addToCart, confirmationHeading, goToCheckout, payButton, paymentStatus } from "../shop";
 import { expectChargedOnce } from "./evidence";
 
-test("A tab restored two hours after Pay sends nothing by itself, says the shop has no record, and only a press pays, with a new key", async ({ page, shopper, emulator }) => {
+test("A tab restored two hours after Pay sends nothing by itself, says the shop has no record, and only a press pays, with a new key", async ({
+  page,
+  shopper,
+  emulator,
+}) => {
   const posted = recordCheckoutKeys(page);
   const asked: string[] = [];
   page.on("request", (request) => {
@@ -23,7 +27,10 @@ test("A tab restored two hours after Pay sends nothing by itself, says the shop 
     bodyJson: serializeBody({ items: [{ sku: "tee-classic", quantity: 1 }], paymentMethod: "pm_card_visa" }),
     createdAt: Date.now() - 2 * 60 * 60 * 1000,
   };
-  await page.evaluate(([storageKey, value]) => sessionStorage.setItem(storageKey, value), [ATTEMPT_STORAGE_KEY, JSON.stringify(attempt)] as const);
+  await page.evaluate(([storageKey, value]) => sessionStorage.setItem(storageKey, value), [
+    ATTEMPT_STORAGE_KEY,
+    JSON.stringify(attempt),
+  ] as const);
   const requestsBefore = (await emulator.stats()).requests;
   await page.reload();
 

@@ -12,16 +12,25 @@ import { expectChargedOnce, onlyKey, orderIdOf, outcomes } from "./evidence";
  * on Stripe is never replaced. The browser's 60 s of retries outlast both.
  */
 const CRASH_APP_PORT = Number(process.env.E2E_CRASH_APP_PORT || E2E.appPort + 1);
-const CRASH_APP_ENV = { IDEMPOTENCY_IN_PROGRESS_TTL_MS: "12000", STRIPE_TIMEOUT_MS: "10000", STRIPE_MAX_NETWORK_RETRIES: "0" };
+const CRASH_APP_ENV = {
+  IDEMPOTENCY_IN_PROGRESS_TTL_MS: "12000",
+  STRIPE_TIMEOUT_MS: "10000",
+  STRIPE_MAX_NETWORK_RETRIES: "0",
+};
 // Each Stripe call waits this long: time to kill the server during the confirmation.
 const LATENCY_MS = 4_000;
 
-test("A server killed while the provider holds the charge comes back, and the browser's retries end in one paid order", async ({ page, shopper, emulator }) => {
+test("A server killed while the provider holds the charge comes back, and the browser's retries end in one paid order", async ({
+  page,
+  shopper,
+  emulator,
+}) => {
   test.setTimeout(150_000);
   const stackEnv = JSON.parse(process.env[STACK_APP_ENV] ?? "null") as Record<string, string> | null;
   expect(stackEnv, `${STACK_APP_ENV}, set by e2e/global-setup.ts`).not.toBeNull();
   const logs: string[] = [];
-  const start = () => startApp({ port: CRASH_APP_PORT, env: { ...stackEnv!, ...CRASH_APP_ENV }, log: (line) => logs.push(line) });
+  const start = () =>
+    startApp({ port: CRASH_APP_PORT, env: { ...stackEnv!, ...CRASH_APP_ENV }, log: (line) => logs.push(line) });
   let app: AppProcess = await start();
   try {
     const traffic = recordCheckoutTraffic(page);
@@ -40,10 +49,16 @@ test("A server killed while the provider holds the charge comes back, and the br
     const killedAt = Date.now();
     await emulator.setFaults({ latencyMs: 0 });
     // The charge lands with nobody left to record it.
-    await expect.poll(async () => (await shopper.paymentIntents()).map((i) => i.status), { timeout: 20_000 }).toEqual(["succeeded"]);
+    await expect
+      .poll(async () => (await shopper.paymentIntents()).map((i) => i.status), { timeout: 20_000 })
+      .toEqual(["succeeded"]);
     // Meanwhile the browser keeps retrying against the dead server.
     await expect
-      .poll(() => traffic.exchanges.filter((e) => e.sentAt > killedAt && e.failure === "net::ERR_CONNECTION_REFUSED").length, { timeout: 30_000 })
+      .poll(
+        () =>
+          traffic.exchanges.filter((e) => e.sentAt > killedAt && e.failure === "net::ERR_CONNECTION_REFUSED").length,
+        { timeout: 30_000 },
+      )
       .toBeGreaterThanOrEqual(1);
 
     const logsBeforeRestart = logs.length;

@@ -3,7 +3,12 @@ import { expect, recordCheckoutTraffic, test } from "../fixtures";
 import { addToCart, confirmationHeading, goToCheckout, payButton, paymentStatus } from "../shop";
 import { expectChargedOnce, onlyKey, outcomes } from "./evidence";
 
-test("A session rotated during a slow payment keeps the attempt, tells the shopper, and never sends it under another session", async ({ page, context, shopper, emulator }) => {
+test("A session rotated during a slow payment keeps the attempt, tells the shopper, and never sends it under another session", async ({
+  page,
+  context,
+  shopper,
+  emulator,
+}) => {
   test.setTimeout(90_000);
   const traffic = recordCheckoutTraffic(page);
   await page.goto("/");
@@ -25,10 +30,14 @@ test("A session rotated during a slow payment keeps the attempt, tells the shopp
   expect(outcomes(sent)).toEqual(["failed: net::ERR_ABORTED", "401"]);
   const key = onlyKey(sent);
   // The attempt stays open, with its key; the cart stays locked, so no second attempt can start.
-  expect(JSON.parse((await page.evaluate((k) => sessionStorage.getItem(k), ATTEMPT_STORAGE_KEY)) ?? "null")).toMatchObject({ key });
+  expect(
+    JSON.parse((await page.evaluate((k) => sessionStorage.getItem(k), ATTEMPT_STORAGE_KEY)) ?? "null"),
+  ).toMatchObject({ key });
   await expect(payButton(page)).toBeDisabled();
   // The first request's payment finishes at the gateway regardless: one charge.
-  await expect.poll(async () => (await shopper.paymentIntents()).map((i) => i.status), { timeout: 20_000 }).toEqual(["succeeded"]);
+  await expect
+    .poll(async () => (await shopper.paymentIntents()).map((i) => i.status), { timeout: 20_000 })
+    .toEqual(["succeeded"]);
 
   // A reload starts another guest session (the old cookie cannot be opened): the
   // open attempt is not sent under it, and the shopper is told again.

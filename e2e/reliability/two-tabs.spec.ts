@@ -3,7 +3,12 @@ import { expect, recordCheckoutTraffic, test } from "../fixtures";
 import { addToCart, confirmationHeading, goToCheckout, payButton, paymentStatus } from "../shop";
 import { expectChargedOnce, onlyKey, orderIdOf, outcomes } from "./evidence";
 
-test("Two tabs carrying the same open attempt charge the card once and confirm the same order", async ({ page, context, shopper, emulator }) => {
+test("Two tabs carrying the same open attempt charge the card once and confirm the same order", async ({
+  page,
+  context,
+  shopper,
+  emulator,
+}) => {
   const traffic = recordCheckoutTraffic(context);
   await page.goto("/");
   await addToCart(page, "Classic Tee");
@@ -46,7 +51,12 @@ test("Two tabs carrying the same open attempt charge the card once and confirm t
   await expectChargedOnce(shopper, { amountCents: 2500 + 1400, key, orderId });
 });
 
-test("A second tab's late confirmation does not take items added after the payment out of the cart", async ({ page, context, shopper, emulator }) => {
+test("A second tab's late confirmation does not take items added after the payment out of the cart", async ({
+  page,
+  context,
+  shopper,
+  emulator,
+}) => {
   const traffic = recordCheckoutTraffic(context);
   await page.goto("/");
   await addToCart(page, "Classic Tee");
@@ -86,7 +96,9 @@ test("A second tab's late confirmation does not take items added after the payme
   await expect(confirmationHeading(second)).toBeVisible();
   expect(outcomes(traffic.exchanges.filter((e) => e.tab === 2)).at(-1)).toBe("201 replayed");
   // The second tab settled (it shows the confirmation) without removing the paid items a second time.
-  expect(await second.evaluate(() => localStorage.getItem("never-twice:cart"))).toBe(JSON.stringify([{ sku: "tee-classic", quantity: 1 }]));
+  expect(await second.evaluate(() => localStorage.getItem("never-twice:cart"))).toBe(
+    JSON.stringify([{ sku: "tee-classic", quantity: 1 }]),
+  );
   await expect(cartLink).toHaveAccessibleName("Cart 1 item");
   await expectChargedOnce(shopper, { amountCents: 2500, key: onlyKey(await traffic.settled()) });
 });

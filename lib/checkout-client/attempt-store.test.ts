@@ -2,7 +2,13 @@ import { describe, expect, it } from "vitest";
 import { ATTEMPT_STORAGE_KEY, bodyOf, createAttemptStore, mayResend, RESEND_WINDOW_MS } from "./attempt-store";
 import { MemoryStorage } from "./memory-storage";
 
-const cart = { items: [{ sku: "tee-classic", quantity: 2 }, { sku: "mug-enamel", quantity: 1 }], paymentMethod: "pm_card_visa" };
+const cart = {
+  items: [
+    { sku: "tee-classic", quantity: 2 },
+    { sku: "mug-enamel", quantity: 1 },
+  ],
+  paymentMethod: "pm_card_visa",
+};
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 describe("attempt store", () => {
@@ -26,7 +32,10 @@ describe("attempt store", () => {
     expect(after.current()).toEqual(before);
     expect(after.current()?.bodyJson).toBe(before.bodyJson);
     expect(bodyOf(after.current()!)).toEqual({
-      items: [{ sku: "mug-enamel", quantity: 1 }, { sku: "tee-classic", quantity: 2 }],
+      items: [
+        { sku: "mug-enamel", quantity: 1 },
+        { sku: "tee-classic", quantity: 2 },
+      ],
       paymentMethod: "pm_card_visa",
     });
   });
@@ -34,7 +43,13 @@ describe("attempt store", () => {
   it("makes a new key when the cart or the card changes", () => {
     const store = createAttemptStore(new MemoryStorage());
     const first = store.begin(cart);
-    const moreTees = store.begin({ ...cart, items: [{ sku: "tee-classic", quantity: 3 }, { sku: "mug-enamel", quantity: 1 }] });
+    const moreTees = store.begin({
+      ...cart,
+      items: [
+        { sku: "tee-classic", quantity: 3 },
+        { sku: "mug-enamel", quantity: 1 },
+      ],
+    });
     expect(moreTees.key).not.toBe(first.key);
     const otherCard = store.begin({ ...cart, paymentMethod: "pm_card_chargeDeclined" });
     expect(otherCard.key).not.toBe(moreTees.key);
@@ -77,8 +92,13 @@ describe("attempt store", () => {
 
   it("sends only the fields the server reads", () => {
     const store = createAttemptStore(new MemoryStorage());
-    const noisy = { items: [{ sku: "tee-classic", quantity: 1, name: "Classic Tee", priceCents: 1 }], paymentMethod: "pm_card_visa" };
-    expect(store.begin(noisy).bodyJson).toBe('{"items":[{"sku":"tee-classic","quantity":1}],"paymentMethod":"pm_card_visa"}');
+    const noisy = {
+      items: [{ sku: "tee-classic", quantity: 1, name: "Classic Tee", priceCents: 1 }],
+      paymentMethod: "pm_card_visa",
+    };
+    expect(store.begin(noisy).bodyJson).toBe(
+      '{"items":[{"sku":"tee-classic","quantity":1}],"paymentMethod":"pm_card_visa"}',
+    );
   });
 
   it("sends an attempt again by itself only while it is younger than an hour", () => {

@@ -72,7 +72,12 @@ export function createAttemptStore(
       const bodyJson = serializeBody(body);
       const open = current();
       if (open?.bodyJson === bodyJson && mayResend(open, now())) return open;
-      const attempt: CheckoutAttempt = { key: newKey(), bodyJson, createdAt: now(), ...(customerId ? { customerId } : {}) };
+      const attempt: CheckoutAttempt = {
+        key: newKey(),
+        bodyJson,
+        createdAt: now(),
+        ...(customerId ? { customerId } : {}),
+      };
       write(JSON.stringify(attempt));
       return attempt;
     },
@@ -102,7 +107,8 @@ function parseAttempt(raw: string | null): CheckoutAttempt | null {
   if (!raw) return null;
   try {
     const value = JSON.parse(raw) as Partial<CheckoutAttempt>;
-    if (typeof value.key !== "string" || typeof value.bodyJson !== "string" || typeof value.createdAt !== "number") return null;
+    if (typeof value.key !== "string" || typeof value.bodyJson !== "string" || typeof value.createdAt !== "number")
+      return null;
     JSON.parse(value.bodyJson);
     const customerId = typeof value.customerId === "string" ? { customerId: value.customerId } : {};
     return { key: value.key, bodyJson: value.bodyJson, createdAt: value.createdAt, ...customerId };

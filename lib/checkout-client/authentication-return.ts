@@ -28,10 +28,15 @@ export const authenticationReturnQuery = (key: string, paymentIntent: string | n
     refetchOnWindowFocus: false,
     // 409 (being settled right now) and 503 are worth asking again, a few times.
     retry: (count, error) => isRetryable(error) && count < 8,
-    retryDelay: (count, error) => (error instanceof CheckoutFailure ? error.retryAfterMs : undefined) ?? Math.min(500 * 2 ** count, 4_000),
+    retryDelay: (count, error) =>
+      (error instanceof CheckoutFailure ? error.retryAfterMs : undefined) ?? Math.min(500 * 2 ** count, 4_000),
   });
 
-async function reportReturn(key: string, paymentIntent: string | null, send: typeof fetch = fetch): Promise<ReturnOutcome> {
+async function reportReturn(
+  key: string,
+  paymentIntent: string | null,
+  send: typeof fetch = fetch,
+): Promise<ReturnOutcome> {
   let response: Response;
   let body: Record<string, unknown> | null;
   try {
@@ -49,13 +54,21 @@ async function reportReturn(key: string, paymentIntent: string | null, send: typ
   return returnOutcomeOf(response, body);
 }
 
-export function returnOutcomeOf(response: { status: number; headers: Headers }, body: Record<string, unknown> | null): ReturnOutcome {
+export function returnOutcomeOf(
+  response: { status: number; headers: Headers },
+  body: Record<string, unknown> | null,
+): ReturnOutcome {
   const text = (name: string) => (typeof body?.[name] === "string" ? (body[name] as string) : "");
   switch (response.status) {
     case 201:
       return { kind: "paid", order: body as unknown as PaidOrder };
     case 402:
-      return { kind: "failed", error: text("error"), code: text("declineCode") || text("code") || text("error"), message: text("message") };
+      return {
+        kind: "failed",
+        error: text("error"),
+        code: text("declineCode") || text("code") || text("error"),
+        message: text("message"),
+      };
     case 202:
       return { kind: "requires_action", url: String((body?.nextAction as { url?: unknown } | undefined)?.url ?? "") };
     case 404:
@@ -63,7 +76,12 @@ export function returnOutcomeOf(response: { status: number; headers: Headers }, 
   }
   if (response.status === 401) throw new ApiError(401, "unauthenticated", text("message"));
   throw new CheckoutFailure(
-    { kind: "http", status: response.status, code: text("error") || "unexpected_response", retryAfterMs: parseRetryAfter(response.headers.get("retry-after")) },
+    {
+      kind: "http",
+      status: response.status,
+      code: text("error") || "unexpected_response",
+      retryAfterMs: parseRetryAfter(response.headers.get("retry-after")),
+    },
     text("message") || `The shop answered HTTP ${response.status}.`,
   );
 }

@@ -39,7 +39,7 @@ describe("nextRetryDelay", () => {
   it("spreads waits across the whole window (full jitter)", () => {
     let seed = 42;
     // A small deterministic generator: the test must not be flaky, yet sample widely.
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const samples = Array.from({ length: 2000 }, () => delay(3, random)!);
     expect(Math.min(...samples)).toBeGreaterThanOrEqual(300);
     expect(Math.max(...samples)).toBeLessThanOrEqual(6000);

@@ -19,7 +19,10 @@ export function withQuantity(items: readonly CartItem[], sku: string, quantity: 
 
 /** The cart once a payment went through: the paid quantities go, anything added meanwhile stays. */
 export function withoutPaid(items: readonly CartItem[], paid: readonly CartItem[]): CartItem[] {
-  return paid.reduce((left, line) => withQuantity(left, line.sku, quantityOf(left, line.sku) - line.quantity), [...items]);
+  return paid.reduce(
+    (left, line) => withQuantity(left, line.sku, quantityOf(left, line.sku) - line.quantity),
+    [...items],
+  );
 }
 
 /** Same SKUs and quantities, in any order. */

@@ -5,7 +5,11 @@ import { checkoutMutation } from "./checkout-mutation";
 import type { PaymentResult } from "./payment-client";
 import { sessionQuery } from "./queries";
 
-const attempt = { key: "0b6f7a52-5d0e-4c1f-9a2b-3c4d5e6f7a8b", bodyJson: '{"items":[{"sku":"tee-classic","quantity":1}],"paymentMethod":"pm_card_visa"}', createdAt: 0 };
+const attempt = {
+  key: "0b6f7a52-5d0e-4c1f-9a2b-3c4d5e6f7a8b",
+  bodyJson: '{"items":[{"sku":"tee-classic","quantity":1}],"paymentMethod":"pm_card_visa"}',
+  createdAt: 0,
+};
 const paid = { orderId: "o1", status: "paid", amountCents: 2500, currency: "usd", paymentIntentId: "pi_1" };
 
 type Reply = Response | Error;
@@ -13,21 +17,27 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
   new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });
 
 /** Runs the real mutation (TanStack's retryer included) against scripted replies. */
-async function pay(replies: Reply[], options: { elapsedAtStartMs?: number; attempt?: typeof attempt & { customerId?: string } } = {}) {
+async function pay(
+  replies: Reply[],
+  options: { elapsedAtStartMs?: number; attempt?: typeof attempt & { customerId?: string } } = {},
+) {
   const sent: Array<{ key: string | null; body: unknown }> = [];
   const client = new QueryClient();
   client.setQueryData(sessionQuery.queryKey, { customerId: "c1" });
   const startedAt = Date.now() - (options.elapsedAtStartMs ?? 0);
-  const observer = new MutationObserver(client, checkoutMutation({
-    startedAt: () => startedAt,
-    random: () => 0, // the shortest waits (300 ms, or Retry-After), to keep the test quick
-    fetch: async (_url, init) => {
-      sent.push({ key: new Headers(init?.headers).get("idempotency-key"), body: init?.body });
-      const reply = replies.shift() ?? new Error("no more replies scripted");
-      if (reply instanceof Error) throw reply;
-      return reply;
-    },
-  }));
+  const observer = new MutationObserver(
+    client,
+    checkoutMutation({
+      startedAt: () => startedAt,
+      random: () => 0, // the shortest waits (300 ms, or Retry-After), to keep the test quick
+      fetch: async (_url, init) => {
+        sent.push({ key: new Headers(init?.headers).get("idempotency-key"), body: init?.body });
+        const reply = replies.shift() ?? new Error("no more replies scripted");
+        if (reply instanceof Error) throw reply;
+        return reply;
+      },
+    }),
+  );
   const result: { data?: PaymentResult; error?: unknown } = await observer.mutate(options.attempt ?? attempt).then(
     (data) => ({ data }),
     (error: unknown) => ({ error }),
@@ -55,8 +65,15 @@ describe("the checkout mutation", () => {
   });
 
   it("never retries a decline", async () => {
-    const { data, sent } = await pay([json(402, { error: "card_declined", declineCode: "generic_decline", message: "Declined." })]);
-    expect(data).toEqual({ kind: "declined", error: "card_declined", declineCode: "generic_decline", message: "Declined." });
+    const { data, sent } = await pay([
+      json(402, { error: "card_declined", declineCode: "generic_decline", message: "Declined." }),
+    ]);
+    expect(data).toEqual({
+      kind: "declined",
+      error: "card_declined",
+      declineCode: "generic_decline",
+      message: "Declined.",
+    });
     expect(sent).toHaveLength(1);
   });
 
@@ -69,9 +86,12 @@ describe("the checkout mutation", () => {
   });
 
   it("gives up when the next wait would pass the 60 s budget", async () => {
-    const { error, sent } = await pay([json(503, { error: "payment_unavailable" }, { "Retry-After": "2" }), json(201, paid)], {
-      elapsedAtStartMs: 58_500,
-    });
+    const { error, sent } = await pay(
+      [json(503, { error: "payment_unavailable" }, { "Retry-After": "2" }), json(201, paid)],
+      {
+        elapsedAtStartMs: 58_500,
+      },
+    );
     expect((error as CheckoutFailure).status).toBe(503);
     expect(sent).toHaveLength(1);
   });

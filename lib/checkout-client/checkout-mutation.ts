@@ -22,10 +22,13 @@ export function checkoutMutation(deps: {
     mutationKey: ["checkout"],
     mutationFn: async (attempt: CheckoutAttempt, { client }) => {
       // Nothing was sent yet, so failing to start the session is as safe to retry as a lost connection.
-      const session = await client.ensureQueryData(sessionQuery).catch((err: unknown) => Promise.reject(CheckoutFailure.network(err)));
+      const session = await client
+        .ensureQueryData(sessionQuery)
+        .catch((err: unknown) => Promise.reject(CheckoutFailure.network(err)));
       // The key is scoped to the customer it was begun for: under a new session
       // (the old one expired, or a reload started another) it would be a second payment.
-      if (attempt.customerId !== undefined && attempt.customerId !== session.customerId) throw CheckoutFailure.sessionChanged();
+      if (attempt.customerId !== undefined && attempt.customerId !== session.customerId)
+        throw CheckoutFailure.sessionChanged();
       return postCheckout(attempt, { fetch: deps.fetch });
     },
     ...checkoutRetryOptions(() => now() - deps.startedAt(), deps.random),

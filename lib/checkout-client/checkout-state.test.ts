@@ -1,14 +1,26 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "./api";
 import { CheckoutFailure } from "./checkout-failure";
-import { immediateOutcome, isDefinitive, locksCart, outcomeAfterFailure, refusalFrom, stateFromCheckFailure, stateFromStatus } from "./checkout-state";
+import {
+  immediateOutcome,
+  isDefinitive,
+  locksCart,
+  outcomeAfterFailure,
+  refusalFrom,
+  stateFromCheckFailure,
+  stateFromStatus,
+} from "./checkout-state";
 
 const paid = { orderId: "o1", status: "paid", amountCents: 2500, currency: "usd", paymentIntentId: "pi_1" };
-const http = (status: number, code = "x") => new CheckoutFailure({ kind: "http", status, code, retryAfterMs: undefined }, "m");
+const http = (status: number, code = "x") =>
+  new CheckoutFailure({ kind: "http", status, code, retryAfterMs: undefined }, "m");
 
 describe("the truth after retries run out", () => {
   it("shows a completed attempt as paid, with its order", () => {
-    expect(stateFromStatus({ status: "completed", response: { statusCode: 201, body: paid } })).toEqual({ kind: "paid", order: paid });
+    expect(stateFromStatus({ status: "completed", response: { statusCode: 201, body: paid } })).toEqual({
+      kind: "paid",
+      order: paid,
+    });
   });
 
   it("shows a failed attempt as declined, with the reason", () => {
@@ -22,16 +34,30 @@ describe("the truth after retries run out", () => {
   });
 
   it("shows a 3-D Secure attempt waiting for the shopper as authenticating, with the bank's page, and keeps it open", () => {
-    const body = { status: "requires_action", orderId: "o1", nextAction: { type: "redirect", url: "http://bank.test/3ds" } };
+    const body = {
+      status: "requires_action",
+      orderId: "o1",
+      nextAction: { type: "redirect", url: "http://bank.test/3ds" },
+    };
     const state = stateFromStatus({ status: "in_progress", response: { statusCode: 202, body } });
     expect(state).toEqual({ kind: "authenticating", url: "http://bank.test/3ds" });
     expect(isDefinitive(state)).toBe(false);
   });
 
   it("shows a failed authentication as a failure with its error, after which the next press is a new attempt", () => {
-    const body = { error: "authentication_failed", code: "payment_intent_authentication_failure", message: "We are unable to authenticate.", orderId: "o1" };
+    const body = {
+      error: "authentication_failed",
+      code: "payment_intent_authentication_failure",
+      message: "We are unable to authenticate.",
+      orderId: "o1",
+    };
     const state = stateFromStatus({ status: "failed", response: { statusCode: 402, body } });
-    expect(state).toEqual({ kind: "declined", error: "authentication_failed", declineCode: "payment_intent_authentication_failure", message: "We are unable to authenticate." });
+    expect(state).toEqual({
+      kind: "declined",
+      error: "authentication_failed",
+      declineCode: "payment_intent_authentication_failure",
+      message: "We are unable to authenticate.",
+    });
     expect(isDefinitive(state)).toBe(true);
   });
 
@@ -55,7 +81,9 @@ describe("refusals", () => {
       expect(state?.kind).toBe("rejected");
       expect(isDefinitive(state!)).toBe(true);
     }
-    expect(refusalFrom(http(422, "idempotency_key_reuse"))).toMatchObject({ message: expect.stringContaining("no longer matches your cart") });
+    expect(refusalFrom(http(422, "idempotency_key_reuse"))).toMatchObject({
+      message: expect.stringContaining("no longer matches your cart"),
+    });
   });
 
   it("leaves retryable and unknown failures to the shop's record", () => {
@@ -79,7 +107,9 @@ describe("a session lost in the middle of an attempt (401)", () => {
   });
 
   it("does not ask the shop under a new session, where the key is unknown", async () => {
-    const state = await outcomeAfterFailure(http(401, "unauthenticated"), () => Promise.reject(new Error("must not be asked")));
+    const state = await outcomeAfterFailure(http(401, "unauthenticated"), () =>
+      Promise.reject(new Error("must not be asked")),
+    );
     expect(state).toEqual({ kind: "session_lost" });
   });
 
@@ -97,7 +127,11 @@ describe("an attempt the shop may have forgotten (old, or made under a session t
   });
 
   it("still shows what the shop did record", async () => {
-    const state = await outcomeAfterFailure(null, async () => ({ status: "completed", response: { statusCode: 201, body: paid } }), { mayBeForgotten: true });
+    const state = await outcomeAfterFailure(
+      null,
+      async () => ({ status: "completed", response: { statusCode: 201, body: paid } }),
+      { mayBeForgotten: true },
+    );
     expect(state).toEqual({ kind: "paid", order: paid });
   });
 });
@@ -116,16 +150,22 @@ describe("when retries run out", () => {
   });
 
   it("shows a payment still running as processing", async () => {
-    expect(await outcomeAfterFailure(exhausted, async () => ({ status: "in_progress" }))).toEqual({ kind: "processing" });
+    expect(await outcomeAfterFailure(exhausted, async () => ({ status: "in_progress" }))).toEqual({
+      kind: "processing",
+    });
   });
 
   it("says so when the shop cannot be asked either", async () => {
     const offline = CheckoutFailure.network(new TypeError("Failed to fetch"));
-    expect(await outcomeAfterFailure(offline, () => Promise.reject(new TypeError("Failed to fetch")))).toEqual({ kind: "unreachable" });
+    expect(await outcomeAfterFailure(offline, () => Promise.reject(new TypeError("Failed to fetch")))).toEqual({
+      kind: "unreachable",
+    });
   });
 
   it("does not ask about a refused request", async () => {
-    const state = await outcomeAfterFailure(http(422, "idempotency_key_reuse"), () => Promise.reject(new Error("must not be asked")));
+    const state = await outcomeAfterFailure(http(422, "idempotency_key_reuse"), () =>
+      Promise.reject(new Error("must not be asked")),
+    );
     expect(state.kind).toBe("rejected");
   });
 });

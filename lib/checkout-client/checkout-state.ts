@@ -51,7 +51,11 @@ export function stateFromStatus(status: AttemptStatus): CheckoutState {
   const { statusCode, body } = status.response;
   if (statusCode === 201 && isPaidOrder(body)) return { kind: "paid", order: body };
   if (statusCode === 402) return stateFromResult(declinedFrom(body));
-  return { kind: "rejected", code: "unexpected_response", message: `The shop recorded HTTP ${statusCode} for this payment.` };
+  return {
+    kind: "rejected",
+    code: "unexpected_response",
+    message: `The shop recorded HTTP ${statusCode} for this payment.`,
+  };
 }
 
 /**
@@ -60,7 +64,8 @@ export function stateFromStatus(status: AttemptStatus): CheckoutState {
  * old attempt, or after a lost session, the shop may simply have forgotten it.
  */
 export function stateFromCheckFailure(error: unknown, options: { mayBeForgotten?: boolean } = {}): CheckoutState {
-  if (error instanceof ApiError && error.status === 404) return options.mayBeForgotten ? { kind: "no_record" } : { kind: "not_recorded" };
+  if (error instanceof ApiError && error.status === 404)
+    return options.mayBeForgotten ? { kind: "no_record" } : { kind: "not_recorded" };
   if (error instanceof ApiError && error.status === 401) return { kind: "session_lost" };
   return { kind: "unreachable" };
 }

@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import { CheckoutFailure, parseRetryAfter } from "./checkout-failure";
 import { postCheckout, resultOf } from "./payment-client";
 
-const attempt = { key: "6f1c2b8e-7d1e-4b7a-9a53-0f3f1c9e2a10", bodyJson: '{"items":[{"sku":"a","quantity":1}],"paymentMethod":"pm_card_visa"}', createdAt: 0 };
+const attempt = {
+  key: "6f1c2b8e-7d1e-4b7a-9a53-0f3f1c9e2a10",
+  bodyJson: '{"items":[{"sku":"a","quantity":1}],"paymentMethod":"pm_card_visa"}',
+  createdAt: 0,
+};
 const paid = { orderId: "o1", status: "paid", amountCents: 2500, currency: "usd", paymentIntentId: "pi_1" };
 
 function reply(status: number, body: unknown, headers: Record<string, string> = {}) {
@@ -21,7 +25,11 @@ describe("postCheckout", () => {
   });
 
   it("returns a decline as a value with its reason", async () => {
-    const body = { error: "card_declined", message: "Your card has insufficient funds.", declineCode: "insufficient_funds" };
+    const body = {
+      error: "card_declined",
+      message: "Your card has insufficient funds.",
+      declineCode: "insufficient_funds",
+    };
     expect(await postCheckout(attempt, { fetch: async () => reply(402, body) })).toEqual({
       kind: "declined",
       error: "card_declined",
@@ -31,8 +39,16 @@ describe("postCheckout", () => {
   });
 
   it("returns a 202 requires_action as the bank's page to go to, not as a failure to retry", async () => {
-    const body = { status: "requires_action", orderId: "o1", nextAction: { type: "redirect", url: "http://bank.test/3ds/pi_1" } };
-    expect(await postCheckout(attempt, { fetch: async () => reply(202, body) })).toEqual({ kind: "requires_action", url: "http://bank.test/3ds/pi_1", orderId: "o1" });
+    const body = {
+      status: "requires_action",
+      orderId: "o1",
+      nextAction: { type: "redirect", url: "http://bank.test/3ds/pi_1" },
+    };
+    expect(await postCheckout(attempt, { fetch: async () => reply(202, body) })).toEqual({
+      kind: "requires_action",
+      url: "http://bank.test/3ds/pi_1",
+      orderId: "o1",
+    });
   });
 
   it("turns a failed fetch or a timeout into a network failure", async () => {
@@ -40,14 +56,19 @@ describe("postCheckout", () => {
     await expect(failed).rejects.toMatchObject({ reason: { kind: "network" } });
     const hanging = postCheckout(attempt, {
       timeoutMs: 20,
-      fetch: (_url, init) => new Promise((_, reject) => init?.signal?.addEventListener("abort", () => reject(init.signal?.reason))),
+      fetch: (_url, init) =>
+        new Promise((_, reject) => init?.signal?.addEventListener("abort", () => reject(init.signal?.reason))),
     });
-    await expect(hanging).rejects.toMatchObject({ reason: { kind: "network", detail: expect.stringContaining("TimeoutError") } });
+    await expect(hanging).rejects.toMatchObject({
+      reason: { kind: "network", detail: expect.stringContaining("TimeoutError") },
+    });
   });
 
   it("treats a 201 whose body was cut off as a lost response", async () => {
     const truncated = new Response('{"orderId":', { status: 201, headers: { "Content-Type": "application/json" } });
-    await expect(postCheckout(attempt, { fetch: async () => truncated })).rejects.toMatchObject({ reason: { kind: "network" } });
+    await expect(postCheckout(attempt, { fetch: async () => truncated })).rejects.toMatchObject({
+      reason: { kind: "network" },
+    });
   });
 });
 
@@ -59,7 +80,12 @@ describe("resultOf", () => {
       expect.unreachable();
     } catch (err) {
       expect(err).toBeInstanceOf(CheckoutFailure);
-      expect((err as CheckoutFailure).reason).toEqual({ kind: "http", status: 409, code: "in_progress", retryAfterMs: 1000 });
+      expect((err as CheckoutFailure).reason).toEqual({
+        kind: "http",
+        status: 409,
+        code: "in_progress",
+        retryAfterMs: 1000,
+      });
       expect((err as CheckoutFailure).message).toBe("still running");
     }
   });

@@ -78,7 +78,8 @@ export function declinedFrom(body: unknown): PaymentResult {
 export function requiredAction(body: unknown): Extract<PaymentResult, { kind: "requires_action" }> | null {
   const answer = body as { status?: unknown; orderId?: unknown; nextAction?: { url?: unknown } } | null;
   const url = answer?.nextAction?.url;
-  if (answer?.status !== "requires_action" || typeof url !== "string" || typeof answer.orderId !== "string") return null;
+  if (answer?.status !== "requires_action" || typeof url !== "string" || typeof answer.orderId !== "string")
+    return null;
   return { kind: "requires_action", url, orderId: answer.orderId };
 }
 

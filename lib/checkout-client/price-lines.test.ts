@@ -7,8 +7,18 @@ const products = [
 ];
 
 it("prices the cart with the server's catalogue and drops products that no longer exist", () => {
-  const priced = priceLines([{ sku: "tee", quantity: 2 }, { sku: "gone", quantity: 1 }, { sku: "mug", quantity: 1 }], products);
-  expect(priced.lines.map((l) => [l.sku, l.lineCents])).toEqual([["tee", 5000], ["mug", 1800]]);
+  const priced = priceLines(
+    [
+      { sku: "tee", quantity: 2 },
+      { sku: "gone", quantity: 1 },
+      { sku: "mug", quantity: 1 },
+    ],
+    products,
+  );
+  expect(priced.lines.map((l) => [l.sku, l.lineCents])).toEqual([
+    ["tee", 5000],
+    ["mug", 1800],
+  ]);
   expect(priced.totalCents).toBe(6800);
   expect(priced.currency).toBe("usd");
 });

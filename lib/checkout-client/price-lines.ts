@@ -16,7 +16,14 @@ export function priceLines(items: readonly CartItem[], products: readonly Produc
   const lines: PricedLine[] = items.flatMap((item) => {
     const product = bySku.get(item.sku);
     return product
-      ? [{ ...item, name: product.name, unitPriceCents: product.priceCents, lineCents: product.priceCents * item.quantity }]
+      ? [
+          {
+            ...item,
+            name: product.name,
+            unitPriceCents: product.priceCents,
+            lineCents: product.priceCents * item.quantity,
+          },
+        ]
       : [];
   });
   return {

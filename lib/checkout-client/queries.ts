@@ -38,7 +38,8 @@ export const orderQuery = (id: string) =>
 export const attemptStatusQuery = (key: string) =>
   queryOptions({
     queryKey: ["checkout-attempt", key],
-    queryFn: ({ client }) => withSession(client, () => requestJson<AttemptStatus>(`/api/checkout/${encodeURIComponent(key)}`)),
+    queryFn: ({ client }) =>
+      withSession(client, () => requestJson<AttemptStatus>(`/api/checkout/${encodeURIComponent(key)}`)),
     staleTime: 0,
     retry: (count, error) => !(error instanceof ApiError && error.status < 500) && count < 2,
   });

@@ -22,7 +22,10 @@ describe("checkout retry options", () => {
 
   it("sleeps exactly the wait it checked against the budget, jitter included", () => {
     const randoms = [0.1, 0.9];
-    const { retry, retryDelay } = checkoutRetryOptions(() => 0, () => randoms.shift() ?? 0.5);
+    const { retry, retryDelay } = checkoutRetryOptions(
+      () => 0,
+      () => randoms.shift() ?? 0.5,
+    );
     const error = http(503);
     // TanStack Query calls retryDelay first, then retry, for the same failure.
     const delay = retryDelay(0, error);
@@ -32,14 +35,20 @@ describe("checkout retry options", () => {
   });
 
   it("numbers retries from TanStack's failure count and honours Retry-After", () => {
-    const { retryDelay } = checkoutRetryOptions(() => 0, () => 0.999999);
+    const { retryDelay } = checkoutRetryOptions(
+      () => 0,
+      () => 0.999999,
+    );
     expect(retryDelay(2, http(503))).toBe(6000);
     expect(retryDelay(0, http(409, 2000))).toBe(2000);
   });
 
   it("stops once the 60 s budget is spent", () => {
     let elapsed = 10_000;
-    const { retry } = checkoutRetryOptions(() => elapsed, () => 0);
+    const { retry } = checkoutRetryOptions(
+      () => elapsed,
+      () => 0,
+    );
     expect(retry(3, http(409))).toBe(true);
     elapsed = 59_900;
     expect(retry(4, http(409))).toBe(false);

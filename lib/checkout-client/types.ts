@@ -17,8 +17,16 @@ export interface CartItem {
 export const TEST_CARDS = [
   { id: "pm_card_visa", label: "Visa — succeeds", hint: "4242 4242 4242 4242" },
   { id: "pm_card_chargeDeclined", label: "Visa — declined", hint: "4000 0000 0000 0002 · generic decline" },
-  { id: "pm_card_chargeDeclinedInsufficientFunds", label: "Visa — insufficient funds", hint: "4000 0000 0000 9995 · declined" },
-  { id: "pm_card_threeDSecure2Required", label: "Visa — 3-D Secure", hint: "4000 0027 6000 3184 · your bank asks you to confirm" },
+  {
+    id: "pm_card_chargeDeclinedInsufficientFunds",
+    label: "Visa — insufficient funds",
+    hint: "4000 0000 0000 9995 · declined",
+  },
+  {
+    id: "pm_card_threeDSecure2Required",
+    label: "Visa — 3-D Secure",
+    hint: "4000 0027 6000 3184 · your bank asks you to confirm",
+  },
 ] as const;
 
 /** The body of POST /api/checkout (docs/contract.md §2): the server's own schema type; no prices, the server has them. */
@@ -33,7 +41,10 @@ export interface PaidOrder {
 }
 
 /** The server's order view as it arrives over JSON (dates become strings). */
-export type OrderView = Omit<ServerOrderView, "createdAt" | "refundedAt"> & { createdAt: string; refundedAt: string | null };
+export type OrderView = Omit<ServerOrderView, "createdAt" | "refundedAt"> & {
+  createdAt: string;
+  refundedAt: string | null;
+};
 
 /** GET /api/checkout/{key}. */
 export interface AttemptStatus {

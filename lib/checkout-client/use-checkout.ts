@@ -6,7 +6,13 @@ import { bodyOf, createAttemptStore, mayResend, type AttemptStore, type Checkout
 import { sameItems } from "./cart";
 import { CheckoutFailure } from "./checkout-failure";
 import { checkoutMutation } from "./checkout-mutation";
-import { immediateOutcome, isDefinitive, outcomeAfterFailure, stateFromResult, type CheckoutState } from "./checkout-state";
+import {
+  immediateOutcome,
+  isDefinitive,
+  outcomeAfterFailure,
+  stateFromResult,
+  type CheckoutState,
+} from "./checkout-state";
 import { MemoryStorage } from "./memory-storage";
 import { attemptStatusQuery, ordersQuery, sessionQuery } from "./queries";
 import type { CheckoutBody } from "./types";
@@ -58,12 +64,15 @@ export function useCheckout() {
       if (result.kind === "requires_action" && pressed.current) window.location.assign(result.url);
     },
     onError: (error, open) => {
-      if (error instanceof CheckoutFailure && error.status === 401) client.removeQueries({ queryKey: sessionQuery.queryKey });
+      if (error instanceof CheckoutFailure && error.status === 401)
+        client.removeQueries({ queryKey: sessionQuery.queryKey });
       // A refusal, or a session that ended mid-attempt (the attempt stays open): nothing to ask.
       const immediate = immediateOutcome(error);
       if (immediate) return settle(open, immediate);
       setOutcome({ kind: "checking" });
-      void outcomeAfterFailure(error, askShop(open), { mayBeForgotten: !mayResend(open) }).then((next) => settle(open, next));
+      void outcomeAfterFailure(error, askShop(open), { mayBeForgotten: !mayResend(open) }).then((next) =>
+        settle(open, next),
+      );
     },
   });
   const { mutate } = mutation;
@@ -101,7 +110,7 @@ export function useCheckout() {
       setAttempt(null);
       setOutcome({ kind: "idle" });
     });
-  // eslint-disable-next-line react-hooks/exhaustive-deps -- settle and askShop are read at resume time only
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- settle and askShop are read at resume time only
   }, [store, start]); // once per mount: `resumed` also absorbs React's development double run
 
   return {

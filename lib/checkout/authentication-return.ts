@@ -16,16 +16,26 @@ export async function returnFromAuthentication(
   deps: CheckoutDeps,
   input: { customerId: string; key: string; paymentIntentId: string | null },
 ): Promise<AuthenticationReturn> {
-  const state = await deps.idempotency.find({ subjectId: input.customerId, endpoint: CHECKOUT_ENDPOINT, key: input.key });
+  const state = await deps.idempotency.find({
+    subjectId: input.customerId,
+    endpoint: CHECKOUT_ENDPOINT,
+    key: input.key,
+  });
   if (!state) return { kind: "not_found" };
   const order = await findAttemptOrder(deps.prisma, state.recordId);
   // Only the intent recorded for this key and customer: another one's id in the query is not ours to settle.
   if (!order?.paymentIntentId) return { kind: "not_found" };
   if (input.paymentIntentId !== null && input.paymentIntentId !== order.paymentIntentId) return { kind: "not_found" };
-  if (state.status !== "in_progress" && state.response) return { kind: "response", response: state.response, replayed: true };
+  if (state.status !== "in_progress" && state.response)
+    return { kind: "response", response: state.response, replayed: true };
 
   const owner = await deps.idempotency.takeOver({ recordId: state.recordId });
   // A live owner (a webhook, the reconciler, another tab) is settling it right now.
   if (!owner) return { kind: "in_progress", retryAfterSeconds: IN_PROGRESS_RETRY_AFTER_SECONDS };
-  return settleAttempt(deps, owner, { ...order, paymentMethod: order.paymentMethod ?? "" }, { customerId: input.customerId, key: input.key });
+  return settleAttempt(
+    deps,
+    owner,
+    { ...order, paymentMethod: order.paymentMethod ?? "" },
+    { customerId: input.customerId, key: input.key },
+  );
 }

@@ -52,7 +52,12 @@ export async function checkout(
   // The claim comes before pricing: a replay never depends on today's catalogue.
   const scope = { subjectId: input.customerId, endpoint: CHECKOUT_ENDPOINT, key: input.key };
   const claim = await deps.idempotency.claim(scope, fingerprint(input.body));
-  deps.log?.("claim", { decision: claim.kind, key: input.key, customerId: input.customerId, ...(claim.kind === "claimed" ? claim.owner : {}) });
+  deps.log?.("claim", {
+    decision: claim.kind,
+    key: input.key,
+    customerId: input.customerId,
+    ...(claim.kind === "claimed" ? claim.owner : {}),
+  });
   switch (claim.kind) {
     case "replay":
       return { kind: "response", response: claim.response, replayed: true };
@@ -78,7 +83,8 @@ async function pay(
 ): Promise<CheckoutResult> {
   // A retaken attempt keeps the first owner's order and price.
   const existing = owner.retaken ? await findAttemptOrder(deps.prisma, owner.recordId) : null;
-  if (existing?.paymentMethod) return settleAttempt(deps, owner, { ...existing, paymentMethod: existing.paymentMethod }, input);
+  if (existing?.paymentMethod)
+    return settleAttempt(deps, owner, { ...existing, paymentMethod: existing.paymentMethod }, input);
 
   const cart = await priceCart(deps.prisma, input.body.items);
   if (!cart.ok) {
@@ -87,9 +93,19 @@ async function pay(
     return { kind: "invalid", issues: cart.issues };
   }
   // Written only while this request still owns the claim (null once fenced out).
-  const order = await createOrder(deps.prisma, { owner, customerId: input.customerId, paymentMethod: input.body.paymentMethod, ...cart });
+  const order = await createOrder(deps.prisma, {
+    owner,
+    customerId: input.customerId,
+    paymentMethod: input.body.paymentMethod,
+    ...cart,
+  });
   if (!order) return answerAsDuplicate(deps, input);
-  return settleAttempt(deps, owner, { ...order, paymentMethod: order.paymentMethod ?? input.body.paymentMethod }, input);
+  return settleAttempt(
+    deps,
+    owner,
+    { ...order, paymentMethod: order.paymentMethod ?? input.body.paymentMethod },
+    input,
+  );
 }
 
 /**
@@ -132,7 +148,11 @@ export async function settleAttempt(
       await idempotency.release(owner, options.onUnknown ?? "client");
       return { kind: "unavailable", retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS };
     case "requires_action": {
-      const response = stored(202, { status: "requires_action", orderId: order.id, nextAction: { type: "redirect", url: outcome.url } });
+      const response = stored(202, {
+        status: "requires_action",
+        orderId: order.id,
+        nextAction: { type: "redirect", url: outcome.url },
+      });
       const parked = await idempotency.park(owner, response, deps.actionTimeoutMs);
       return parked ? { kind: "response", response, replayed: false } : answerAsDuplicate(deps, ids);
     }
@@ -166,29 +186,54 @@ export function returnUrlFor(origin: string, key: string): string {
 
 type FinalOutcome = Extract<PaymentOutcome, { kind: "succeeded" | "declined" | "failed" }>;
 
-function responseFor(order: { id: string; amountCents: number; currency: string } | null, outcome: FinalOutcome): StoredResponse {
+function responseFor(
+  order: { id: string; amountCents: number; currency: string } | null,
+  outcome: FinalOutcome,
+): StoredResponse {
   const orderId = order?.id ?? null;
   switch (outcome.kind) {
     case "succeeded":
       return stored(
         201,
-        { orderId, status: "paid", amountCents: order?.amountCents, currency: order?.currency, paymentIntentId: outcome.paymentIntentId },
+        {
+          orderId,
+          status: "paid",
+          amountCents: order?.amountCents,
+          currency: order?.currency,
+          paymentIntentId: outcome.paymentIntentId,
+        },
         { Location: `/orders/${orderId}` },
       );
     case "declined":
-      return stored(402, { error: "card_declined", message: outcome.message, declineCode: outcome.declineCode, orderId });
+      return stored(402, {
+        error: "card_declined",
+        message: outcome.message,
+        declineCode: outcome.declineCode,
+        orderId,
+      });
     case "failed":
       return stored(402, { error: outcome.error, message: outcome.message, code: outcome.code, orderId });
   }
 }
 
 /** The body is serialised once, here: the first answer and every replay send these bytes. */
-function stored(statusCode: number, body: Record<string, unknown>, headers: Record<string, string> = {}): StoredResponse {
+function stored(
+  statusCode: number,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): StoredResponse {
   return { statusCode, body: JSON.stringify(body), headers };
 }
 
-async function answerAsDuplicate(deps: CheckoutDeps, input: { customerId: string; key: string }): Promise<CheckoutResult> {
-  const state = await deps.idempotency.find({ subjectId: input.customerId, endpoint: CHECKOUT_ENDPOINT, key: input.key });
+async function answerAsDuplicate(
+  deps: CheckoutDeps,
+  input: { customerId: string; key: string },
+): Promise<CheckoutResult> {
+  const state = await deps.idempotency.find({
+    subjectId: input.customerId,
+    endpoint: CHECKOUT_ENDPOINT,
+    key: input.key,
+  });
   if (state?.response) return { kind: "response", response: state.response, replayed: true };
   return { kind: "in_progress", retryAfterSeconds: IN_PROGRESS_RETRY_AFTER_SECONDS };
 }

@@ -26,20 +26,35 @@ let prisma: PrismaClient;
 let emulator: StripeEmulator;
 let deps: CheckoutDeps;
 
-const cart = (paymentMethod: string): CheckoutRequest => ({ items: [{ sku: "mug-enamel", quantity: 1 }], paymentMethod });
+const cart = (paymentMethod: string): CheckoutRequest => ({
+  items: [{ sku: "mug-enamel", quantity: 1 }],
+  paymentMethod,
+});
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const nothing = { paid: 0, declined: 0, failed: 0, waiting: 0, unknown: 0, abandoned: 0, skipped: 0 };
 
 async function control(path: string, payload?: unknown) {
-  const response = await fetch(`${emulator.url}/_emulator/${path}`, payload === undefined ? {} : { method: "POST", body: JSON.stringify(payload) });
+  const response = await fetch(
+    `${emulator.url}/_emulator/${path}`,
+    payload === undefined ? {} : { method: "POST", body: JSON.stringify(payload) },
+  );
   return response.json() as Promise<{ stats: Record<string, number> }>;
 }
 
 function depsFor(url: string): CheckoutDeps {
   return {
     prisma,
-    stripe: createStripeClient({ secretKey: "sk_test_convergence", apiBase: url, timeoutMs: 5_000, maxNetworkRetries: 0 }),
-    idempotency: new IdempotencyEngine(prisma, { inProgressTtlMs: TTL_MS, retentionHours: 24, attemptDeadlineMs: DEADLINE_MS }),
+    stripe: createStripeClient({
+      secretKey: "sk_test_convergence",
+      apiBase: url,
+      timeoutMs: 5_000,
+      maxNetworkRetries: 0,
+    }),
+    idempotency: new IdempotencyEngine(prisma, {
+      inProgressTtlMs: TTL_MS,
+      retentionHours: 24,
+      attemptDeadlineMs: DEADLINE_MS,
+    }),
     appOrigin: "http://shop.test",
     actionTimeoutMs: 1_000,
   };
@@ -58,7 +73,11 @@ interface AnswerBody {
 
 function bodyOf(result: CheckoutResult | { kind: "not_found" }) {
   if (result.kind !== "response") throw new Error(`expected a response, got ${JSON.stringify(result)}`);
-  return { status: result.response.statusCode, replayed: result.replayed, body: JSON.parse(result.response.body) as AnswerBody };
+  return {
+    status: result.response.statusCode,
+    replayed: result.replayed,
+    body: JSON.parse(result.response.body) as AnswerBody,
+  };
 }
 
 beforeAll(async () => {
@@ -79,12 +98,20 @@ describe("a definitive provider error", () => {
     const customerId = await newCustomer();
     const key = randomUUID();
     const first = bodyOf(await checkout(deps, { customerId, key, body: cart("pm_card_doesNotExist") }));
-    expect(first).toMatchObject({ status: 402, replayed: false, body: { error: "payment_failed", code: "resource_missing" } });
+    expect(first).toMatchObject({
+      status: 402,
+      replayed: false,
+      body: { error: "payment_failed", code: "resource_missing" },
+    });
     const requests = (await control("faults")).stats.requests;
-    expect(bodyOf(await checkout(deps, { customerId, key, body: cart("pm_card_doesNotExist") }))).toMatchObject({ status: 402, replayed: true });
+    expect(bodyOf(await checkout(deps, { customerId, key, body: cart("pm_card_doesNotExist") }))).toMatchObject({
+      status: 402,
+      replayed: true,
+    });
     expect((await control("faults")).stats.requests).toBe(requests); // the retry never reached the provider
-    expect(await prisma.order.findMany({ where: { customerId }, select: { status: true, declineCode: true } }))
-      .toEqual([{ status: "failed", declineCode: "resource_missing" }]);
+    expect(await prisma.order.findMany({ where: { customerId }, select: { status: true, declineCode: true } })).toEqual(
+      [{ status: "failed", declineCode: "resource_missing" }],
+    );
   });
 });
 
@@ -93,7 +120,9 @@ describe("a create whose 500 the provider stored for its key", () => {
     const customerId = await newCustomer();
     const key = randomUUID();
     await control("faults", { storeCreate500: 1 });
-    expect(await checkout(deps, { customerId, key, body: cart("pm_card_visa") })).toMatchObject({ kind: "unavailable" });
+    expect(await checkout(deps, { customerId, key, body: cart("pm_card_visa") })).toMatchObject({
+      kind: "unavailable",
+    });
     expect((await control("faults")).stats.storedCreate500).toBe(1);
 
     await sleep(TTL_MS + 100);
@@ -105,8 +134,11 @@ describe("a create whose 500 the provider stored for its key", () => {
     // The provider forgets its keys; the shopper and the reconciler come back.
     await control("faults", { idempotencyKeyTtlMs: 1 });
     await sleep(50);
-    expect(bodyOf(await checkout(deps, { customerId, key, body: cart("pm_card_visa") })))
-      .toMatchObject({ status: 402, replayed: true, body: { error: "payment_failed", code: "attempt_expired" } });
+    expect(bodyOf(await checkout(deps, { customerId, key, body: cart("pm_card_visa") }))).toMatchObject({
+      status: 402,
+      replayed: true,
+      body: { error: "payment_failed", code: "attempt_expired" },
+    });
     expect(await reconcileAbandoned(deps)).toEqual(nothing);
     const stats = (await control("faults")).stats;
     expect(stats.charges).toBe(0);
@@ -124,13 +156,24 @@ describe("a confirm", () => {
       req.on("data", (chunk: Buffer) => (body += chunk.toString()));
       req.on("end", () => {
         const isConfirm = req.url?.endsWith("/confirm") ?? false;
-        if (isConfirm) confirms.push({ key: String(req.headers["idempotency-key"]).replace(/^.*:confirm:/, "confirm:"), form: body });
-        const arm = isConfirm && confirms.length === 1 ? control("faults", { lateExecution: { delayMs: 1_500, times: 1 } }) : Promise.resolve();
-        void arm.then(() => {
-          const upstream = http.request(new URL(req.url ?? "/", emulator.url), { method: req.method, headers: req.headers }, (answer) => {
-            res.writeHead(answer.statusCode ?? 502, answer.headers);
-            answer.pipe(res);
+        if (isConfirm)
+          confirms.push({
+            key: String(req.headers["idempotency-key"]).replace(/^.*:confirm:/, "confirm:"),
+            form: body,
           });
+        const arm =
+          isConfirm && confirms.length === 1
+            ? control("faults", { lateExecution: { delayMs: 1_500, times: 1 } })
+            : Promise.resolve();
+        void arm.then(() => {
+          const upstream = http.request(
+            new URL(req.url ?? "/", emulator.url),
+            { method: req.method, headers: req.headers },
+            (answer) => {
+              res.writeHead(answer.statusCode ?? 502, answer.headers);
+              answer.pipe(res);
+            },
+          );
           upstream.on("error", () => res.destroy());
           upstream.end(body);
         });
@@ -167,7 +210,11 @@ describe("3-D Secure", () => {
     const key = randomUUID();
     const body = cart("pm_card_threeDSecure2Required");
     const first = bodyOf(await checkout(deps, { customerId, key, body }));
-    expect(first).toMatchObject({ status: 202, replayed: false, body: { status: "requires_action", nextAction: { type: "redirect" } } });
+    expect(first).toMatchObject({
+      status: 202,
+      replayed: false,
+      body: { status: "requires_action", nextAction: { type: "redirect" } },
+    });
     const again = bodyOf(await checkout(deps, { customerId, key, body }));
     expect(again).toEqual({ ...first, replayed: true });
     const intents = (await deps.stripe.paymentIntents.list({ limit: 100 })).data;
@@ -192,13 +239,33 @@ describe("3-D Secure", () => {
     const back = await authenticate(first.body.nextAction.url, "fail");
     expect(back.searchParams.get("redirect_status")).toBe("failed");
 
-    const other = await deps.stripe.paymentIntents.create({ amount: 100, currency: "usd", payment_method: "pm_card_visa" });
-    expect(await returnFromAuthentication(deps, { customerId, key, paymentIntentId: other.id })).toEqual({ kind: "not_found" });
-    expect(await returnFromAuthentication(deps, { customerId: await newCustomer(), key, paymentIntentId: back.searchParams.get("payment_intent") }))
-      .toEqual({ kind: "not_found" });
+    const other = await deps.stripe.paymentIntents.create({
+      amount: 100,
+      currency: "usd",
+      payment_method: "pm_card_visa",
+    });
+    expect(await returnFromAuthentication(deps, { customerId, key, paymentIntentId: other.id })).toEqual({
+      kind: "not_found",
+    });
+    expect(
+      await returnFromAuthentication(deps, {
+        customerId: await newCustomer(),
+        key,
+        paymentIntentId: back.searchParams.get("payment_intent"),
+      }),
+    ).toEqual({ kind: "not_found" });
 
-    const failed = bodyOf(await returnFromAuthentication(deps, { customerId, key, paymentIntentId: back.searchParams.get("payment_intent") }));
-    expect(failed).toMatchObject({ status: 402, body: { error: "authentication_failed", code: "payment_intent_authentication_failure" } });
+    const failed = bodyOf(
+      await returnFromAuthentication(deps, {
+        customerId,
+        key,
+        paymentIntentId: back.searchParams.get("payment_intent"),
+      }),
+    );
+    expect(failed).toMatchObject({
+      status: 402,
+      body: { error: "authentication_failed", code: "payment_intent_authentication_failure" },
+    });
     expect((await control("faults")).stats).toMatchObject({ charges: 0, authenticationsFailed: 1 });
   });
 
@@ -213,7 +280,9 @@ describe("3-D Secure", () => {
     const intent = (await deps.stripe.paymentIntents.list({ limit: 1 })).data[0]!;
     expect(intent).toMatchObject({ status: "canceled", cancellation_reason: "abandoned" });
     expect(bodyOf(await checkout(deps, { customerId, key, body }))).toMatchObject({
-      status: 402, replayed: true, body: { error: "authentication_abandoned", orderId: first.body.orderId },
+      status: 402,
+      replayed: true,
+      body: { error: "authentication_abandoned", orderId: first.body.orderId },
     });
     // The shopper finds the tab later and presses Complete: the provider refuses, nothing is charged.
     await authenticate(first.body.nextAction.url, "complete").catch(() => undefined);

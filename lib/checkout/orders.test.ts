@@ -8,7 +8,11 @@ import { CHECKOUT_ENDPOINT } from "./request";
 
 const prisma = createPrismaClient(inject("databaseUrl"));
 afterAll(() => prisma.$disconnect());
-const engine = new IdempotencyEngine(prisma, { inProgressTtlMs: 60_000, retentionHours: 24, attemptDeadlineMs: 1_800_000 });
+const engine = new IdempotencyEngine(prisma, {
+  inProgressTtlMs: 60_000,
+  retentionHours: 24,
+  attemptDeadlineMs: 1_800_000,
+});
 const HASH = "c".repeat(64);
 const lines = [
   { sku: "tee-classic", name: "Classic Tee", unitPriceCents: 2500, quantity: 2 },
@@ -20,18 +24,31 @@ const owner = (r: ClaimResult): Ownership => {
   return r.owner;
 };
 const storedLines = (orderId: string) =>
-  prisma.orderLine.findMany({ where: { orderId }, select: { sku: true, name: true, unitPriceCents: true, quantity: true }, orderBy: { sku: "asc" } });
+  prisma.orderLine.findMany({
+    where: { orderId },
+    select: { sku: true, name: true, unitPriceCents: true, quantity: true },
+    orderBy: { sku: "asc" },
+  });
 
 describe("writing an attempt's order in one statement", () => {
   it("writes the customer, the order and its lines for the claim's owner, once per attempt", async () => {
     const customerId = randomUUID(); // no customer row yet: a session that outlived a database reset
-    const first = owner(await engine.claim({ subjectId: customerId, endpoint: CHECKOUT_ENDPOINT, key: randomUUID() }, HASH));
+    const first = owner(
+      await engine.claim({ subjectId: customerId, endpoint: CHECKOUT_ENDPOINT, key: randomUUID() }, HASH),
+    );
     const order = await createOrder(prisma, { owner: first, customerId, ...priced });
-    expect(order).toEqual({ id: expect.any(String), amountCents: 6800, currency: "usd", paymentMethod: "pm_card_visa", paymentIntentId: null });
+    expect(order).toEqual({
+      id: expect.any(String),
+      amountCents: 6800,
+      currency: "usd",
+      paymentMethod: "pm_card_visa",
+      paymentIntentId: null,
+    });
     expect(await prisma.customer.count({ where: { id: customerId } })).toBe(1);
     expect(await storedLines(order!.id)).toEqual([...lines].sort((a, b) => a.sku.localeCompare(b.sku)));
-    expect(await prisma.order.findUnique({ where: { id: order!.id }, select: { idempotencyKeyId: true, status: true } }))
-      .toEqual({ idempotencyKeyId: first.recordId, status: "pending" });
+    expect(
+      await prisma.order.findUnique({ where: { id: order!.id }, select: { idempotencyKeyId: true, status: true } }),
+    ).toEqual({ idempotencyKeyId: first.recordId, status: "pending" });
 
     // Asked again by the same owner: the same order, nothing added.
     expect(await createOrder(prisma, { owner: first, customerId, ...priced })).toEqual(order);

@@ -12,7 +12,13 @@ export interface PendingOrder {
   paymentIntentId: string | null;
 }
 
-const pendingSelect = { id: true, amountCents: true, currency: true, paymentMethod: true, paymentIntentId: true } as const;
+const pendingSelect = {
+  id: true,
+  amountCents: true,
+  currency: true,
+  paymentMethod: true,
+  paymentIntentId: true,
+} as const;
 
 /**
  * Writes a pending order and its lines in one statement (atomic without a
@@ -68,7 +74,12 @@ const pendingColumns = (table: string) =>
       `${table}.payment_method as "paymentMethod", ${table}.payment_intent_id as "paymentIntentId"`,
   );
 
-const toRow = (line: PricedLine) => ({ sku: line.sku, name: line.name, unit_price_cents: line.unitPriceCents, quantity: line.quantity });
+const toRow = (line: PricedLine) => ({
+  sku: line.sku,
+  name: line.name,
+  unit_price_cents: line.unitPriceCents,
+  quantity: line.quantity,
+});
 
 /** The order an attempt created, if its owner got that far. */
 export function findAttemptOrder(prisma: PrismaClient, idempotencyKeyId: string): Promise<PendingOrder | null> {
@@ -81,7 +92,12 @@ export function findAttemptOrder(prisma: PrismaClient, idempotencyKeyId: string)
  * Every owner of one attempt gets the same PaymentIntent back from Stripe, so
  * writing it more than once writes the same value. False once fenced out.
  */
-export async function recordPaymentIntent(prisma: PrismaClient, owner: Ownership, orderId: string, paymentIntentId: string): Promise<boolean> {
+export async function recordPaymentIntent(
+  prisma: PrismaClient,
+  owner: Ownership,
+  orderId: string,
+  paymentIntentId: string,
+): Promise<boolean> {
   const rows = await prisma.$queryRaw<Array<{ held: number }>>`
     with ${heldBy(owner)},
     recorded as (
@@ -93,7 +109,11 @@ export async function recordPaymentIntent(prisma: PrismaClient, owner: Ownership
 }
 
 /** Marks the attempt's order with its outcome, as the effect of the claim's fenced finish. */
-export function markAttemptOrder(outcome: { status: "paid" | "failed"; paymentIntentId: string | null; declineCode?: string }): OutcomeEffect {
+export function markAttemptOrder(outcome: {
+  status: "paid" | "failed";
+  paymentIntentId: string | null;
+  declineCode?: string;
+}): OutcomeEffect {
   return (finishedId) => Prisma.sql`
     update orders
        set status = ${outcome.status}::order_status,
@@ -118,14 +138,26 @@ export interface OrderView {
 }
 
 const viewSelect = {
-  id: true, status: true, amountCents: true, currency: true, paymentIntentId: true, declineCode: true,
-  refundedAt: true, refundReason: true, createdAt: true,
+  id: true,
+  status: true,
+  amountCents: true,
+  currency: true,
+  paymentIntentId: true,
+  declineCode: true,
+  refundedAt: true,
+  refundReason: true,
+  createdAt: true,
   lines: { select: { sku: true, name: true, unitPriceCents: true, quantity: true }, orderBy: { name: "asc" } },
 } as const;
 
 /** A customer's orders, newest first. */
 export function listOrders(prisma: PrismaClient, customerId: string): Promise<OrderView[]> {
-  return prisma.order.findMany({ where: { customerId }, orderBy: { createdAt: "desc" }, select: viewSelect, take: 100 });
+  return prisma.order.findMany({
+    where: { customerId },
+    orderBy: { createdAt: "desc" },
+    select: viewSelect,
+    take: 100,
+  });
 }
 
 export function findOrder(prisma: PrismaClient, customerId: string, orderId: string): Promise<OrderView | null> {

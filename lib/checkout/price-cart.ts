@@ -24,7 +24,8 @@ export async function priceCart(prisma: PrismaClient, items: CheckoutRequest["it
   );
   if (issues.length) return { ok: false, issues };
   const currencies = new Set(products.map((p) => p.currency));
-  if (currencies.size > 1) return { ok: false, issues: [{ path: ["items"], message: "items must share one currency" }] };
+  if (currencies.size > 1)
+    return { ok: false, issues: [{ path: ["items"], message: "items must share one currency" }] };
   const lines = items.map((item) => {
     const product = bySku.get(item.sku)!;
     return { sku: item.sku, name: product.name, unitPriceCents: product.priceCents, quantity: item.quantity };

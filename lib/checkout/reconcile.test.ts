@@ -56,8 +56,17 @@ beforeAll(async () => {
   emulator = await startStripeEmulator({ port: 0 });
   deps = {
     prisma,
-    stripe: createStripeClient({ secretKey: "sk_test_reconcile", apiBase: emulator.url, timeoutMs: 5_000, maxNetworkRetries: 0 }),
-    idempotency: new IdempotencyEngine(prisma, { inProgressTtlMs: TTL_MS, retentionHours: 24, attemptDeadlineMs: 1_800_000 }),
+    stripe: createStripeClient({
+      secretKey: "sk_test_reconcile",
+      apiBase: emulator.url,
+      timeoutMs: 5_000,
+      maxNetworkRetries: 0,
+    }),
+    idempotency: new IdempotencyEngine(prisma, {
+      inProgressTtlMs: TTL_MS,
+      retentionHours: 24,
+      attemptDeadlineMs: 1_800_000,
+    }),
     appOrigin: "http://localhost:3000",
     actionTimeoutMs: 60_000,
     log: process.env.DEBUG_RECONCILE ? (e, f) => console.log(e, JSON.stringify(f)) : undefined,
@@ -77,7 +86,10 @@ describe("the reconciler", () => {
     // its own payment code runs to the charge; the write of the PaymentIntent's
     // id is lost with the crash, and nothing is recorded after.
     const { owner, order, key } = await ownedOrder(customerId);
-    const charged = await settlePayment(deps.stripe, paymentOf(owner, order, key, customerId), { recordPaymentIntent: async () => true, refresh: async () => true });
+    const charged = await settlePayment(deps.stripe, paymentOf(owner, order, key, customerId), {
+      recordPaymentIntent: async () => true,
+      refresh: async () => true,
+    });
     if (charged.kind !== "succeeded") throw new Error(`expected a charge, got ${charged.kind}`);
     const intent = { id: charged.paymentIntentId };
     expect((await control("faults")).stats.charges).toBe(1);
@@ -86,8 +98,9 @@ describe("the reconciler", () => {
     const counts = await reconcileAbandoned(deps);
     expect(counts).toEqual({ ...nothing, paid: 1 });
 
-    expect(await prisma.order.findUnique({ where: { id: order.id }, select: { status: true, paymentIntentId: true } }))
-      .toEqual({ status: "paid", paymentIntentId: intent.id });
+    expect(
+      await prisma.order.findUnique({ where: { id: order.id }, select: { status: true, paymentIntentId: true } }),
+    ).toEqual({ status: "paid", paymentIntentId: intent.id });
     const record = await prisma.idempotencyKey.findUniqueOrThrow({ where: { id: owner.recordId } });
     expect(record).toMatchObject({ status: "completed", responseStatus: 201, attempts: 2 });
     expect((await ledgerFor(customerId)).map((pi) => pi.status)).toEqual(["succeeded"]);
@@ -107,7 +120,10 @@ describe("the reconciler", () => {
     expect(await reconcileAbandoned(deps)).toEqual({ ...nothing, paid: 1 });
     const ledger = await ledgerFor(customerId);
     expect(ledger.map((pi) => pi.status)).toEqual(["succeeded"]);
-    const orders = await prisma.order.findMany({ where: { customerId }, select: { status: true, paymentIntentId: true } });
+    const orders = await prisma.order.findMany({
+      where: { customerId },
+      select: { status: true, paymentIntentId: true },
+    });
     expect(orders).toEqual([{ status: "paid", paymentIntentId: ledger[0]!.id }]);
     // The shopper comes back later: the stored confirmation, no new charge.
     const later = await checkout(deps, { customerId, key, body });
@@ -118,7 +134,15 @@ describe("the reconciler", () => {
   it("finishes an attempt whose charge timed out at the client but landed at the provider", async () => {
     const customerId = await newCustomer();
     await control("faults", { latencyMs: 600 }); // longer than this client's 250 ms timeout
-    const impatient = { ...deps, stripe: createStripeClient({ secretKey: "sk_test_reconcile", apiBase: emulator.url, timeoutMs: 250, maxNetworkRetries: 0 }) };
+    const impatient = {
+      ...deps,
+      stripe: createStripeClient({
+        secretKey: "sk_test_reconcile",
+        apiBase: emulator.url,
+        timeoutMs: 250,
+        maxNetworkRetries: 0,
+      }),
+    };
     const first = await checkout(impatient, { customerId, key: randomUUID(), body });
     expect(first.kind).toBe("unavailable");
     await control("faults", { latencyMs: 0 });
@@ -174,31 +198,54 @@ describe("the reconciler", () => {
     // does not know, so every reading of it fails and its outcome stays unknown.
     for (let i = 0; i < 100; i++) {
       const { owner, order } = await ownedOrder(customerId);
-      expect(await recordPaymentIntent(prisma, owner, order.id, `pi_poisoned_${i}_${randomUUID().slice(0, 8)}`)).toBe(true);
+      expect(await recordPaymentIntent(prisma, owner, order.id, `pi_poisoned_${i}_${randomUUID().slice(0, 8)}`)).toBe(
+        true,
+      );
     }
     // Then one that really charged the card before its server died.
     const { owner, order, key } = await ownedOrder(customerId);
-    const charged = await settlePayment(deps.stripe, paymentOf(owner, order, key, customerId), { recordPaymentIntent: async () => true, refresh: async () => true });
+    const charged = await settlePayment(deps.stripe, paymentOf(owner, order, key, customerId), {
+      recordPaymentIntent: async () => true,
+      refresh: async () => true,
+    });
     expect(charged.kind).toBe("succeeded");
     await sleep(TTL_MS + 100);
 
     const ticks: Array<Record<string, number>> = [];
-    for (let tick = 0; tick < 3 && (await prisma.order.findUniqueOrThrow({ where: { id: order.id } })).status !== "paid"; tick++) {
+    for (
+      let tick = 0;
+      tick < 3 && (await prisma.order.findUniqueOrThrow({ where: { id: order.id } })).status !== "paid";
+      tick++
+    ) {
       ticks.push(await reconcileAbandoned(deps));
     }
     expect(ticks[0]).toEqual({ ...nothing, unknown: 100 }); // the default batch: the 100 oldest, all poisoned
     expect(ticks[1]).toEqual({ ...nothing, paid: 1 }); // each backed off on its own: the charged one is next
-    expect(await prisma.order.findUniqueOrThrow({ where: { id: order.id }, select: { status: true } })).toEqual({ status: "paid" });
+    expect(await prisma.order.findUniqueOrThrow({ where: { id: order.id }, select: { status: true } })).toEqual({
+      status: "paid",
+    });
     expect((await control("faults")).stats.charges).toBe(1);
   });
 
   it("settles an attempt for good past its deadline: a recorded intent that never succeeded is cancelled, the failure stored", async () => {
-    const short = { ...deps, idempotency: new IdempotencyEngine(prisma, { inProgressTtlMs: TTL_MS, retentionHours: 24, attemptDeadlineMs: TTL_MS + 200 }) };
+    const short = {
+      ...deps,
+      idempotency: new IdempotencyEngine(prisma, {
+        inProgressTtlMs: TTL_MS,
+        retentionHours: 24,
+        attemptDeadlineMs: TTL_MS + 200,
+      }),
+    };
     const customerId = await newCustomer();
     const { owner, order, key } = await ownedOrder(customerId);
     // Created at the provider, never confirmed: its owner died in between.
     const created = await deps.stripe.paymentIntents.create(
-      { amount: order.amountCents, currency: order.currency, payment_method: "pm_card_visa", metadata: { orderId: order.id, customerId, idempotencyKey: key } },
+      {
+        amount: order.amountCents,
+        currency: order.currency,
+        payment_method: "pm_card_visa",
+        metadata: { orderId: order.id, customerId, idempotencyKey: key },
+      },
       { idempotencyKey: `${owner.recordId}:create` },
     );
     expect(await recordPaymentIntent(prisma, owner, order.id, created.id)).toBe(true);
@@ -209,23 +256,43 @@ describe("the reconciler", () => {
     const replay = await checkout(short, { customerId, key, body });
     if (replay.kind !== "response") throw new Error(`expected a replay, got ${replay.kind}`);
     expect(replay).toMatchObject({ replayed: true, response: { statusCode: 402 } });
-    expect(JSON.parse(replay.response.body)).toMatchObject({ error: "payment_failed", code: "attempt_expired", orderId: order.id });
+    expect(JSON.parse(replay.response.body)).toMatchObject({
+      error: "payment_failed",
+      code: "attempt_expired",
+      orderId: order.id,
+    });
     expect((await control("faults")).stats.charges).toBe(0);
-    expect(await prisma.order.findUniqueOrThrow({ where: { id: order.id }, select: { status: true } })).toEqual({ status: "failed" });
+    expect(await prisma.order.findUniqueOrThrow({ where: { id: order.id }, select: { status: true } })).toEqual({
+      status: "failed",
+    });
   });
 
   it("past its deadline finds by metadata an intent whose id was never recorded, and keeps its success", async () => {
-    const short = { ...deps, idempotency: new IdempotencyEngine(prisma, { inProgressTtlMs: TTL_MS, retentionHours: 24, attemptDeadlineMs: TTL_MS + 200 }) };
+    const short = {
+      ...deps,
+      idempotency: new IdempotencyEngine(prisma, {
+        inProgressTtlMs: TTL_MS,
+        retentionHours: 24,
+        attemptDeadlineMs: TTL_MS + 200,
+      }),
+    };
     const customerId = await newCustomer();
     const { owner, order, key } = await ownedOrder(customerId);
     // Charged, and the server died before writing the intent's id.
-    const charged = await settlePayment(deps.stripe, paymentOf(owner, order, key, customerId), { recordPaymentIntent: async () => true, refresh: async () => true });
+    const charged = await settlePayment(deps.stripe, paymentOf(owner, order, key, customerId), {
+      recordPaymentIntent: async () => true,
+      refresh: async () => true,
+    });
     expect(charged.kind).toBe("succeeded");
     await sleep(TTL_MS + 300);
 
     expect(await reconcileAbandoned(short)).toEqual({ ...nothing, paid: 1 });
-    expect(await prisma.order.findUniqueOrThrow({ where: { id: order.id }, select: { status: true, paymentIntentId: true } }))
-      .toEqual({ status: "paid", paymentIntentId: charged.kind === "succeeded" ? charged.paymentIntentId : null });
+    expect(
+      await prisma.order.findUniqueOrThrow({
+        where: { id: order.id },
+        select: { status: true, paymentIntentId: true },
+      }),
+    ).toEqual({ status: "paid", paymentIntentId: charged.kind === "succeeded" ? charged.paymentIntentId : null });
     expect((await control("faults")).stats.charges).toBe(1);
   });
 });
@@ -233,19 +300,33 @@ describe("the reconciler", () => {
 /** What a server does up to its first provider call: claim, price, write the order. */
 async function ownedOrder(customerId: string) {
   const key = randomUUID();
-  const claim = await deps.idempotency.claim({ subjectId: customerId, endpoint: CHECKOUT_ENDPOINT, key }, fingerprint(body));
+  const claim = await deps.idempotency.claim(
+    { subjectId: customerId, endpoint: CHECKOUT_ENDPOINT, key },
+    fingerprint(body),
+  );
   if (claim.kind !== "claimed") throw new Error("expected a claim");
   const cart = await priceCart(prisma, body.items);
   if (!cart.ok) throw new Error("cart");
-  const order = await createOrder(prisma, { owner: claim.owner, customerId, paymentMethod: body.paymentMethod, ...cart });
+  const order = await createOrder(prisma, {
+    owner: claim.owner,
+    customerId,
+    paymentMethod: body.paymentMethod,
+    ...cart,
+  });
   if (!order) throw new Error("expected the order to be written");
   return { owner: claim.owner, order, key };
 }
 
 function paymentOf(owner: Ownership, order: PendingOrder, key: string, customerId: string) {
   return {
-    recordId: owner.recordId, attempt: owner.attempt, amountCents: order.amountCents, currency: order.currency,
-    paymentMethod: body.paymentMethod, paymentIntentId: null, metadata: { orderId: order.id, customerId, idempotencyKey: key },
-    returnUrl: "http://localhost:3000/checkout/return", final: false,
+    recordId: owner.recordId,
+    attempt: owner.attempt,
+    amountCents: order.amountCents,
+    currency: order.currency,
+    paymentMethod: body.paymentMethod,
+    paymentIntentId: null,
+    metadata: { orderId: order.id, customerId, idempotencyKey: key },
+    returnUrl: "http://localhost:3000/checkout/return",
+    final: false,
   };
 }

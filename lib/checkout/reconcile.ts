@@ -19,17 +19,35 @@ export async function reconcileAbandoned(
   deps: CheckoutDeps,
   options: { limit?: number } = {},
 ): Promise<Record<ReconcileOutcome, number>> {
-  const counts: Record<ReconcileOutcome, number> = { paid: 0, declined: 0, failed: 0, waiting: 0, unknown: 0, abandoned: 0, skipped: 0 };
+  const counts: Record<ReconcileOutcome, number> = {
+    paid: 0,
+    declined: 0,
+    failed: 0,
+    waiting: 0,
+    unknown: 0,
+    abandoned: 0,
+    skipped: 0,
+  };
   const records = await deps.idempotency.findAbandoned(CHECKOUT_ENDPOINT, options.limit ?? 100);
   for (const record of records) {
     const { outcome, code } = await reconcileOne(deps, record);
     counts[outcome] += 1;
-    deps.log?.("reconcile", { outcome, code, recordId: record.recordId, key: record.key, customerId: record.subjectId, parked: record.parked });
+    deps.log?.("reconcile", {
+      outcome,
+      code,
+      recordId: record.recordId,
+      key: record.key,
+      customerId: record.subjectId,
+      parked: record.parked,
+    });
   }
   return counts;
 }
 
-async function reconcileOne(deps: CheckoutDeps, record: AbandonedRecord): Promise<{ outcome: ReconcileOutcome; code?: string }> {
+async function reconcileOne(
+  deps: CheckoutDeps,
+  record: AbandonedRecord,
+): Promise<{ outcome: ReconcileOutcome; code?: string }> {
   const owner = await deps.idempotency.takeOver(record);
   if (!owner) return { outcome: "skipped" }; // a retry or another reconciler got there first
   // Taken over first, then read: an owner that was still creating the order
@@ -69,5 +87,7 @@ function outcomeOf(result: CheckoutResult): { outcome: ReconcileOutcome; code?: 
   if (statusCode === 201) return { outcome: "paid" };
   if (statusCode === 202) return { outcome: "waiting" };
   const { error, code, declineCode } = JSON.parse(body) as { error?: string; code?: string; declineCode?: string };
-  return error === "card_declined" ? { outcome: "declined", code: declineCode } : { outcome: "failed", code: code ?? error };
+  return error === "card_declined"
+    ? { outcome: "declined", code: declineCode }
+    : { outcome: "failed", code: code ?? error };
 }

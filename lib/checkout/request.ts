@@ -18,7 +18,9 @@ export const checkoutRequestSchema = z
       .refine((items) => new Set(items.map((i) => i.sku)).size === items.length, {
         message: "each sku may appear once; use quantity for more",
       }),
-    paymentMethod: z.string().regex(/^pm_[A-Za-z0-9_]{1,100}$/, "must be a Stripe PaymentMethod id such as pm_card_visa"),
+    paymentMethod: z
+      .string()
+      .regex(/^pm_[A-Za-z0-9_]{1,100}$/, "must be a Stripe PaymentMethod id such as pm_card_visa"),
   })
   .strict();
 

@@ -17,7 +17,8 @@ import { isAlive } from "../is-alive";
 // handlers race our own ordered shutdown or crash at exit. Every caller here
 // stops the server it started itself (ProvisionedDatabase.stop), so all of
 // them are removed.
-for (const event of ["exit", "beforeExit", "SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK", "message"]) exitHook.unhookEvent(event);
+for (const event of ["exit", "beforeExit", "SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK", "message"])
+  exitHook.unhookEvent(event);
 
 const USER = "postgres";
 const PASSWORD = "postgres"; // loopback-only server; see README
@@ -39,10 +40,7 @@ export interface EmbeddedServer {
   restart?(downMs: number): Promise<void>;
 }
 
-export async function startEmbeddedPostgres(options: {
-  dataDir: string;
-  port?: number;
-}): Promise<EmbeddedServer> {
+export async function startEmbeddedPostgres(options: { dataDir: string; port?: number }): Promise<EmbeddedServer> {
   const databaseDir = path.resolve(options.dataDir, "postgres");
   const running = await findRunningServer(databaseDir);
   if (running) return running;
@@ -74,7 +72,9 @@ export async function startEmbeddedPostgres(options: {
     throw new Error(
       `Could not start the embedded PostgreSQL in ${databaseDir} on port ${port} ` +
         `(set DATABASE_URL to use an external server, or EMBEDDED_PG_PORT for another port` +
-        (userInfo().uid === 0 ? `; as root it runs as the "postgres" user, which must be able to enter ${path.dirname(databaseDir)}` : "") +
+        (userInfo().uid === 0
+          ? `; as root it runs as the "postgres" user, which must be able to enter ${path.dirname(databaseDir)}`
+          : "") +
         `).\n` +
         (err instanceof Error ? err.message + "\n" : "") +
         log.join("").trim().split("\n").slice(-10).join("\n"),
@@ -137,7 +137,6 @@ async function findRunningServer(databaseDir: string): Promise<EmbeddedServer | 
   }
   return { adminUrl: urlFor(port), port, owned: false, stop: async () => undefined };
 }
-
 
 function keepTail(lines: string[], line: string): void {
   lines.push(line.endsWith("\n") ? line : line + "\n");

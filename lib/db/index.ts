@@ -29,7 +29,9 @@ export function createPrismaClient(connection: string | pg.Pool): PrismaClient {
   const pool = owned ? new pg.Pool({ connectionString: connection, max: POOL_SIZE }) : connection;
   // Prisma's adapter listens for idle clients' errors once it connects; until then a lost idle connection must not crash the process (the pool drops it).
   if (owned) pool.on("error", () => undefined);
-  const client = new PrismaClient({ adapter: new PrismaPg(pool, { statementNameGenerator: statementName, disposeExternalPool: owned }) });
+  const client = new PrismaClient({
+    adapter: new PrismaPg(pool, { statementNameGenerator: statementName, disposeExternalPool: owned }),
+  });
   pools.set(client, pool);
   return client;
 }
@@ -43,7 +45,11 @@ const pools = new WeakMap<PrismaClient, pg.Pool>();
  * call; docs/performance.md). Same pool, same connections, same statement
  * names as Prisma's own queries.
  */
-export async function queryRows<T extends pg.QueryResultRow>(client: PrismaClient, text: string, values: unknown[]): Promise<T[]> {
+export async function queryRows<T extends pg.QueryResultRow>(
+  client: PrismaClient,
+  text: string,
+  values: unknown[],
+): Promise<T[]> {
   const pool = pools.get(client);
   if (!pool) throw new Error("queryRows needs a client made by createPrismaClient");
   const result = await pool.query<T>({ name: statementName({ sql: text }), text, values });
@@ -53,7 +59,8 @@ export async function queryRows<T extends pg.QueryResultRow>(client: PrismaClien
 export function db(): PrismaClient {
   if (!globalForPrisma.prisma) {
     const url = env().DATABASE_URL;
-    if (!url) throw new Error("DATABASE_URL is not set: start the app with `npm start` or `npm run demo`, which provide it");
+    if (!url)
+      throw new Error("DATABASE_URL is not set: start the app with `npm start` or `npm run demo`, which provide it");
     globalForPrisma.prisma = createPrismaClient(url);
   }
   return globalForPrisma.prisma;

@@ -67,7 +67,12 @@ function transactionPooler(url: string) {
 }
 
 const heldMigrationLocks = async (url: string) =>
-  (await query<{ n: string }>(url, `select count(*)::text as n from pg_locks where locktype = 'advisory' and objid = ${ADVISORY_LOCK_ID}`))[0]?.n;
+  (
+    await query<{ n: string }>(
+      url,
+      `select count(*)::text as n from pg_locks where locktype = 'advisory' and objid = ${ADVISORY_LOCK_ID}`,
+    )
+  )[0]?.n;
 
 afterAll(async () => {
   for (const name of created) await query(admin, `drop database if exists ${name} with (force)`);
@@ -80,7 +85,10 @@ describe("the migration runner", () => {
     expect(first.applied.length).toBeGreaterThan(0);
     const second = await migrate(url);
     expect(second).toEqual({ applied: [], alreadyApplied: first.applied });
-    const tables = await query<{ n: string }>(url, "select count(*)::text as n from pg_tables where tablename = 'idempotency_keys'");
+    const tables = await query<{ n: string }>(
+      url,
+      "select count(*)::text as n from pg_tables where tablename = 'idempotency_keys'",
+    );
     expect(tables[0]?.n).toBe("1");
   });
 
@@ -92,7 +100,8 @@ describe("the migration runner", () => {
     });
     expect((await migrate(url, dir)).applied).toEqual(["001_first", "002_second"]);
     const rows = await query<{ migration_name: string; checksum: string }>(
-      url, `select migration_name, checksum from "_prisma_migrations" order by migration_name`,
+      url,
+      `select migration_name, checksum from "_prisma_migrations" order by migration_name`,
     );
     expect(rows.map((r) => r.migration_name)).toEqual(["001_first", "002_second"]);
     expect(rows[0]?.checksum).toMatch(/^[0-9a-f]{64}$/);
@@ -113,7 +122,10 @@ describe("the migration runner", () => {
       "002_broken": "create table b (id int); select * from no_such_table;",
     });
     await expect(migrate(url, dir)).rejects.toThrow(/002_broken failed and was rolled back/);
-    const tables = await query<{ tablename: string }>(url, "select tablename from pg_tables where schemaname = 'public' order by 1");
+    const tables = await query<{ tablename: string }>(
+      url,
+      "select tablename from pg_tables where schemaname = 'public' order by 1",
+    );
     expect(tables.map((t) => t.tablename)).toEqual(["_prisma_migrations", "a"]);
   });
 
@@ -141,7 +153,9 @@ describe("the migration runner", () => {
       expect(await heldMigrationLocks(url)).toBe("0");
       // The next deploy's runner, through the pooler too, is not stuck behind a lock nobody can release.
       const next = migrate(url, dir, second.open);
-      const stuck = new Promise((resolve) => setTimeout(() => resolve("still waiting for the lock after 10 s"), 10_000).unref());
+      const stuck = new Promise((resolve) =>
+        setTimeout(() => resolve("still waiting for the lock after 10 s"), 10_000).unref(),
+      );
       expect(await Promise.race([next, stuck])).toEqual({ applied: [], alreadyApplied: ["001_a", "002_b"] });
     } finally {
       await first.close();

@@ -7,7 +7,9 @@ describe("provisioning the database", () => {
     const env = { DATABASE_URL: "postgresql://nobody@127.0.0.1:9/shop", DATA_DIR: ".data", EMBEDDED_PG_PORT: 54329 };
     const attempt = provisionDatabase(env);
     await expect(attempt).rejects.toThrow(ConfigError);
-    await expect(provisionDatabase(env)).rejects.toThrow(/^DATABASE_URL: cannot connect to PostgreSQL at 127\.0\.0\.1:9\/shop/);
+    await expect(provisionDatabase(env)).rejects.toThrow(
+      /^DATABASE_URL: cannot connect to PostgreSQL at 127\.0\.0\.1:9\/shop/,
+    );
   });
 
   it("derives a sibling database URL, keeping credentials and options", () => {

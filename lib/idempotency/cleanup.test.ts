@@ -9,10 +9,17 @@ afterAll(() => prisma.$disconnect());
 const ENDPOINT = "POST /api/cleanup-test";
 const HOUR = 3600_000;
 
-async function insertKeys(n: number, fields: { status: "in_progress" | "completed" | "failed"; expiresAt: Date | null }) {
+async function insertKeys(
+  n: number,
+  fields: { status: "in_progress" | "completed" | "failed"; expiresAt: Date | null },
+) {
   await prisma.idempotencyKey.createMany({
     data: Array.from({ length: n }, () => ({
-      subjectId: "cleanup-test", endpoint: ENDPOINT, key: randomUUID(), requestHash: "c".repeat(64), ...fields,
+      subjectId: "cleanup-test",
+      endpoint: ENDPOINT,
+      key: randomUUID(),
+      requestHash: "c".repeat(64),
+      ...fields,
     })),
   });
 }
@@ -43,15 +50,22 @@ describe("cleanup of expired keys", () => {
   it("keeps an order whose key expired, unlinking it", async () => {
     const customer = await prisma.customer.create({ data: {} });
     const key = await prisma.idempotencyKey.create({
-      data: { subjectId: customer.id, endpoint: ENDPOINT, key: randomUUID(), requestHash: "d".repeat(64),
-        status: "completed", expiresAt: new Date(Date.now() - HOUR) },
+      data: {
+        subjectId: customer.id,
+        endpoint: ENDPOINT,
+        key: randomUUID(),
+        requestHash: "d".repeat(64),
+        status: "completed",
+        expiresAt: new Date(Date.now() - HOUR),
+      },
     });
     const order = await prisma.order.create({
       data: { customerId: customer.id, idempotencyKeyId: key.id, amountCents: 100, currency: "usd", status: "paid" },
     });
     await deleteExpiredKeys(prisma);
-    expect(await prisma.order.findUnique({ where: { id: order.id }, select: { status: true, idempotencyKeyId: true } }))
-      .toEqual({ status: "paid", idempotencyKeyId: null });
+    expect(
+      await prisma.order.findUnique({ where: { id: order.id }, select: { status: true, idempotencyKeyId: true } }),
+    ).toEqual({ status: "paid", idempotencyKeyId: null });
   });
 
   it("shares the work between two cleaners running at once", async () => {
@@ -67,8 +81,9 @@ describe("cleanup of expired keys", () => {
   it("rests between batches, not after the last, and not at all with restRatio 0", async () => {
     await insertKeys(30, { status: "completed", expiresAt: new Date(Date.now() - HOUR) });
     const pauses: number[] = [];
-    expect(await deleteExpiredKeys(prisma, { batchSize: 10, restRatio: 3, rest: async (ms) => void pauses.push(ms) }))
-      .toEqual({ deleted: 30, batches: 4 });
+    expect(
+      await deleteExpiredKeys(prisma, { batchSize: 10, restRatio: 3, rest: async (ms) => void pauses.push(ms) }),
+    ).toEqual({ deleted: 30, batches: 4 });
     expect(pauses).toHaveLength(3);
     expect(pauses.every((ms) => ms > 0)).toBe(true);
 

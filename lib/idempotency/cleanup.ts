@@ -27,7 +27,6 @@ export interface CleanupOptions {
   rest?: (ms: number) => Promise<void>;
 }
 
-
 export async function deleteExpiredKeys(prisma: PrismaClient, options: CleanupOptions = {}): Promise<CleanupResult> {
   const batchSize = options.batchSize ?? 1000;
   const maxBatches = options.maxBatches ?? Number.POSITIVE_INFINITY;

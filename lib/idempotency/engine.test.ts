@@ -9,9 +9,13 @@ import { sleep } from "../sleep";
 const prisma = createPrismaClient(inject("databaseUrl"));
 afterAll(() => prisma.$disconnect());
 
-const engine = (inProgressTtlMs = 60_000) => new IdempotencyEngine(prisma, { inProgressTtlMs, retentionHours: 24, attemptDeadlineMs: 1_800_000 });
+const engine = (inProgressTtlMs = 60_000) =>
+  new IdempotencyEngine(prisma, { inProgressTtlMs, retentionHours: 24, attemptDeadlineMs: 1_800_000 });
 const scope = (over: Partial<KeyScope> = {}): KeyScope => ({
-  subjectId: randomUUID(), endpoint: "POST /api/test", key: randomUUID(), ...over,
+  subjectId: randomUUID(),
+  endpoint: "POST /api/test",
+  key: randomUUID(),
+  ...over,
 });
 const HASH = "a".repeat(64);
 const ok = { statusCode: 201, body: JSON.stringify({ orderId: "o1" }), headers: { Location: "/orders/o1" } };
@@ -159,7 +163,9 @@ describe("a retake that loses the race to a reconciler", () => {
     const compareAndSet = Reflect.get(e, "compareAndSetOwner") as (...args: unknown[]) => Promise<Ownership | null>;
     let interleaved = false;
     Reflect.set(e, "compareAndSetOwner", async (...args: unknown[]) => {
-      const [abandoned] = await reconciler.findAbandoned(s.endpoint, 1000).then((all) => all.filter((r) => r.subjectId === s.subjectId));
+      const [abandoned] = await reconciler
+        .findAbandoned(s.endpoint, 1000)
+        .then((all) => all.filter((r) => r.subjectId === s.subjectId));
       const taken = await reconciler.takeOver(abandoned!);
       interleaved = taken !== null && (await reconciler.abandon(taken));
       return compareAndSet.apply(e, args);
@@ -237,9 +243,15 @@ describe("reconciliation order", () => {
 });
 
 describe("lock renewal with a threshold", () => {
-  const lockedAt = async (o: Ownership) => (await prisma.idempotencyKey.findUniqueOrThrow({ where: { id: o.recordId } })).lockedAt!.getTime();
+  const lockedAt = async (o: Ownership) =>
+    (await prisma.idempotencyKey.findUniqueOrThrow({ where: { id: o.recordId } })).lockedAt!.getTime();
   const withThreshold = (renewAfterMs: number) =>
-    new IdempotencyEngine(prisma, { inProgressTtlMs: 60_000, retentionHours: 24, attemptDeadlineMs: 1_800_000, renewAfterMs });
+    new IdempotencyEngine(prisma, {
+      inProgressTtlMs: 60_000,
+      retentionHours: 24,
+      attemptDeadlineMs: 1_800_000,
+      renewAfterMs,
+    });
 
   it("only checks (and locks) a lock younger than the threshold, and rewrites an older one", async () => {
     const e = withThreshold(300);
@@ -275,6 +287,10 @@ describe("releasing an attempt that waits for the shopper", () => {
     expect(await e.release(returning!, "backoff")).toBe(true); // e.g. a webhook met a 503 while retrieving the intent
     const row = await prisma.idempotencyKey.findUniqueOrThrow({ where: { id: first.recordId } });
     expect(row.nextAttemptAt!.getTime() - Date.now()).toBeGreaterThan(50_000);
-    expect(await e.claim(s, HASH)).toMatchObject({ kind: "replay", status: "in_progress", response: { statusCode: 202 } });
+    expect(await e.claim(s, HASH)).toMatchObject({
+      kind: "replay",
+      status: "in_progress",
+      response: { statusCode: 202 },
+    });
   });
 });

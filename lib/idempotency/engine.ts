@@ -99,7 +99,17 @@ export class IdempotencyEngine {
     const lockToken = randomUUID();
     const row = await this.insertOrRead(scope, requestHash, lockToken);
     if (row.inserted) {
-      return { kind: "claimed", owner: { recordId: row.id, lockToken, attempt: 1, retaken: false, pastDeadline: false, renewAfterMs: this.renewAfterMs } };
+      return {
+        kind: "claimed",
+        owner: {
+          recordId: row.id,
+          lockToken,
+          attempt: 1,
+          retaken: false,
+          pastDeadline: false,
+          renewAfterMs: this.renewAfterMs,
+        },
+      };
     }
     if (row.request_hash !== requestHash) return { kind: "mismatch" };
     const answer = answerFor(row);
@@ -114,7 +124,12 @@ export class IdempotencyEngine {
     // to the select: then one more statement (with a new snapshot) sees it.
     for (let attempt = 0; attempt < 2; attempt++) {
       const rows = await queryRows<Row>(this.prisma, CLAIM_SQL, [
-        scope.subjectId, scope.endpoint, scope.key, requestHash, lockToken, this.options.inProgressTtlMs,
+        scope.subjectId,
+        scope.endpoint,
+        scope.key,
+        requestHash,
+        lockToken,
+        this.options.inProgressTtlMs,
       ]);
       if (rows[0]) return normalise(rows[0]);
     }
@@ -134,8 +149,15 @@ export class IdempotencyEngine {
   }
 
   /** `previousToken` undefined: whoever holds it, as long as nobody live does (a return from 3-D Secure). */
-  private async compareAndSetOwner(recordId: string, previousToken: string | null | undefined, lockToken: string): Promise<Ownership | null> {
-    const sameHolder = previousToken === undefined ? Prisma.empty : Prisma.sql`and lock_token is not distinct from ${previousToken}::uuid`;
+  private async compareAndSetOwner(
+    recordId: string,
+    previousToken: string | null | undefined,
+    lockToken: string,
+  ): Promise<Ownership | null> {
+    const sameHolder =
+      previousToken === undefined
+        ? Prisma.empty
+        : Prisma.sql`and lock_token is not distinct from ${previousToken}::uuid`;
     const won = await this.prisma.$queryRaw<Array<{ attempts: number; past_deadline: boolean }>>`
       update idempotency_keys
          set lock_token = ${lockToken}::uuid, locked_at = now(), attempts = attempts + 1
@@ -145,7 +167,14 @@ export class IdempotencyEngine {
       returning attempts, created_at < now() - ${this.options.attemptDeadlineMs} * interval '1 millisecond' as past_deadline`;
     const row = won[0];
     return row
-      ? { recordId, lockToken, attempt: Number(row.attempts), retaken: true, pastDeadline: row.past_deadline, renewAfterMs: this.renewAfterMs }
+      ? {
+          recordId,
+          lockToken,
+          attempt: Number(row.attempts),
+          retaken: true,
+          pastDeadline: row.past_deadline,
+          renewAfterMs: this.renewAfterMs,
+        }
       : null;
   }
 
@@ -270,7 +299,9 @@ export class IdempotencyEngine {
   }
 
   /** The state of one attempt (`GET /api/checkout/{key}`, a return from 3-D Secure). */
-  async find(scope: KeyScope): Promise<{ recordId: string; status: IdempotencyStatus; response?: StoredResponse } | null> {
+  async find(
+    scope: KeyScope,
+  ): Promise<{ recordId: string; status: IdempotencyStatus; response?: StoredResponse } | null> {
     const rows = await this.prisma.$queryRaw<Row[]>`
       select id, request_hash, status::text as status, lock_token, attempts,
              response_status, response_body, response_headers, false as inserted, false as lock_expired
@@ -305,7 +336,8 @@ export function heldBy(owner: Ownership): Prisma.Sql {
 /** A stored answer to give without doing anything: a finished record, or one waiting for the shopper. */
 function answerFor(row: Row): ClaimResult | null {
   if (row.status !== "in_progress") return { kind: "replay", status: row.status, response: storedResponse(row) };
-  if (row.response_status !== null && row.lock_token === null) return { kind: "replay", status: row.status, response: storedResponse(row) };
+  if (row.response_status !== null && row.lock_token === null)
+    return { kind: "replay", status: row.status, response: storedResponse(row) };
   return null;
 }
 
@@ -314,5 +346,9 @@ function normalise(row: Row): Row {
 }
 
 function storedResponse(row: Row): StoredResponse {
-  return { statusCode: row.response_status ?? 500, body: row.response_body ?? "null", headers: row.response_headers ?? {} };
+  return {
+    statusCode: row.response_status ?? 500,
+    body: row.response_body ?? "null",
+    headers: row.response_headers ?? {},
+  };
 }

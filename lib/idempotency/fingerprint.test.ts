@@ -1,11 +1,23 @@
 import { describe, expect, it } from "vitest";
 import { canonicalJson, fingerprint } from "./fingerprint";
 
-const body = { items: [{ sku: "a", quantity: 1, meta: { x: 1, y: [1, 2] } }, { sku: "b", quantity: 2 }], paymentMethod: "pm_card_visa" };
+const body = {
+  items: [
+    { sku: "a", quantity: 1, meta: { x: 1, y: [1, 2] } },
+    { sku: "b", quantity: 2 },
+  ],
+  paymentMethod: "pm_card_visa",
+};
 
 describe("request fingerprints", () => {
   it("are equal for bodies that differ only in key order, at any depth", () => {
-    const reordered = { paymentMethod: "pm_card_visa", items: [{ meta: { y: [1, 2], x: 1 }, quantity: 1, sku: "a" }, { quantity: 2, sku: "b" }] };
+    const reordered = {
+      paymentMethod: "pm_card_visa",
+      items: [
+        { meta: { y: [1, 2], x: 1 }, quantity: 1, sku: "a" },
+        { quantity: 2, sku: "b" },
+      ],
+    };
     expect(fingerprint(reordered)).toBe(fingerprint(body));
     expect(canonicalJson(reordered)).toBe(canonicalJson(body));
   });

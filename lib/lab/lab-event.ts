@@ -14,7 +14,13 @@ export type LabEventBody =
   /** The naive endpoint wrote an order before charging. */
   | { type: "order"; orderId: string }
   /** The app heard back from the gateway about a payment. */
-  | { type: "charge"; outcome: "succeeded" | "declined" | "unknown"; paymentIntentId: string | null; orderId: string | null; reason: string | null }
+  | {
+      type: "charge";
+      outcome: "succeeded" | "declined" | "unknown";
+      paymentIntentId: string | null;
+      orderId: string | null;
+      reason: string | null;
+    }
   /** The endpoint produced its answer; `clientGone` when the browser had already hung up. */
   | {
       type: "response";
@@ -48,7 +54,10 @@ export interface LabEventsResponse {
 
 /** GET /api/lab/ledger: the gateway's own record of a run's PaymentIntents, per lane. */
 export interface LabLedgerResponse {
-  lanes: Record<Lane, { charges: number; intents: Array<{ id: string; status: string; amount: number; created: number }> }>;
+  lanes: Record<
+    Lane,
+    { charges: number; intents: Array<{ id: string; status: string; amount: number; created: number }> }
+  >;
 }
 
 /** The headers a lab page adds to each request it sends. */

@@ -6,7 +6,8 @@ import type { FaultPatch } from "./fault-patch";
  * presses of Pay at the given moments, with the gateway faults it needs set on
  * the Stripe emulator for the duration of the run.
  */
-export type ScenarioId = "double-click" | "lost-response" | "slow-gateway" | "provider-503" | "storm" | "kill-mid-charge";
+export type ScenarioId =
+  "double-click" | "lost-response" | "slow-gateway" | "provider-503" | "storm" | "kill-mid-charge";
 
 export interface Scenario {
   id: ScenarioId;
@@ -29,7 +30,9 @@ export const STORM = { min: 2, max: 30, default: 10 } as const;
 /** The storm's size from what was typed: clamped to the allowed range, the default when not a number. */
 export function stormSizeOf(input: string): number {
   const n = Number(input);
-  return input.trim() !== "" && Number.isFinite(n) ? Math.min(STORM.max, Math.max(STORM.min, Math.round(n))) : STORM.default;
+  return input.trim() !== "" && Number.isFinite(n)
+    ? Math.min(STORM.max, Math.max(STORM.min, Math.round(n)))
+    : STORM.default;
 }
 
 export const SCENARIOS: readonly Scenario[] = [

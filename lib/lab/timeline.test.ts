@@ -5,10 +5,32 @@ import { laneTotals } from "./verdict";
 
 const RUN = "00000000-0000-4000-8000-000000000001";
 let seq = 0;
-const ev = (lane: Lane, requestId: string, at: number, body: LabEventBody): LabEvent => ({ ...body, lane, requestId, at, runId: RUN, seq: ++seq });
+const ev = (lane: Lane, requestId: string, at: number, body: LabEventBody): LabEvent => ({
+  ...body,
+  lane,
+  requestId,
+  at,
+  runId: RUN,
+  seq: ++seq,
+});
 const request = (lane: Lane, id: string, at: number) => ev(lane, id, at, { type: "request", key: null });
-const answer = (lane: Lane, id: string, at: number, status: number, extra: Partial<Extract<LabEventBody, { type: "response" }>> = {}) =>
-  ev(lane, id, at, { type: "response", status, replayed: false, retryAfterSeconds: null, orderId: null, error: null, clientGone: false, ...extra });
+const answer = (
+  lane: Lane,
+  id: string,
+  at: number,
+  status: number,
+  extra: Partial<Extract<LabEventBody, { type: "response" }>> = {},
+) =>
+  ev(lane, id, at, {
+    type: "response",
+    status,
+    replayed: false,
+    retryAfterSeconds: null,
+    orderId: null,
+    error: null,
+    clientGone: false,
+    ...extra,
+  });
 const charge = (lane: Lane, id: string, at: number, paymentIntentId: string, orderId: string) =>
   ev(lane, id, at, { type: "charge", outcome: "succeeded", paymentIntentId, orderId, reason: null });
 
@@ -25,7 +47,10 @@ describe("lab timeline", () => {
       ],
       2_000,
     ).lanes.naive;
-    expect(t.charges.map((c) => [c.at, c.paymentIntentId])).toEqual([[600, "pi_a"], [700, "pi_b"]]);
+    expect(t.charges.map((c) => [c.at, c.paymentIntentId])).toEqual([
+      [600, "pi_a"],
+      [700, "pi_b"],
+    ]);
     expect(t.seenOrderId).toBe("order_a");
     expect(t.ordersRecorded).toBe(2);
     expect(t.bars.map((b) => [b.requestId, b.start, b.end, b.label])).toEqual([
@@ -57,7 +82,11 @@ describe("lab timeline", () => {
 
   it("labels duplicates with their Retry-After and draws open requests up to now", () => {
     const timeline = buildTimeline(
-      [request("idempotent", "1.1", 100), request("idempotent", "2.1", 190), answer("idempotent", "2.1", 200, 409, { retryAfterSeconds: 1 })],
+      [
+        request("idempotent", "1.1", 100),
+        request("idempotent", "2.1", 190),
+        answer("idempotent", "2.1", 200, 409, { retryAfterSeconds: 1 }),
+      ],
       1_100,
     );
     expect(timeline.span).toBe(1_000);
@@ -70,7 +99,10 @@ describe("lab timeline", () => {
   });
 
   it("does not count an answer the browser had stopped waiting for as seen", () => {
-    const t = buildTimeline([request("idempotent", "1.1", 0), answer("idempotent", "1.1", 8_000, 201, { orderId: "o", clientGone: true })], 8_000);
+    const t = buildTimeline(
+      [request("idempotent", "1.1", 0), answer("idempotent", "1.1", 8_000, 201, { orderId: "o", clientGone: true })],
+      8_000,
+    );
     expect(t.lanes.idempotent.bars[0]?.label).toBe("201 · browser gave up");
     expect(t.lanes.idempotent.seenOrderId).toBeNull();
   });
@@ -85,9 +117,21 @@ describe("lane totals", () => {
   });
 
   it("prefers the gateway's ledger to the app's own events", () => {
-    expect(laneTotals(lane(1, "o"), { charges: 2, intents: [] })).toMatchObject({ charges: 2, chargesFrom: "ledger", ordersSeen: 1, verdict: { tone: "bad", text: "Charged twice for one order" } });
-    expect(laneTotals(lane(1, "o"), undefined)).toMatchObject({ charges: 1, chargesFrom: "events", verdict: { tone: "good", text: "Charged once for one order" } });
-    expect(laneTotals(lane(1, null), undefined).verdict).toEqual({ tone: "bad", text: "Charged once, no confirmation on screen yet" });
+    expect(laneTotals(lane(1, "o"), { charges: 2, intents: [] })).toMatchObject({
+      charges: 2,
+      chargesFrom: "ledger",
+      ordersSeen: 1,
+      verdict: { tone: "bad", text: "Charged twice for one order" },
+    });
+    expect(laneTotals(lane(1, "o"), undefined)).toMatchObject({
+      charges: 1,
+      chargesFrom: "events",
+      verdict: { tone: "good", text: "Charged once for one order" },
+    });
+    expect(laneTotals(lane(1, null), undefined).verdict).toEqual({
+      tone: "bad",
+      text: "Charged once, no confirmation on screen yet",
+    });
     expect(laneTotals(lane(0, null), undefined).verdict.tone).toBe("neutral");
   });
 });

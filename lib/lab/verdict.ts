@@ -14,10 +14,19 @@ export interface LaneTotals {
   verdict: { tone: "good" | "bad" | "neutral"; text: string };
 }
 
-export function laneTotals(timeline: LaneTimeline, ledger: LabLedgerResponse["lanes"][keyof LabLedgerResponse["lanes"]] | undefined): LaneTotals {
+export function laneTotals(
+  timeline: LaneTimeline,
+  ledger: LabLedgerResponse["lanes"][keyof LabLedgerResponse["lanes"]] | undefined,
+): LaneTotals {
   const charges = ledger ? ledger.charges : timeline.charges.length;
   const ordersSeen = timeline.seenOrderId ? 1 : 0;
-  return { charges, chargesFrom: ledger ? "ledger" : "events", ordersSeen, ordersRecorded: timeline.ordersRecorded, verdict: verdictOf(charges, ordersSeen) };
+  return {
+    charges,
+    chargesFrom: ledger ? "ledger" : "events",
+    ordersSeen,
+    ordersRecorded: timeline.ordersRecorded,
+    verdict: verdictOf(charges, ordersSeen),
+  };
 }
 
 function verdictOf(charges: number, ordersSeen: number): LaneTotals["verdict"] {

@@ -16,9 +16,6 @@ const STRIPE_MAX_RETRY_DELAY_MS = 5_000;
  * deployment that sets 0 should give the TTL one more timeout. Fencing keeps
  * a retaker and a slow owner from both writing an outcome either way.
  */
-export function worstCaseStripeCallMs(
-  timeoutMs = STRIPE_TIMEOUT_MS,
-  retries = STRIPE_MAX_NETWORK_RETRIES,
-): number {
+export function worstCaseStripeCallMs(timeoutMs = STRIPE_TIMEOUT_MS, retries = STRIPE_MAX_NETWORK_RETRIES): number {
   return (retries + 1) * timeoutMs + retries * STRIPE_MAX_RETRY_DELAY_MS;
 }

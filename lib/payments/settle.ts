@@ -52,7 +52,11 @@ export interface OwnerWrites {
 
 type Intent = Stripe.PaymentIntent & Partial<Pick<Stripe.Response<Stripe.PaymentIntent>, "lastResponse">>;
 
-export async function settlePayment(stripe: Stripe, request: PaymentRequest, owner: OwnerWrites): Promise<PaymentOutcome> {
+export async function settlePayment(
+  stripe: Stripe,
+  request: PaymentRequest,
+  owner: OwnerWrites,
+): Promise<PaymentOutcome> {
   let paymentIntentId = request.paymentIntentId;
   let stage: "create" | "confirm" | "read" = "read";
   try {
@@ -135,18 +139,28 @@ async function confirm(stripe: Stripe, id: string, request: PaymentRequest): Pro
 }
 
 function needsConfirmation(intent: Stripe.PaymentIntent): boolean {
-  return intent.status === "requires_confirmation" || (intent.status === "requires_payment_method" && !intent.last_payment_error);
+  return (
+    intent.status === "requires_confirmation" ||
+    (intent.status === "requires_payment_method" && !intent.last_payment_error)
+  );
 }
 
 /** The attempt's intent when its id was never recorded (the create's answer was lost). */
 async function findByOrder(stripe: Stripe, orderId: string): Promise<Stripe.PaymentIntent | null> {
   // Search is eventually consistent (about a minute at Stripe); the deadline is far longer.
-  const found = await stripe.paymentIntents.search({ query: `metadata['orderId']:'${orderId.replace(/'/g, "")}'`, limit: 10 });
+  const found = await stripe.paymentIntents.search({
+    query: `metadata['orderId']:'${orderId.replace(/'/g, "")}'`,
+    limit: 10,
+  });
   return found.data.find((i) => i.status === "succeeded") ?? found.data[0] ?? null;
 }
 
 /** Past the deadline: a success stands; anything else is cancelled and recorded as a failure. */
-async function settleForGood(stripe: Stripe, request: PaymentRequest, intent: Stripe.PaymentIntent): Promise<PaymentOutcome> {
+async function settleForGood(
+  stripe: Stripe,
+  request: PaymentRequest,
+  intent: Stripe.PaymentIntent,
+): Promise<PaymentOutcome> {
   if (intent.status === "succeeded" || intent.status === "canceled") return outcomeOf(intent);
   let canceled: Stripe.PaymentIntent;
   try {
@@ -162,7 +176,12 @@ async function settleForGood(stripe: Stripe, request: PaymentRequest, intent: St
     if (canceled.status !== "canceled") return outcomeOf(canceled);
   }
   if (intent.status === "requires_action") {
-    return failed(intent.id, "authentication_abandoned", "abandoned", "The card's authentication was never completed; nothing was charged.");
+    return failed(
+      intent.id,
+      "authentication_abandoned",
+      "abandoned",
+      "The card's authentication was never completed; nothing was charged.",
+    );
   }
   const before = outcomeOf(intent);
   return before.kind === "declined" || before.kind === "failed" ? before : attemptExpired(canceled.id);
@@ -170,27 +189,48 @@ async function settleForGood(stripe: Stripe, request: PaymentRequest, intent: St
 
 /** Past the deadline with nothing that succeeded: a stored failure, nothing charged. */
 export function attemptExpired(paymentIntentId: string | null): Extract<PaymentOutcome, { kind: "failed" }> {
-  return failed(paymentIntentId, "payment_failed", "attempt_expired", "This payment attempt expired before it could be completed; nothing was charged.");
+  return failed(
+    paymentIntentId,
+    "payment_failed",
+    "attempt_expired",
+    "This payment attempt expired before it could be completed; nothing was charged.",
+  );
 }
 
-function failed(paymentIntentId: string | null, error: FailureError, code: string, message: string): Extract<PaymentOutcome, { kind: "failed" }> {
+function failed(
+  paymentIntentId: string | null,
+  error: FailureError,
+  code: string,
+  message: string,
+): Extract<PaymentOutcome, { kind: "failed" }> {
   return { kind: "failed", paymentIntentId, error, code, message };
 }
 
 function outcomeOf(intent: Stripe.PaymentIntent): PaymentOutcome {
   if (intent.status === "succeeded") return { kind: "succeeded", paymentIntentId: intent.id };
   const redirect = intent.next_action?.redirect_to_url?.url;
-  if (intent.status === "requires_action" && redirect) return { kind: "requires_action", paymentIntentId: intent.id, url: redirect };
+  if (intent.status === "requires_action" && redirect)
+    return { kind: "requires_action", paymentIntentId: intent.id, url: redirect };
   if (intent.status === "canceled") {
     return failed(intent.id, "payment_failed", "canceled", "This payment was cancelled; nothing was charged.");
   }
   const error = intent.last_payment_error;
   if (intent.status === "requires_payment_method" && error) {
     if (error.code === "payment_intent_authentication_failure") {
-      return failed(intent.id, "authentication_failed", error.code, error.message ?? "The card's authentication failed.");
+      return failed(
+        intent.id,
+        "authentication_failed",
+        error.code,
+        error.message ?? "The card's authentication failed.",
+      );
     }
     if (error.type === "card_error") {
-      return { kind: "declined", paymentIntentId: intent.id, declineCode: error.decline_code ?? error.code ?? "card_declined", message: error.message ?? "Your card was declined." };
+      return {
+        kind: "declined",
+        paymentIntentId: intent.id,
+        declineCode: error.decline_code ?? error.code ?? "card_declined",
+        message: error.message ?? "Your card was declined.",
+      };
     }
     return failed(intent.id, "payment_failed", error.code ?? "payment_failed", error.message ?? "The payment failed.");
   }
@@ -205,7 +245,11 @@ function outcomeOf(intent: Stripe.PaymentIntent): PaymentOutcome {
  * while only reading: the charge may or may not have happened. Never guess;
  * the next attempt asks Stripe about the PaymentIntent itself.
  */
-function outcomeOfError(err: unknown, paymentIntentId: string | null, stage: "create" | "confirm" | "read"): PaymentOutcome {
+function outcomeOfError(
+  err: unknown,
+  paymentIntentId: string | null,
+  stage: "create" | "confirm" | "read",
+): PaymentOutcome {
   if (isStripeError(err, "StripeCardError")) {
     return {
       kind: "declined",

@@ -12,7 +12,10 @@ interface StripeErrorTypes {
   StripeInvalidRequestError: Stripe.errors.StripeInvalidRequestError;
 }
 
-export function isStripeError<K extends keyof StripeErrorTypes = "StripeError">(err: unknown, type?: K): err is StripeErrorTypes[K] {
+export function isStripeError<K extends keyof StripeErrorTypes = "StripeError">(
+  err: unknown,
+  type?: K,
+): err is StripeErrorTypes[K] {
   if (typeof err !== "object" || err === null) return false;
   const actual = (err as { type?: unknown }).type;
   return typeof actual === "string" && actual.startsWith("Stripe") && (type === undefined || actual === type);

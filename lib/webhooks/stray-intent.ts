@@ -25,9 +25,18 @@ export async function undoStrayIntent(
   intent: Pick<Stripe.PaymentIntent, "id" | "status" | "amount">,
 ): Promise<StrayOutcome | { later: string }> {
   const log = (action: string, extra: Record<string, unknown> = {}) =>
-    deps.log?.("stray_intent", { action, orderId: order.id, recorded: order.paymentIntentId, paymentIntentId: intent.id, ...extra });
+    deps.log?.("stray_intent", {
+      action,
+      orderId: order.id,
+      recorded: order.paymentIntentId,
+      paymentIntentId: intent.id,
+      ...extra,
+    });
   if (intent.status === "succeeded") {
-    const refund = await deps.stripe.refunds.create({ payment_intent: intent.id }, { idempotencyKey: `refund:${intent.id}` });
+    const refund = await deps.stripe.refunds.create(
+      { payment_intent: intent.id },
+      { idempotencyKey: `refund:${intent.id}` },
+    );
     log("refunded", { refundId: refund.id, amountCents: intent.amount });
     return "stray_refunded";
   }

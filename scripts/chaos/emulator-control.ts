@@ -40,7 +40,8 @@ export class EmulatorControl {
       body: JSON.stringify(patch),
     });
     const body = (await response.json()) as Snapshot;
-    if (!response.ok) throw new Error(`POST ${path} ${JSON.stringify(patch)} answered ${response.status}: ${JSON.stringify(body)}`);
+    if (!response.ok)
+      throw new Error(`POST ${path} ${JSON.stringify(patch)} answered ${response.status}: ${JSON.stringify(body)}`);
     return body;
   }
 }

@@ -243,4 +243,3 @@ export const FAULT_KINDS: FaultKind[] = [
 export function enabledFaults(caps: Capabilities): FaultKind[] {
   return FAULT_KINDS.filter((kind) => kind.disabled(caps) === null);
 }
-

@@ -25,7 +25,13 @@ export async function startApp(options: {
   const url = `http://localhost:${options.port}`;
   const tail: string[] = [];
   const child: ChildProcess = spawn(process.execPath, [nextBin, "start", "-p", String(options.port)], {
-    env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", ...options.env, PORT: String(options.port) },
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+      ...options.env,
+      PORT: String(options.port),
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const onOutput = (chunk: Buffer) => {

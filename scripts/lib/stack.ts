@@ -80,7 +80,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         : undefined;
       emulator = await startStripeEmulator({ port, webhook }).catch((err: NodeJS.ErrnoException) => {
         if (err.code !== "EADDRINUSE") throw err;
-        throw new ConfigError(`STRIPE_EMULATOR_PORT: port ${port} is already in use (another demo?); choose another port`);
+        throw new ConfigError(
+          `STRIPE_EMULATOR_PORT: port ${port} is already in use (another demo?); choose another port`,
+        );
       });
       cleanups.push(() => emulator!.close());
       log(`stripe     emulator on ${emulator.url}${webhook ? ` · webhooks → ${webhook.url}` : ""}`);
@@ -103,7 +105,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     for (let i = 0; i < (options.instances ?? 1); i++) {
       const port = options.appPort + i;
       const prefix = options.instances && options.instances > 1 ? `[${port}] ` : "";
-      const app = await startApp({ port, env: appEnv, log: options.appLog && ((line) => options.appLog!(prefix + line)) });
+      const app = await startApp({
+        port,
+        env: appEnv,
+        log: options.appLog && ((line) => options.appLog!(prefix + line)),
+      });
       cleanups.push(() => app.stop());
       apps.push(app);
     }

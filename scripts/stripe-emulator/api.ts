@@ -3,7 +3,14 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { authenticate } from "./auth";
 import { DEFAULT_API_VERSION, type Ctx, type Outcome } from "./context";
 import { canonicalJson, parseForm, type Params } from "./form";
-import { idempotencyMismatch, invalidRequest, keyInUse, stripeError, unrecognizedUrl, type ApiResponse } from "./responses";
+import {
+  idempotencyMismatch,
+  invalidRequest,
+  keyInUse,
+  stripeError,
+  unrecognizedUrl,
+  type ApiResponse,
+} from "./responses";
 import { matchRoute } from "./routes";
 import type { State } from "./state";
 
@@ -64,7 +71,12 @@ async function write(request: ApiRequest, run: Run, isCreate: boolean, params: P
       faults.stats.replayed += 1;
       request.note.replayed = true;
       const { status, json, requestId } = claim.response;
-      return { kind: "send", status, body: json, headers: { ...echo, "Idempotent-Replayed": "true", "Original-Request": requestId } };
+      return {
+        kind: "send",
+        status,
+        body: json,
+        headers: { ...echo, "Idempotent-Replayed": "true", "Original-Request": requestId },
+      };
     }
     if (claim.expired) faults.stats.keysExpired += 1;
   }
@@ -102,11 +114,18 @@ async function write(request: ApiRequest, run: Run, isCreate: boolean, params: P
 }
 
 /** Stores an executed outcome for its key (or frees the key) and turns it into a reply. */
-function finish(request: ApiRequest, apiKey: string, key: string | undefined, outcome: Outcome, echo: Record<string, string>): Reply {
+function finish(
+  request: ApiRequest,
+  apiKey: string,
+  key: string | undefined,
+  outcome: Outcome,
+  echo: Record<string, string>,
+): Reply {
   const json = JSON.stringify(outcome.response.body);
   if (key !== undefined) {
     const { idempotency } = request.state;
-    if (outcome.executed) idempotency.complete(apiKey, key, { status: outcome.response.status, json, requestId: request.requestId });
+    if (outcome.executed)
+      idempotency.complete(apiKey, key, { status: outcome.response.status, json, requestId: request.requestId });
     else idempotency.release(apiKey, key);
   }
   return { kind: "send", status: outcome.response.status, body: json, headers: echo };

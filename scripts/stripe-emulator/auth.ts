@@ -17,7 +17,9 @@ export function authenticate(header: string | undefined): AuthResult {
     );
   }
   if (!/^(sk|rk)_test_\S+$/.test(key)) {
-    return denied(`Invalid API Key provided: ${redact(key)}. The Stripe emulator accepts only test-mode keys (sk_test_... or rk_test_...).`);
+    return denied(
+      `Invalid API Key provided: ${redact(key)}. The Stripe emulator accepts only test-mode keys (sk_test_... or rk_test_...).`,
+    );
   }
   return { ok: true, apiKey: key };
 }

@@ -17,21 +17,32 @@ export function handleAuthenticationPage(method: string, url: URL, body: string,
   const form = new URLSearchParams(body);
   const secret = (method === "POST" ? form.get("client_secret") : null) ?? url.searchParams.get("client_secret");
   const intent = id === null ? undefined : state.ledger.get(id);
-  if (!intent || secret !== intent.client_secret) return html(404, page("Payment not found", "<p>No payment needs authentication at this address.</p>"));
+  if (!intent || secret !== intent.client_secret)
+    return html(404, page("Payment not found", "<p>No payment needs authentication at this address.</p>"));
   const returnUrl = state.ledger.authentications.get(intent.id)?.returnUrl ?? null;
   if (method === "GET") return html(200, authenticationForm(intent, url));
   if (method !== "POST") return html(405, page("Method not allowed", "<p>Use the buttons on the page.</p>"));
 
   const action = form.get("action");
-  if (action !== "complete" && action !== "fail") return html(400, page("Unknown action", "<p>Choose Complete or Fail authentication.</p>"));
+  if (action !== "complete" && action !== "fail")
+    return html(400, page("Unknown action", "<p>Choose Complete or Fail authentication.</p>"));
   // A second submit (double click, back button) finds the intent settled: it only redirects.
   finishAuthentication(pageContext(state, origin), intent, action === "complete");
-  if (!returnUrl) return html(200, page("Authentication finished", `<p>The payment is now <strong>${escape(intent.status)}</strong>.</p>`));
+  if (!returnUrl)
+    return html(
+      200,
+      page("Authentication finished", `<p>The payment is now <strong>${escape(intent.status)}</strong>.</p>`),
+    );
   const target = new URL(returnUrl);
   target.searchParams.set("payment_intent", intent.id);
   target.searchParams.set("payment_intent_client_secret", intent.client_secret);
   target.searchParams.set("redirect_status", redirectStatus(intent));
-  return { kind: "send", status: 303, body: "", headers: { Location: target.toString(), "Content-Type": "text/plain" } };
+  return {
+    kind: "send",
+    status: 303,
+    body: "",
+    headers: { Location: target.toString(), "Content-Type": "text/plain" },
+  };
 }
 
 function redirectStatus(intent: PaymentIntent): string {
@@ -40,13 +51,23 @@ function redirectStatus(intent: PaymentIntent): string {
 
 /** The shopper's actions carry no API request, so their events have `request.id` null, as at Stripe. */
 function pageContext(state: State, origin: string): Ctx {
-  return { ledger: state.ledger, events: state.events, stats: state.faults.stats, request: { id: null, idempotency_key: null }, apiVersion: DEFAULT_API_VERSION, origin };
+  return {
+    ledger: state.ledger,
+    events: state.events,
+    stats: state.faults.stats,
+    request: { id: null, idempotency_key: null },
+    apiVersion: DEFAULT_API_VERSION,
+    origin,
+  };
 }
 
 function authenticationForm(intent: PaymentIntent, url: URL): string {
   const amount = escape(formatAmount(intent.amount, intent.currency));
   if (intent.status !== "requires_action") {
-    return page("3D Secure test payment page", `<p>This payment of ${amount} is no longer waiting for authentication: it is <strong>${escape(intent.status)}</strong>.</p>`);
+    return page(
+      "3D Secure test payment page",
+      `<p>This payment of ${amount} is no longer waiting for authentication: it is <strong>${escape(intent.status)}</strong>.</p>`,
+    );
   }
   const action = escape(url.pathname);
   const button = (value: string, label: string) =>

@@ -54,6 +54,7 @@ const AUTHENTICATING: Record<string, Decline | null> = {
 export function cardFor(paymentMethod: string): Card | null {
   if (SUCCEEDING.includes(paymentMethod)) return { kind: "succeeds" };
   if (Object.hasOwn(DECLINES, paymentMethod)) return { kind: "declines", decline: DECLINES[paymentMethod] ?? GENERIC };
-  if (Object.hasOwn(AUTHENTICATING, paymentMethod)) return { kind: "authenticates", afterAuthentication: AUTHENTICATING[paymentMethod] ?? null };
+  if (Object.hasOwn(AUTHENTICATING, paymentMethod))
+    return { kind: "authenticates", afterAuthentication: AUTHENTICATING[paymentMethod] ?? null };
   return null;
 }

@@ -41,7 +41,14 @@ export class ChargeBook {
   private readonly charges = new Map<string, Charge>();
   private readonly refunds: Refund[] = [];
 
-  record(input: { amount: number; currency: string; paymentIntent: string; paymentMethod: string; metadata: Record<string, string>; failure: { code: string; message: string } | null }): Charge {
+  record(input: {
+    amount: number;
+    currency: string;
+    paymentIntent: string;
+    paymentMethod: string;
+    metadata: Record<string, string>;
+    failure: { code: string; message: string } | null;
+  }): Charge {
     const succeeded = input.failure === null;
     const charge: Charge = {
       id: randomId("ch_"),

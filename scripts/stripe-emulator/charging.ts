@@ -12,7 +12,12 @@ import { unknownPaymentMethod } from "./validation";
 const AUTHENTICATION_FAILURE =
   "The provided PaymentMethod has failed authentication. You can provide payment_method_data or a new PaymentMethod to attempt to fulfill this PaymentIntent again.";
 
-export function attemptPayment(ctx: Ctx, intent: PaymentIntent, paymentMethod: string, returnUrl: string | null): Outcome {
+export function attemptPayment(
+  ctx: Ctx,
+  intent: PaymentIntent,
+  paymentMethod: string,
+  returnUrl: string | null,
+): Outcome {
   const card = cardFor(paymentMethod);
   if (!card) return notExecuted(unknownPaymentMethod(paymentMethod));
   if (card.kind === "authenticates") return requireAction(ctx, intent, paymentMethod, returnUrl);
@@ -48,7 +53,10 @@ function requireAction(ctx: Ctx, intent: PaymentIntent, paymentMethod: string, r
   // Without return_url Stripe hands the action to Stripe.js; only a redirect works without it.
   intent.next_action = returnUrl
     ? { type: "redirect_to_url", redirect_to_url: { url, return_url: returnUrl } }
-    : { type: "use_stripe_sdk", use_stripe_sdk: { type: "three_d_secure_redirect", stripe_js: url, source: randomId("src_") } };
+    : {
+        type: "use_stripe_sdk",
+        use_stripe_sdk: { type: "three_d_secure_redirect", stripe_js: url, source: randomId("src_") },
+      };
   Object.assign(intent, { status: "requires_action", payment_method: paymentMethod, last_payment_error: null });
   ctx.ledger.authentications.set(intent.id, { returnUrl });
   ctx.stats.authenticationsRequired += 1;
@@ -68,7 +76,12 @@ function charge(ctx: Ctx, intent: PaymentIntent, paymentMethod: string, decline:
   });
   intent.latest_charge = recorded.id;
   if (!decline) {
-    Object.assign(intent, { status: "succeeded", payment_method: paymentMethod, amount_received: intent.amount, last_payment_error: null });
+    Object.assign(intent, {
+      status: "succeeded",
+      payment_method: paymentMethod,
+      amount_received: intent.amount,
+      last_payment_error: null,
+    });
     ctx.stats.charges += 1;
     emit(ctx, "payment_intent.succeeded", intent);
     return { response: ok(structuredClone(intent)), executed: true, charge: "succeeded" };

@@ -6,7 +6,13 @@ import { parseWebhookPatch } from "./webhook-config";
  * `/_emulator/*`: the test and demo controls. No API key, because these are
  * not Stripe's API and nothing outside this machine can reach 127.0.0.1.
  */
-export function handleControl(method: string, path: string, body: string, state: State, reset: () => void): ApiResponse {
+export function handleControl(
+  method: string,
+  path: string,
+  body: string,
+  state: State,
+  reset: () => void,
+): ApiResponse {
   if (path === "/_emulator/faults" && method === "GET") return ok(state.faults.snapshot());
   if (path === "/_emulator/faults" && method === "POST") {
     const input = parseJson(body);
@@ -36,7 +42,11 @@ export function handleControl(method: string, path: string, body: string, state:
 
 function webhookView(state: State) {
   const { webhooks } = state;
-  return structuredClone({ ...webhooks.config, faults: webhooks.faults, stats: { ...webhooks.stats, pending: webhooks.pending } });
+  return structuredClone({
+    ...webhooks.config,
+    faults: webhooks.faults,
+    stats: { ...webhooks.stats, pending: webhooks.pending },
+  });
 }
 
 /** The parsed body, {} for an empty one, undefined when it is not JSON. */

@@ -12,7 +12,10 @@ const emulator = useEmulator();
  * response seen as such, needs plain fetch.
  */
 function rawPost(path: string, body: string, idempotencyKey?: string): Promise<Response> {
-  const headers: Record<string, string> = { Authorization: `Bearer ${SECRET_KEY}`, "Content-Type": "application/x-www-form-urlencoded" };
+  const headers: Record<string, string> = {
+    Authorization: `Bearer ${SECRET_KEY}`,
+    "Content-Type": "application/x-www-form-urlencoded",
+  };
   if (idempotencyKey !== undefined) headers["Idempotency-Key"] = idempotencyKey;
   return fetch(`${emulator.url()}${path}`, { method: "POST", headers, body });
 }
@@ -22,7 +25,10 @@ describe("stored 500 and key expiry", () => {
     await emulator.setFaults({ storeCreate500: 1 });
     const client = emulator.stripe();
     // Without a key the fault waits: only keyed creates can have a stored answer.
-    const unkeyed = await rawPost("/v1/payment_intents", "amount=1999&currency=usd&payment_method=pm_card_visa&confirm=true");
+    const unkeyed = await rawPost(
+      "/v1/payment_intents",
+      "amount=1999&currency=usd&payment_method=pm_card_visa&confirm=true",
+    );
     expect(unkeyed.status).toBe(200);
     expect((await emulator.faults()).storeCreate500).toBe(1);
 
@@ -54,7 +60,9 @@ describe("rate limiting", () => {
     await emulator.setFaults({ rateLimit: { perSecond: 3 } });
     const client = emulator.stripe({ maxNetworkRetries: 0 });
     const results = await Promise.allSettled(Array.from({ length: 6 }, () => client.paymentIntents.list()));
-    const limited = results.filter((result) => result.status === "rejected").map((result) => (result as PromiseRejectedResult).reason as Stripe.errors.StripeError);
+    const limited = results
+      .filter((result) => result.status === "rejected")
+      .map((result) => (result as PromiseRejectedResult).reason as Stripe.errors.StripeError);
     expect(limited.length).toBeGreaterThanOrEqual(3);
     for (const error of limited) {
       expect(error).toBeInstanceOf(Stripe.errors.StripeRateLimitError);
@@ -70,35 +78,58 @@ describe("late execution", () => {
   it("drops the caller at once, charges later, and replays the result to the same key", async () => {
     await emulator.setFaults({ lateExecution: { delayMs: 300, times: 1 } });
     const idempotencyKey = randomUUID();
-    await expect(rawPost("/v1/payment_intents", "amount=1999&currency=usd&payment_method=pm_card_visa&confirm=true", idempotencyKey)).rejects.toThrow();
+    await expect(
+      rawPost(
+        "/v1/payment_intents",
+        "amount=1999&currency=usd&payment_method=pm_card_visa&confirm=true",
+        idempotencyKey,
+      ),
+    ).rejects.toThrow();
     expect((await emulator.stripe().paymentIntents.list()).data).toEqual([]); // not yet
 
     // Meanwhile the key is in flight: a retry is told so instead of charging again.
     const duplicate = await rejection(emulator.stripe().paymentIntents.create(VISA, { idempotencyKey }));
     expect(duplicate).toMatchObject({ statusCode: 409, code: "idempotency_key_in_use" });
 
-    await vi.waitFor(async () => expect((await emulator.faults()).stats.lateExecuted).toBe(1), { timeout: 3000, interval: 25 });
+    await vi.waitFor(async () => expect((await emulator.faults()).stats.lateExecuted).toBe(1), {
+      timeout: 3000,
+      interval: 25,
+    });
     const [charged, ...others] = (await emulator.stripe().paymentIntents.list()).data;
     expect(others).toEqual([]);
     expect(charged?.status).toBe("succeeded");
     const retried = await emulator.stripe().paymentIntents.create(VISA, { idempotencyKey });
     expect(retried.id).toBe(charged?.id);
     expect(retried.lastResponse.headers["idempotent-replayed"]).toBe("true");
-    expect(await emulator.faults()).toMatchObject({ lateExecution: null, stats: { lateAnswered: 1, lateExecuted: 1, charges: 1 } });
+    expect(await emulator.faults()).toMatchObject({
+      lateExecution: null,
+      stats: { lateAnswered: 1, lateExecuted: 1, charges: 1 },
+    });
   });
 
   it("a confirm that runs after the intent was declined finds no payment method and charges nothing", async () => {
     const client = emulator.stripe();
-    const intent = await client.paymentIntents.create({ amount: 700, currency: "usd", payment_method: "pm_card_chargeDeclined" });
+    const intent = await client.paymentIntents.create({
+      amount: 700,
+      currency: "usd",
+      payment_method: "pm_card_chargeDeclined",
+    });
     await emulator.setFaults({ lateExecution: { delayMs: 300, times: 1 } });
     await expect(rawPost(`/v1/payment_intents/${intent.id}/confirm`, "", randomUUID())).rejects.toThrow();
 
     const declined = await rejection(client.paymentIntents.confirm(intent.id, {}, { idempotencyKey: randomUUID() }));
     expect(declined).toMatchObject({ statusCode: 402, code: "card_declined" });
-    await vi.waitFor(async () => expect((await emulator.faults()).stats.lateExecuted).toBe(1), { timeout: 3000, interval: 25 });
+    await vi.waitFor(async () => expect((await emulator.faults()).stats.lateExecuted).toBe(1), {
+      timeout: 3000,
+      interval: 25,
+    });
 
     const after = await client.paymentIntents.retrieve(intent.id);
-    expect(after).toMatchObject({ status: "requires_payment_method", payment_method: null, latest_charge: declined.charge });
+    expect(after).toMatchObject({
+      status: "requires_payment_method",
+      payment_method: null,
+      latest_charge: declined.charge,
+    });
     expect((await emulator.faults()).stats).toMatchObject({ declines: 1, charges: 0, lateAnswered: 1 });
     const failures = await client.events.list({ type: "payment_intent.payment_failed" });
     expect(failures.data).toHaveLength(1);

@@ -29,7 +29,8 @@ export function retrieveEvent(ctx: Ctx, id: string, params: Params): ApiResponse
 
 /** `type=x` or `types[]=x&types[]=y`, as Stripe takes them (not both); null for no filter. */
 function typesOf(params: Params): string[] | null | string {
-  if (params.type !== undefined && params.types !== undefined) return "You may pass either type or types, but not both.";
+  if (params.type !== undefined && params.types !== undefined)
+    return "You may pass either type or types, but not both.";
   const raw = params.type ?? params.types;
   if (raw === undefined) return null;
   const list = Array.isArray(raw) ? raw : [raw];

@@ -57,8 +57,13 @@ export class EventLog {
     return this.events.find((event) => event.id === id);
   }
 
-  list(limit: number, startingAfter: string | undefined, types: string[] | null): { data: StripeEvent[]; hasMore: boolean } | null {
-    const matching = types === null ? this.events : this.events.filter((event) => types.some((type) => typeMatches(type, event.type)));
+  list(
+    limit: number,
+    startingAfter: string | undefined,
+    types: string[] | null,
+  ): { data: StripeEvent[]; hasMore: boolean } | null {
+    const matching =
+      types === null ? this.events : this.events.filter((event) => types.some((type) => typeMatches(type, event.type)));
     return page(matching, limit, startingAfter);
   }
 
@@ -70,6 +75,11 @@ export class EventLog {
 /** Stripe's `type` filter accepts a `*` wildcard, e.g. `payment_intent.*`. */
 function typeMatches(pattern: string, type: string): boolean {
   if (!pattern.includes("*")) return pattern === type;
-  const regex = new RegExp(`^${pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
+  const regex = new RegExp(
+    `^${pattern
+      .split("*")
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+      .join(".*")}$`,
+  );
   return regex.test(type);
 }

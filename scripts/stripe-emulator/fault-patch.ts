@@ -31,7 +31,8 @@ function parseField(patch: Partial<FaultSettings>, name: string, value: unknown)
       patch[name] = value;
       return null;
     case "idempotencyKeyTtlMs":
-      if (!isCount(value, MAX_TTL_MS) || value < 1) return `idempotencyKeyTtlMs must be an integer between 1 and ${MAX_TTL_MS}.`;
+      if (!isCount(value, MAX_TTL_MS) || value < 1)
+        return `idempotencyKeyTtlMs must be an integer between 1 and ${MAX_TTL_MS}.`;
       patch.idempotencyKeyTtlMs = value;
       return null;
     case "failNext": {
@@ -46,7 +47,13 @@ function parseField(patch: Partial<FaultSettings>, name: string, value: unknown)
         patch.rateLimit = null;
         return null;
       }
-      if (!isObject(value) || Object.keys(value).join() !== "perSecond" || !isCount(value.perSecond, MAX_TIMES) || value.perSecond < 1) return shape;
+      if (
+        !isObject(value) ||
+        Object.keys(value).join() !== "perSecond" ||
+        !isCount(value.perSecond, MAX_TIMES) ||
+        value.perSecond < 1
+      )
+        return shape;
       patch.rateLimit = { perSecond: value.perSecond };
       return null;
     }

@@ -45,7 +45,15 @@ const STAT_NAMES = [
 export type FaultStats = Record<(typeof STAT_NAMES)[number], number>;
 
 export function defaultSettings(): FaultSettings {
-  return { latencyMs: 0, failNext: null, dropAfterCharge: 0, storeCreate500: 0, idempotencyKeyTtlMs: DAY_MS, rateLimit: null, lateExecution: null };
+  return {
+    latencyMs: 0,
+    failNext: null,
+    dropAfterCharge: 0,
+    storeCreate500: 0,
+    idempotencyKeyTtlMs: DAY_MS,
+    rateLimit: null,
+    lateExecution: null,
+  };
 }
 
 export class Faults {
@@ -96,7 +104,8 @@ export class Faults {
     this.stats.storedCreate500 += 1;
     return stripeError(500, {
       type: "api_error",
-      message: "An unknown error occurred (injected by the Stripe emulator: nothing was executed, and this answer is stored for the Idempotency-Key).",
+      message:
+        "An unknown error occurred (injected by the Stripe emulator: nothing was executed, and this answer is stored for the Idempotency-Key).",
     });
   }
 
@@ -125,7 +134,8 @@ function injectedFailure(status: FailStatus): ApiResponse {
     return stripeError(429, {
       type: "invalid_request_error",
       code: "rate_limit",
-      message: "Too many requests hit the API too quickly. We recommend an exponential backoff of your requests. (injected by the Stripe emulator)",
+      message:
+        "Too many requests hit the API too quickly. We recommend an exponential backoff of your requests. (injected by the Stripe emulator)",
     });
   }
   return stripeError(status, {

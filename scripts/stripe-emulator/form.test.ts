@@ -3,7 +3,9 @@ import { canonicalJson, parseForm } from "./form";
 
 describe("parseForm", () => {
   it("builds nested objects and arrays from bracket notation, as stripe-node encodes them", () => {
-    const result = parseForm("amount=100&metadata%5BorderId%5D=o%201&expand%5B0%5D=a&expand%5B1%5D=b&tags%5B%5D=x&tags%5B%5D=y");
+    const result = parseForm(
+      "amount=100&metadata%5BorderId%5D=o%201&expand%5B0%5D=a&expand%5B1%5D=b&tags%5B%5D=x&tags%5B%5D=y",
+    );
     expect(result).toEqual({
       ok: true,
       params: { amount: "100", metadata: { orderId: "o 1" }, expand: ["a", "b"], tags: ["x", "y"] },

@@ -1,7 +1,8 @@
 import { ChargeBook } from "./charges";
 import { randomId, unixSeconds } from "./ids";
 
-export type IntentStatus = "requires_payment_method" | "requires_confirmation" | "requires_action" | "succeeded" | "canceled";
+export type IntentStatus =
+  "requires_payment_method" | "requires_confirmation" | "requires_action" | "succeeded" | "canceled";
 
 /** `last_payment_error`: a card decline, or a failed 3-D Secure authentication (which Stripe types invalid_request_error). */
 export interface PaymentError {
@@ -127,7 +128,11 @@ export class Ledger {
 }
 
 /** Stripe's cursor pagination over a newest-first array; null when the cursor is unknown. */
-export function page<T extends { id: string }>(newestFirst: T[], limit: number, startingAfter?: string): { data: T[]; hasMore: boolean } | null {
+export function page<T extends { id: string }>(
+  newestFirst: T[],
+  limit: number,
+  startingAfter?: string,
+): { data: T[]; hasMore: boolean } | null {
   let start = 0;
   if (startingAfter !== undefined) {
     const index = newestFirst.findIndex((item) => item.id === startingAfter);

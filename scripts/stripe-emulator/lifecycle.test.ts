@@ -9,7 +9,9 @@ describe("payment methods", () => {
   it("answers a pm_ that is not a Stripe test payment method with 400 resource_missing and stores nothing", async () => {
     const client = emulator.stripe();
     const idempotencyKey = randomUUID();
-    const error = await rejection(client.paymentIntents.create({ ...VISA, payment_method: "pm_card_doesNotExist" }, { idempotencyKey }));
+    const error = await rejection(
+      client.paymentIntents.create({ ...VISA, payment_method: "pm_card_doesNotExist" }, { idempotencyKey }),
+    );
     expect(error).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
     expect(error).toMatchObject({
       statusCode: 400,
@@ -29,17 +31,28 @@ describe("payment methods", () => {
   });
 
   it.each(["pm_card_mastercard", "pm_card_amex", "pm_card_visa_debit"])("charges %s", async (paymentMethod) => {
-    expect((await emulator.stripe().paymentIntents.create({ ...VISA, payment_method: paymentMethod })).status).toBe("succeeded");
+    expect((await emulator.stripe().paymentIntents.create({ ...VISA, payment_method: paymentMethod })).status).toBe(
+      "succeeded",
+    );
   });
 
   it("takes card under allowed_payment_method_types (stripe-node@23) or payment_method_types (older API versions), nothing else", async () => {
     const client = emulator.stripe();
     const allowed = await client.paymentIntents.create({ ...VISA, allowed_payment_method_types: ["card"] });
-    expect(allowed).toMatchObject({ status: "succeeded", allowed_payment_method_types: ["card"], payment_method_types: ["card"] });
+    expect(allowed).toMatchObject({
+      status: "succeeded",
+      allowed_payment_method_types: ["card"],
+      payment_method_types: ["card"],
+    });
     // stripe-node@23 dropped the older name from its types, not from what it can send.
-    const legacy = await client.paymentIntents.create({ ...VISA, payment_method_types: ["card"] } as Stripe.PaymentIntentCreateParams);
+    const legacy = await client.paymentIntents.create({
+      ...VISA,
+      payment_method_types: ["card"],
+    } as Stripe.PaymentIntentCreateParams);
     expect(legacy.status).toBe("succeeded");
-    const error = await rejection(client.paymentIntents.create({ ...VISA, allowed_payment_method_types: ["sepa_debit"] }));
+    const error = await rejection(
+      client.paymentIntents.create({ ...VISA, allowed_payment_method_types: ["sepa_debit"] }),
+    );
     expect(error).toMatchObject({ statusCode: 400, param: "allowed_payment_method_types" });
   });
 });
@@ -47,12 +60,24 @@ describe("payment methods", () => {
 describe("cancel", () => {
   it("cancels with a reason, idempotently, and refuses a succeeded intent", async () => {
     const client = emulator.stripe();
-    const created = await client.paymentIntents.create({ amount: 300, currency: "usd", payment_method: "pm_card_visa" });
+    const created = await client.paymentIntents.create({
+      amount: 300,
+      currency: "usd",
+      payment_method: "pm_card_visa",
+    });
     const idempotencyKey = randomUUID();
-    const canceled = await client.paymentIntents.cancel(created.id, { cancellation_reason: "abandoned" }, { idempotencyKey });
+    const canceled = await client.paymentIntents.cancel(
+      created.id,
+      { cancellation_reason: "abandoned" },
+      { idempotencyKey },
+    );
     expect(canceled).toMatchObject({ id: created.id, status: "canceled", cancellation_reason: "abandoned" });
     expect(canceled.canceled_at).toBeGreaterThan(0);
-    const replay = await client.paymentIntents.cancel(created.id, { cancellation_reason: "abandoned" }, { idempotencyKey });
+    const replay = await client.paymentIntents.cancel(
+      created.id,
+      { cancellation_reason: "abandoned" },
+      { idempotencyKey },
+    );
     expect(replay.lastResponse.headers["idempotent-replayed"]).toBe("true");
     expect((await emulator.faults()).stats.cancellations).toBe(1);
 
@@ -64,7 +89,9 @@ describe("cancel", () => {
     expect(refused).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
     expect(refused).toMatchObject({ statusCode: 400, code: "payment_intent_unexpected_state" });
     expect(refused.message).toMatch(/^You cannot cancel this PaymentIntent because it has a status of succeeded/);
-    const badReason = await rejection(client.paymentIntents.cancel(created.id, { cancellation_reason: "bored" as "abandoned" }));
+    const badReason = await rejection(
+      client.paymentIntents.cancel(created.id, { cancellation_reason: "bored" as "abandoned" }),
+    );
     expect(badReason).toMatchObject({ statusCode: 400, param: "cancellation_reason" });
     expect((await client.paymentIntents.retrieve(paid.id)).status).toBe("succeeded");
   });
@@ -75,10 +102,24 @@ describe("refunds", () => {
     const client = emulator.stripe();
     const paid = await client.paymentIntents.create({ ...VISA, amount: 1000 });
     const idempotencyKey = randomUUID();
-    const first = await client.refunds.create({ payment_intent: paid.id, amount: 400, reason: "requested_by_customer", metadata: { why: "one mug" } }, { idempotencyKey });
-    expect(first).toMatchObject({ object: "refund", amount: 400, status: "succeeded", payment_intent: paid.id, charge: paid.latest_charge, reason: "requested_by_customer", metadata: { why: "one mug" } });
+    const first = await client.refunds.create(
+      { payment_intent: paid.id, amount: 400, reason: "requested_by_customer", metadata: { why: "one mug" } },
+      { idempotencyKey },
+    );
+    expect(first).toMatchObject({
+      object: "refund",
+      amount: 400,
+      status: "succeeded",
+      payment_intent: paid.id,
+      charge: paid.latest_charge,
+      reason: "requested_by_customer",
+      metadata: { why: "one mug" },
+    });
     expect(first.id).toMatch(/^re_/);
-    const replay = await client.refunds.create({ payment_intent: paid.id, amount: 400, reason: "requested_by_customer", metadata: { why: "one mug" } }, { idempotencyKey });
+    const replay = await client.refunds.create(
+      { payment_intent: paid.id, amount: 400, reason: "requested_by_customer", metadata: { why: "one mug" } },
+      { idempotencyKey },
+    );
     expect(replay.id).toBe(first.id);
     expect(replay.lastResponse.headers["idempotent-replayed"]).toBe("true");
 
@@ -99,8 +140,14 @@ describe("refunds", () => {
     const client = emulator.stripe();
     const paid = await client.paymentIntents.create({ ...VISA, amount: 500 });
     const tooMuch = await rejection(client.refunds.create({ payment_intent: paid.id, amount: 501 }));
-    expect(tooMuch).toMatchObject({ statusCode: 400, param: "amount", message: "Refund amount ($5.01) is greater than unrefunded amount on charge ($5.00)" });
-    const declined = await rejection(client.paymentIntents.create({ ...VISA, payment_method: "pm_card_chargeDeclined" }));
+    expect(tooMuch).toMatchObject({
+      statusCode: 400,
+      param: "amount",
+      message: "Refund amount ($5.01) is greater than unrefunded amount on charge ($5.00)",
+    });
+    const declined = await rejection(
+      client.paymentIntents.create({ ...VISA, payment_method: "pm_card_chargeDeclined" }),
+    );
     const noCharge = await rejection(client.refunds.create({ payment_intent: String(declined.payment_intent?.id) }));
     expect(noCharge).toMatchObject({ statusCode: 400, param: "payment_intent" });
     expect((await client.refunds.list({ payment_intent: paid.id })).data).toEqual([]);
@@ -112,19 +159,36 @@ describe("search", () => {
   it("finds intents by metadata, with AND and pagination, in Stripe's search_result shape", async () => {
     const client = emulator.stripe();
     const a = await client.paymentIntents.create({ ...VISA, metadata: { orderId: "o-1", shop: "x" } });
-    const b = await client.paymentIntents.create({ amount: 200, currency: "usd", metadata: { orderId: "o-1", shop: "y" } });
+    const b = await client.paymentIntents.create({
+      amount: 200,
+      currency: "usd",
+      metadata: { orderId: "o-1", shop: "y" },
+    });
     await client.paymentIntents.create({ ...VISA, metadata: { orderId: "o-2" } });
 
     const byOrder = await client.paymentIntents.search({ query: "metadata['orderId']:'o-1'" });
-    expect(byOrder).toMatchObject({ object: "search_result", url: "/v1/payment_intents/search", has_more: false, next_page: null });
+    expect(byOrder).toMatchObject({
+      object: "search_result",
+      url: "/v1/payment_intents/search",
+      has_more: false,
+      next_page: null,
+    });
     expect(byOrder.data.map((pi) => pi.id)).toEqual([b.id, a.id]);
     const both = await client.paymentIntents.search({ query: "metadata['orderId']:'o-1' AND metadata['shop']:'x'" });
     expect(both.data.map((pi) => pi.id)).toEqual([a.id]);
-    expect((await client.paymentIntents.search({ query: "metadata['orderId']:'o-1' AND status:'succeeded'" })).data.map((pi) => pi.id)).toEqual([a.id]);
+    expect(
+      (await client.paymentIntents.search({ query: "metadata['orderId']:'o-1' AND status:'succeeded'" })).data.map(
+        (pi) => pi.id,
+      ),
+    ).toEqual([a.id]);
 
     const first = await client.paymentIntents.search({ query: "metadata['orderId']:'o-1'", limit: 1 });
     expect(first.has_more).toBe(true);
-    const second = await client.paymentIntents.search({ query: "metadata['orderId']:'o-1'", limit: 1, page: first.next_page ?? "" });
+    const second = await client.paymentIntents.search({
+      query: "metadata['orderId']:'o-1'",
+      limit: 1,
+      page: first.next_page ?? "",
+    });
     expect(second.data.map((pi) => pi.id)).toEqual([a.id]);
     expect(second.has_more).toBe(false);
 

@@ -64,7 +64,10 @@ describe("main.ts", () => {
 });
 
 /** The URL main.ts prints once it listens. */
-function listening(child: ReturnType<typeof runMain>["child"], output: ReturnType<typeof runMain>["output"]): Promise<string> {
+function listening(
+  child: ReturnType<typeof runMain>["child"],
+  output: ReturnType<typeof runMain>["output"],
+): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     child.stdout?.on("data", () => {
       const match = /Stripe emulator listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output().stdout);
@@ -84,7 +87,10 @@ describe("main.ts webhooks", () => {
 
   it("delivers to STRIPE_WEBHOOK_URL, signed with STRIPE_WEBHOOK_SECRET", async () => {
     const receiver = await startReceiver();
-    const { child, output } = runMain("0", { STRIPE_WEBHOOK_URL: receiver.url, STRIPE_WEBHOOK_SECRET: "whsec_from_env" });
+    const { child, output } = runMain("0", {
+      STRIPE_WEBHOOK_URL: receiver.url,
+      STRIPE_WEBHOOK_SECRET: "whsec_from_env",
+    });
     try {
       const url = new URL(await listening(child, output));
       const stripe = new Stripe("sk_test_main", { host: url.hostname, port: Number(url.port), protocol: "http" });

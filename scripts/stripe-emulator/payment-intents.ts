@@ -4,7 +4,14 @@ import type { Params } from "./form";
 import { unixSeconds } from "./ids";
 import type { CancellationReason, PaymentIntent } from "./ledger";
 import { invalidRequest, ok, resourceMissing, type ApiResponse } from "./responses";
-import { invalidCreateParams, isIntegerText, paymentMethodError, paymentMethodTypesError, returnUrlError, unknownParam } from "./validation";
+import {
+  invalidCreateParams,
+  isIntegerText,
+  paymentMethodError,
+  paymentMethodTypesError,
+  returnUrlError,
+  unknownParam,
+} from "./validation";
 
 // The `/v1/payment_intents` endpoints. Handlers are synchronous on purpose:
 // once one starts, nothing else runs until it has finished validating and
@@ -15,11 +22,27 @@ import { invalidCreateParams, isIntegerText, paymentMethodError, paymentMethodTy
 const IGNORED = ["expand", "automatic_payment_methods", "receipt_email"];
 // `payment_method_types` until API 2026-09-30; stripe-node@23 (2026-10-28.endive) sends `allowed_payment_method_types`.
 const TYPES = ["payment_method_types", "allowed_payment_method_types"];
-const CREATE_PARAMS = new Set(["amount", "currency", "payment_method", ...TYPES, "confirm", "return_url", "metadata", "description", ...IGNORED]);
+const CREATE_PARAMS = new Set([
+  "amount",
+  "currency",
+  "payment_method",
+  ...TYPES,
+  "confirm",
+  "return_url",
+  "metadata",
+  "description",
+  ...IGNORED,
+]);
 const CONFIRM_PARAMS = new Set(["payment_method", ...TYPES, "return_url", ...IGNORED]);
 const CANCEL_PARAMS = new Set(["cancellation_reason", "expand"]);
 const CANCELLATION_REASONS: readonly string[] = ["duplicate", "fraudulent", "requested_by_customer", "abandoned"];
-const CANCELABLE: readonly string[] = ["requires_payment_method", "requires_capture", "requires_confirmation", "requires_action", "processing"];
+const CANCELABLE: readonly string[] = [
+  "requires_payment_method",
+  "requires_capture",
+  "requires_confirmation",
+  "requires_action",
+  "processing",
+];
 const RETRIEVE_PARAMS = new Set(["client_secret", "expand"]);
 const LIST_PARAMS = new Set(["limit", "starting_after", "expand"]);
 
@@ -36,7 +59,8 @@ export function createIntent(ctx: Ctx, params: Params): Outcome {
     allowedTypes: params.allowed_payment_method_types === undefined ? null : ["card"],
   });
   emit(ctx, "payment_intent.created", intent);
-  if (params.confirm === "true" && paymentMethod) return attemptPayment(ctx, intent, paymentMethod, returnUrlOf(params));
+  if (params.confirm === "true" && paymentMethod)
+    return attemptPayment(ctx, intent, paymentMethod, returnUrlOf(params));
   return { response: ok(structuredClone(intent)), executed: true, charge: null };
 }
 
@@ -50,11 +74,17 @@ export function confirmIntent(ctx: Ctx, id: string, params: Params): Outcome {
   const intent = ctx.ledger.get(id);
   if (!intent) return notExecuted(resourceMissing("payment_intent", id, "intent"));
   if (intent.status === "succeeded") {
-    return unexpectedState(intent, "You cannot confirm this PaymentIntent because it has already succeeded after being previously confirmed.");
+    return unexpectedState(
+      intent,
+      "You cannot confirm this PaymentIntent because it has already succeeded after being previously confirmed.",
+    );
   }
   // Assumed: a late confirm must not restart an authentication the shopper is in the middle of.
   if (intent.status === "canceled" || intent.status === "requires_action") {
-    return unexpectedState(intent, `You cannot confirm this PaymentIntent because it has a status of ${intent.status}.`);
+    return unexpectedState(
+      intent,
+      `You cannot confirm this PaymentIntent because it has a status of ${intent.status}.`,
+    );
   }
   // The payment method set at create is used; after a decline Stripe has cleared it.
   const paymentMethod = typeof params.payment_method === "string" ? params.payment_method : intent.payment_method;
@@ -75,7 +105,9 @@ export function cancelIntent(ctx: Ctx, id: string, params: Params): Outcome {
   const reason = params.cancellation_reason;
   if (reason !== undefined && (typeof reason !== "string" || !CANCELLATION_REASONS.includes(reason))) {
     return notExecuted(
-      invalidRequest(`Invalid cancellation_reason: must be one of ${CANCELLATION_REASONS.join(", ")}`, { param: "cancellation_reason" }),
+      invalidRequest(`Invalid cancellation_reason: must be one of ${CANCELLATION_REASONS.join(", ")}`, {
+        param: "cancellation_reason",
+      }),
     );
   }
   const intent = ctx.ledger.get(id);
@@ -124,7 +156,9 @@ export function limitOf(value: Params[string] | undefined): number {
 }
 
 function unexpectedState(intent: PaymentIntent, message: string): Outcome {
-  return notExecuted(invalidRequest(message, { code: "payment_intent_unexpected_state", payment_intent: structuredClone(intent) }));
+  return notExecuted(
+    invalidRequest(message, { code: "payment_intent_unexpected_state", payment_intent: structuredClone(intent) }),
+  );
 }
 
 function returnUrlOf(params: Params): string | null {

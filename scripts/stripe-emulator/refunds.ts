@@ -21,7 +21,9 @@ export function createRefund(ctx: Ctx, params: Params): Outcome {
   const { charge } = found;
   const remaining = charge.amount - charge.amount_refunded;
   if (remaining <= 0) {
-    return notExecuted(invalidRequest(`Charge ${charge.id} has already been refunded.`, { code: "charge_already_refunded" }));
+    return notExecuted(
+      invalidRequest(`Charge ${charge.id} has already been refunded.`, { code: "charge_already_refunded" }),
+    );
   }
   const amount = params.amount === undefined ? remaining : Number(params.amount);
   if (amount > remaining) {
@@ -32,8 +34,13 @@ export function createRefund(ctx: Ctx, params: Params): Outcome {
       ),
     );
   }
-  const metadata = typeof params.metadata === "object" && !Array.isArray(params.metadata) ? (params.metadata as Record<string, string>) : {};
-  const refund = ctx.ledger.charges.refund(charge, amount, (params.reason as RefundReason | undefined) ?? null, { ...metadata });
+  const metadata =
+    typeof params.metadata === "object" && !Array.isArray(params.metadata)
+      ? (params.metadata as Record<string, string>)
+      : {};
+  const refund = ctx.ledger.charges.refund(charge, amount, (params.reason as RefundReason | undefined) ?? null, {
+    ...metadata,
+  });
   ctx.stats.refunds += 1;
   emit(ctx, "refund.created", refund);
   emit(ctx, "charge.refunded", charge);
@@ -69,12 +76,18 @@ export function retrieveCharge(ctx: Ctx, id: string, params: Params): ApiRespons
 
 function refundParamsError(params: Params): ApiResponse | null {
   if (params.payment_intent === undefined && params.charge === undefined) {
-    return invalidRequest("One of the following params should be provided for this request: payment_intent or charge.", {
-      code: "parameter_missing",
-    });
+    return invalidRequest(
+      "One of the following params should be provided for this request: payment_intent or charge.",
+      {
+        code: "parameter_missing",
+      },
+    );
   }
   if (params.amount !== undefined && (!isIntegerText(params.amount) || Number(params.amount) < 1)) {
-    return invalidRequest(`Invalid positive integer: ${String(params.amount)}`, { code: "parameter_invalid_integer", param: "amount" });
+    return invalidRequest(`Invalid positive integer: ${String(params.amount)}`, {
+      code: "parameter_invalid_integer",
+      param: "amount",
+    });
   }
   if (params.reason !== undefined && (typeof params.reason !== "string" || !REASONS.includes(params.reason))) {
     return invalidRequest(`Invalid reason: must be one of ${REASONS.join(", ")}`, { param: "reason" });
@@ -86,16 +99,30 @@ function refundParamsError(params: Params): ApiResponse | null {
 function chargeToRefund(ctx: Ctx, params: Params): { charge: Charge } | { error: ApiResponse } {
   if (typeof params.charge === "string") {
     const charge = ctx.ledger.charges.get(params.charge);
-    if (!charge) return { error: invalidRequest(`No such charge: '${params.charge}'`, { code: "resource_missing", param: "charge" }) };
-    if (charge.status !== "succeeded") return { error: invalidRequest(`Charge ${charge.id} has not succeeded and cannot be refunded.`, { param: "charge" }) };
+    if (!charge)
+      return {
+        error: invalidRequest(`No such charge: '${params.charge}'`, { code: "resource_missing", param: "charge" }),
+      };
+    if (charge.status !== "succeeded")
+      return {
+        error: invalidRequest(`Charge ${charge.id} has not succeeded and cannot be refunded.`, { param: "charge" }),
+      };
     return { charge };
   }
   const id = String(params.payment_intent);
   const intent = ctx.ledger.get(id);
-  if (!intent) return { error: invalidRequest(`No such payment_intent: '${id}'`, { code: "resource_missing", param: "payment_intent" }) };
-  const charge = intent.status === "succeeded" && intent.latest_charge ? ctx.ledger.charges.get(intent.latest_charge) : undefined;
+  if (!intent)
+    return {
+      error: invalidRequest(`No such payment_intent: '${id}'`, { code: "resource_missing", param: "payment_intent" }),
+    };
+  const charge =
+    intent.status === "succeeded" && intent.latest_charge ? ctx.ledger.charges.get(intent.latest_charge) : undefined;
   if (!charge) {
-    return { error: invalidRequest(`This PaymentIntent (${id}) does not have a successful charge to refund.`, { param: "payment_intent" }) };
+    return {
+      error: invalidRequest(`This PaymentIntent (${id}) does not have a successful charge to refund.`, {
+        param: "payment_intent",
+      }),
+    };
   }
   return { charge };
 }

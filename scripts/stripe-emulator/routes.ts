@@ -13,9 +13,13 @@ export type Route =
 
 /** The `/v1` routes the emulator serves; null for anything else (answered like Stripe's unrecognized URL). */
 export function matchRoute(method: string, path: string): Route | null {
-  const [collection, id, action, ...rest] = path.replace(/^\/v1\//, "").split("/").map(safeDecode);
+  const [collection, id, action, ...rest] = path
+    .replace(/^\/v1\//, "")
+    .split("/")
+    .map(safeDecode);
   if (rest.length > 0 || collection === undefined || id === null || action === null) return null;
-  const read = (run: (ctx: Ctx, params: Params) => ApiResponse): Route | null => (method === "GET" ? { kind: "read", run } : null);
+  const read = (run: (ctx: Ctx, params: Params) => ApiResponse): Route | null =>
+    method === "GET" ? { kind: "read", run } : null;
   const write = (run: (ctx: Ctx, params: Params) => Outcome, create = false): Route | null =>
     method === "POST" ? { kind: "write", run, create } : null;
 
@@ -32,7 +36,8 @@ export function matchRoute(method: string, path: string): Route | null {
     if (id === undefined) return method === "GET" ? read(listRefunds) : write(createRefund);
     return read((ctx, params) => retrieveRefund(ctx, id, params));
   }
-  if (collection === "events") return id === undefined ? read(listEvents) : read((ctx, params) => retrieveEvent(ctx, id, params));
+  if (collection === "events")
+    return id === undefined ? read(listEvents) : read((ctx, params) => retrieveEvent(ctx, id, params));
   if (collection === "charges" && id !== undefined) return read((ctx, params) => retrieveCharge(ctx, id, params));
   return null;
 }

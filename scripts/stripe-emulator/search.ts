@@ -42,9 +42,14 @@ function parseQuery(query: string): Clause[] | string {
   const clauses: Clause[] = [];
   for (const part of query.trim().split(/\s+AND\s+/)) {
     const match = CLAUSE.exec(part.trim());
-    if (!match) return `The emulator's search supports metadata['key']:'value', status:'x' and currency:'x' clauses joined by AND, not: ${part}`;
+    if (!match)
+      return `The emulator's search supports metadata['key']:'value', status:'x' and currency:'x' clauses joined by AND, not: ${part}`;
     const value = match[5] ?? "";
-    clauses.push(match[2] !== undefined ? { field: "metadata", key: match[2], value } : { field: match[3] as "status" | "currency", value });
+    clauses.push(
+      match[2] !== undefined
+        ? { field: "metadata", key: match[2], value }
+        : { field: match[3] as "status" | "currency", value },
+    );
   }
   return clauses;
 }

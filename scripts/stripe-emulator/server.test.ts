@@ -73,7 +73,12 @@ function replayedHeader(response: { lastResponse: { headers: Record<string, stri
 describe("PaymentIntents", () => {
   it("charges pm_card_visa and keeps the intent in the ledger", async () => {
     const client = stripe();
-    const intent = await client.paymentIntents.create({ ...VISA, currency: "EUR", metadata: { orderId: "order-42" }, description: "2 mugs" });
+    const intent = await client.paymentIntents.create({
+      ...VISA,
+      currency: "EUR",
+      metadata: { orderId: "order-42" },
+      description: "2 mugs",
+    });
 
     expect(intent).toMatchObject({
       object: "payment_intent",
@@ -107,10 +112,17 @@ describe("PaymentIntents", () => {
     expect(error).toBeInstanceOf(Stripe.errors.StripeCardError);
     expect(error).toMatchObject({ statusCode: 402, code: "card_declined", decline_code: declineCode, message });
     expect(error.charge).toMatch(/^ch_/);
-    expect(error.payment_intent).toMatchObject({ status: "requires_payment_method", last_payment_error: { decline_code: declineCode } });
+    expect(error.payment_intent).toMatchObject({
+      status: "requires_payment_method",
+      last_payment_error: { decline_code: declineCode },
+    });
     const [stored, ...others] = await ledger();
     expect(others).toEqual([]);
-    expect(stored).toMatchObject({ id: error.payment_intent?.id, status: "requires_payment_method", amount_received: 0 });
+    expect(stored).toMatchObject({
+      id: error.payment_intent?.id,
+      status: "requires_payment_method",
+      amount_received: 0,
+    });
     expect((await faults()).stats).toMatchObject({ charges: 0, declines: 1 });
   });
 
@@ -137,11 +149,15 @@ describe("PaymentIntents", () => {
 
   it("answers validation errors with Stripe's codes and executes nothing", async () => {
     const client = stripe();
-    const noAmount = await rejection(client.paymentIntents.create({ currency: "usd" } as Stripe.PaymentIntentCreateParams));
+    const noAmount = await rejection(
+      client.paymentIntents.create({ currency: "usd" } as Stripe.PaymentIntentCreateParams),
+    );
     expect(noAmount).toMatchObject({ statusCode: 400, code: "parameter_missing", param: "amount" });
     const notInteger = await rejection(client.paymentIntents.create({ ...VISA, amount: 12.5 }));
     expect(notInteger).toMatchObject({ statusCode: 400, code: "parameter_invalid_integer", param: "amount" });
-    const noCurrency = await rejection(client.paymentIntents.create({ amount: 100 } as Stripe.PaymentIntentCreateParams));
+    const noCurrency = await rejection(
+      client.paymentIntents.create({ amount: 100 } as Stripe.PaymentIntentCreateParams),
+    );
     expect(noCurrency).toMatchObject({ statusCode: 400, code: "parameter_missing", param: "currency" });
     expect(noCurrency).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
     expect(await ledger()).toEqual([]);
@@ -252,9 +268,15 @@ describe("idempotency", () => {
 describe("confirm", () => {
   it("confirms a created intent once", async () => {
     const client = stripe();
-    const created = await client.paymentIntents.create({ amount: 500, currency: "usd", payment_method: "pm_card_visa" });
+    const created = await client.paymentIntents.create({
+      amount: 500,
+      currency: "usd",
+      payment_method: "pm_card_visa",
+    });
     expect(created).toMatchObject({ status: "requires_confirmation", latest_charge: null, amount_received: 0 });
-    expect((await client.paymentIntents.create({ amount: 500, currency: "usd" })).status).toBe("requires_payment_method");
+    expect((await client.paymentIntents.create({ amount: 500, currency: "usd" })).status).toBe(
+      "requires_payment_method",
+    );
 
     const confirmed = await client.paymentIntents.confirm(created.id);
     expect(confirmed).toMatchObject({ id: created.id, status: "succeeded", amount_received: 500 });
@@ -271,7 +293,11 @@ describe("confirm", () => {
 
   it("leaves a declined intent waiting for another payment method", async () => {
     const client = stripe();
-    const created = await client.paymentIntents.create({ amount: 700, currency: "usd", payment_method: "pm_card_chargeDeclinedInsufficientFunds" });
+    const created = await client.paymentIntents.create({
+      amount: 700,
+      currency: "usd",
+      payment_method: "pm_card_chargeDeclinedInsufficientFunds",
+    });
     const declined = await rejection(client.paymentIntents.confirm(created.id));
     expect(declined).toMatchObject({ statusCode: 402, decline_code: "insufficient_funds" });
     expect(await client.paymentIntents.retrieve(created.id)).toMatchObject({
@@ -396,7 +422,14 @@ describe("fault injection", () => {
     const res = await fetch(`${emulator.url}/_emulator/reset`, { method: "POST" });
     expect(res.status).toBe(200);
     const cleared = await faults();
-    expect(cleared).toMatchObject({ latencyMs: 0, failNext: null, dropAfterCharge: 0, storeCreate500: 0, rateLimit: null, lateExecution: null });
+    expect(cleared).toMatchObject({
+      latencyMs: 0,
+      failNext: null,
+      dropAfterCharge: 0,
+      storeCreate500: 0,
+      rateLimit: null,
+      lateExecution: null,
+    });
     expect(Object.values(cleared.stats).every((count) => count === 0)).toBe(true);
     expect(await ledger()).toEqual([]);
     const after = await stripe().paymentIntents.create(VISA, { idempotencyKey });
@@ -406,7 +439,11 @@ describe("fault injection", () => {
 
   it("merges fault settings and rejects bad ones without changing anything", async () => {
     await setFaults({ latencyMs: 10 });
-    expect(await setFaults({ dropAfterCharge: 2 })).toMatchObject({ latencyMs: 10, dropAfterCharge: 2, failNext: null });
+    expect(await setFaults({ dropAfterCharge: 2 })).toMatchObject({
+      latencyMs: 10,
+      dropAfterCharge: 2,
+      failNext: null,
+    });
 
     for (const body of [
       "{not json",
@@ -433,7 +470,9 @@ describe("fault injection", () => {
     ] as const) {
       const res = await fetch(`${emulator.url}${path}`, { method, headers });
       expect(res.status, `${method} ${path}`).toBe(404);
-      expect(await res.json()).toMatchObject({ error: { type: "invalid_request_error", message: expect.stringContaining(path) } });
+      expect(await res.json()).toMatchObject({
+        error: { type: "invalid_request_error", message: expect.stringContaining(path) },
+      });
     }
   });
 });

@@ -60,17 +60,34 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
       });
   });
 
-  async function respond(req: http.IncomingMessage, url: URL, requestId: string, captured: State, note: ApiRequest["note"]) {
+  async function respond(
+    req: http.IncomingMessage,
+    url: URL,
+    requestId: string,
+    captured: State,
+    note: ApiRequest["note"],
+  ) {
     const method = req.method ?? "GET";
     const body = await readBody(req);
     // The unread rest of the body would be parsed as the next request, so close the connection.
     if (body === null) return send(tooLarge(), { Connection: "close" });
     // Links the emulator hands out (the authentication page) use the address the caller reached it by.
     const origin = req.headers.host ? `http://${req.headers.host}` : publicUrl;
-    if (url.pathname.startsWith("/_emulator/3ds/")) return handleAuthenticationPage(method, url, body, captured, origin);
+    if (url.pathname.startsWith("/_emulator/3ds/"))
+      return handleAuthenticationPage(method, url, body, captured, origin);
     if (url.pathname.startsWith("/_emulator/")) return send(handleControl(method, url.pathname, body, captured, reset));
     if (url.pathname.startsWith("/v1/")) {
-      return handleApi({ method, url, headers: req.headers, body, requestId, state: captured, origin, shutdown: shutdown.signal, note });
+      return handleApi({
+        method,
+        url,
+        headers: req.headers,
+        body,
+        requestId,
+        state: captured,
+        origin,
+        shutdown: shutdown.signal,
+        note,
+      });
     }
     return send(unrecognizedUrl(method, url.pathname));
   }
@@ -92,7 +109,9 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
     async close() {
       shutdown.abort(); // requests sleeping in injected latency give up without executing
       state.webhooks.stop();
-      const closed = new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+      const closed = new Promise<void>((resolve, reject) =>
+        server.close((error) => (error ? reject(error) : resolve())),
+      );
       server.closeAllConnections(); // keep-alive sockets from the SDK would otherwise hold close() open
       await closed;
     },
@@ -131,5 +150,8 @@ function writeReply(req: http.IncomingMessage, res: http.ServerResponse, reply: 
 }
 
 function tooLarge() {
-  return stripeError(413, { type: "invalid_request_error", message: `Request bodies are limited to ${MAX_BODY_BYTES} bytes.` });
+  return stripeError(413, {
+    type: "invalid_request_error",
+    message: `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`,
+  });
 }

@@ -27,5 +27,11 @@ export interface WebhookDefaults {
 
 export function freshState(webhook: WebhookDefaults = {}): State {
   const webhooks = new WebhookDispatcher(defaultWebhookConfig(webhook.url ?? null, webhook.secret));
-  return { ledger: new Ledger(), idempotency: new IdempotencyStore(), faults: new Faults(), events: new EventLog(webhooks), webhooks };
+  return {
+    ledger: new Ledger(),
+    idempotency: new IdempotencyStore(),
+    faults: new Faults(),
+    events: new EventLog(webhooks),
+    webhooks,
+  };
 }

@@ -35,7 +35,10 @@ export function useEmulator() {
   };
 
   async function control<T>(path: string, body?: unknown): Promise<T> {
-    const res = await fetch(`${url()}${path}`, body === undefined ? {} : { method: "POST", body: JSON.stringify(body) });
+    const res = await fetch(
+      `${url()}${path}`,
+      body === undefined ? {} : { method: "POST", body: JSON.stringify(body) },
+    );
     const json = (await res.json()) as T;
     if (!res.ok) throw new Error(`${path} answered ${res.status}: ${JSON.stringify(json)}`);
     return json;
@@ -54,8 +57,9 @@ export function useEmulator() {
     faults: () => control<FaultsView>("/_emulator/faults"),
     setFaults: (patch: Partial<FaultSettings>) => control<FaultsView>("/_emulator/faults", patch),
     webhooks: () => control<WebhooksView>("/_emulator/webhooks"),
-    setWebhooks: (patch: Partial<Omit<WebhookConfig, "url">> & { url?: string | null; faults?: Partial<WebhookFaults> }) =>
-      control<WebhooksView>("/_emulator/webhooks", patch),
+    setWebhooks: (
+      patch: Partial<Omit<WebhookConfig, "url">> & { url?: string | null; faults?: Partial<WebhookFaults> },
+    ) => control<WebhooksView>("/_emulator/webhooks", patch),
   };
 }
 
@@ -81,7 +85,10 @@ export async function startReceiver(respond: (received: Received) => number = ()
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
-      const delivery = { body: Buffer.concat(chunks).toString("utf8"), signature: req.headers["stripe-signature"] as string | undefined };
+      const delivery = {
+        body: Buffer.concat(chunks).toString("utf8"),
+        signature: req.headers["stripe-signature"] as string | undefined,
+      };
       received.push(delivery);
       res.writeHead(respond(delivery)).end();
     });

@@ -11,11 +11,17 @@ const MAX_AMOUNT = 99_999_999; // Stripe's ceiling for an eight-digit amount
 export function invalidCreateParams(params: Params): ApiResponse | null {
   if (params.amount === undefined) return missing("amount");
   if (!isIntegerText(params.amount)) {
-    return invalidRequest(`Invalid integer: ${String(params.amount)}`, { code: "parameter_invalid_integer", param: "amount" });
+    return invalidRequest(`Invalid integer: ${String(params.amount)}`, {
+      code: "parameter_invalid_integer",
+      param: "amount",
+    });
   }
   const amount = Number(params.amount);
   if (amount < 1) {
-    return invalidRequest("This value must be greater than or equal to 1.", { code: "parameter_invalid_integer", param: "amount" });
+    return invalidRequest("This value must be greater than or equal to 1.", {
+      code: "parameter_invalid_integer",
+      param: "amount",
+    });
   }
   if (amount > MAX_AMOUNT) {
     return invalidRequest(`Amount must be no more than ${MAX_AMOUNT}.`, { code: "amount_too_large", param: "amount" });
@@ -56,7 +62,10 @@ export function paymentMethodTypesError(params: Params): ApiResponse | null {
     if (value === undefined) continue;
     const bad = (Array.isArray(value) ? value : [value]).find((type) => type !== "card");
     if (bad !== undefined) {
-      return invalidRequest(`The payment method type provided: ${JSON.stringify(bad)} is invalid. The emulator supports only "card".`, { param });
+      return invalidRequest(
+        `The payment method type provided: ${JSON.stringify(bad)} is invalid. The emulator supports only "card".`,
+        { param },
+      );
     }
   }
   return null;
@@ -65,7 +74,10 @@ export function paymentMethodTypesError(params: Params): ApiResponse | null {
 export function returnUrlError(value: Params[string] | undefined): ApiResponse | null {
   if (value === undefined) return null;
   if (typeof value === "string" && /^https?:\/\/\S+$/.test(value) && URL.canParse(value)) return null;
-  return invalidRequest("Invalid URL: return_url must be an absolute http(s) URL.", { code: "url_invalid", param: "return_url" });
+  return invalidRequest("Invalid URL: return_url must be an absolute http(s) URL.", {
+    code: "url_invalid",
+    param: "return_url",
+  });
 }
 
 function metadataError(value: Params[string] | undefined): ApiResponse | null {
@@ -75,9 +87,12 @@ function metadataError(value: Params[string] | undefined): ApiResponse | null {
   const entries = Object.entries(value);
   if (entries.length > 50) return invalidRequest("Metadata can have at most 50 keys.", { param: "metadata" });
   for (const [key, item] of entries) {
-    if (typeof item !== "string") return invalidRequest("Metadata values must be strings.", { param: `metadata[${key}]` });
+    if (typeof item !== "string")
+      return invalidRequest("Metadata values must be strings.", { param: `metadata[${key}]` });
     if (key.length > 40 || item.length > 500) {
-      return invalidRequest("Metadata keys are at most 40 characters and values at most 500.", { param: `metadata[${key}]` });
+      return invalidRequest("Metadata keys are at most 40 characters and values at most 500.", {
+        param: `metadata[${key}]`,
+      });
     }
   }
   return null;
@@ -96,4 +111,3 @@ function missing(param: string): ApiResponse {
 export function isIntegerText(value: unknown): value is string {
   return typeof value === "string" && /^-?\d+$/.test(value);
 }
-

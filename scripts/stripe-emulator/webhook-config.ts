@@ -38,13 +38,16 @@ export function defaultWebhookFaults(): WebhookFaults {
 const MAX = 600_000;
 
 /** Validates a control body; a string is the error and nothing changes. */
-export function parseWebhookPatch(input: unknown): { config: Partial<WebhookConfig>; faults: Partial<WebhookFaults> } | string {
+export function parseWebhookPatch(
+  input: unknown,
+): { config: Partial<WebhookConfig>; faults: Partial<WebhookFaults> } | string {
   if (!isObject(input)) return "Expected a JSON object.";
   const config: Partial<WebhookConfig> = {};
   const faults: Partial<WebhookFaults> = {};
   for (const [name, value] of Object.entries(input)) {
     if (name === "url") {
-      if (value !== null && (typeof value !== "string" || !/^https?:\/\//.test(value) || !URL.canParse(value))) return "url must be null or an http(s) URL.";
+      if (value !== null && (typeof value !== "string" || !/^https?:\/\//.test(value) || !URL.canParse(value)))
+        return "url must be null or an http(s) URL.";
       config.url = value;
     } else if (name === "secret") {
       if (typeof value !== "string" || value.length === 0) return "secret must be a non-empty string.";
@@ -73,7 +76,13 @@ function parseFaults(input: unknown, faults: Partial<WebhookFaults>): string | n
       faults[name] = value;
     } else if (name === "reorder") {
       if (value === null) faults.reorder = null;
-      else if (isObject(value) && Object.keys(value).join() === "batch" && isCount(value.batch, 1000) && value.batch >= 2) faults.reorder = { batch: value.batch };
+      else if (
+        isObject(value) &&
+        Object.keys(value).join() === "batch" &&
+        isCount(value.batch, 1000) &&
+        value.batch >= 2
+      )
+        faults.reorder = { batch: value.batch };
       else return 'faults.reorder must be null or { "batch": n } with n between 2 and 1000.';
     } else {
       return `Unknown webhook fault: ${name}. Known: duplicate, reorder, delayMs, dropFirst, badSignature.`;

@@ -31,25 +31,50 @@ async function verifyingEndpoint(retryBaseMs = 20, statusFor: (event: Stripe.Eve
 }
 
 async function settled() {
-  await vi.waitFor(async () => expect((await emulator.webhooks()).stats.pending).toBe(0), { timeout: 5000, interval: 20 });
+  await vi.waitFor(async () => expect((await emulator.webhooks()).stats.pending).toBe(0), {
+    timeout: 5000,
+    interval: 20,
+  });
   return (await emulator.webhooks()).stats;
 }
 
 describe("events", () => {
   it("records each transition with a snapshot, the request and its key, newest first", async () => {
     const client = emulator.stripe();
-    const created = await client.paymentIntents.create({ amount: 500, currency: "usd", payment_method: "pm_card_visa" });
+    const created = await client.paymentIntents.create({
+      amount: 500,
+      currency: "usd",
+      payment_method: "pm_card_visa",
+    });
     const confirmed = await client.paymentIntents.confirm(created.id, {}, { idempotencyKey: "confirm-1" });
     const refund = await client.refunds.create({ payment_intent: created.id, amount: 200 });
 
     const events = await client.events.list();
-    expect(events.data.map((event) => event.type)).toEqual(["charge.refunded", "refund.created", "payment_intent.succeeded", "payment_intent.created"]);
+    expect(events.data.map((event) => event.type)).toEqual([
+      "charge.refunded",
+      "refund.created",
+      "payment_intent.succeeded",
+      "payment_intent.created",
+    ]);
     const [refunded, , succeeded, first] = events.data;
-    expect(first).toMatchObject({ object: "event", livemode: false, pending_webhooks: 0, request: { id: created.lastResponse.requestId } });
+    expect(first).toMatchObject({
+      object: "event",
+      livemode: false,
+      pending_webhooks: 0,
+      request: { id: created.lastResponse.requestId },
+    });
     expect(first?.id).toMatch(/^evt_/);
     expect(first?.data.object).toMatchObject({ id: created.id, status: "requires_confirmation" }); // as it was then
-    expect(succeeded).toMatchObject({ request: { id: confirmed.lastResponse.requestId, idempotency_key: "confirm-1" }, data: { object: { status: "succeeded" } } });
-    expect(refunded?.data.object).toMatchObject({ object: "charge", id: created.latest_charge ?? confirmed.latest_charge, amount_refunded: 200, refunded: false });
+    expect(succeeded).toMatchObject({
+      request: { id: confirmed.lastResponse.requestId, idempotency_key: "confirm-1" },
+      data: { object: { status: "succeeded" } },
+    });
+    expect(refunded?.data.object).toMatchObject({
+      object: "charge",
+      id: created.latest_charge ?? confirmed.latest_charge,
+      amount_refunded: 200,
+      refunded: false,
+    });
     expect(refund.id).toMatch(/^re_/);
 
     const filtered = await client.events.list({ type: "payment_intent.*", limit: 1 });
@@ -62,10 +87,20 @@ describe("events", () => {
 
   it("records requires_action, payment_failed and canceled", async () => {
     const client = emulator.stripe();
-    const declined = await client.paymentIntents.create({ amount: 100, currency: "usd", payment_method: "pm_card_chargeDeclined" });
+    const declined = await client.paymentIntents.create({
+      amount: 100,
+      currency: "usd",
+      payment_method: "pm_card_chargeDeclined",
+    });
     await client.paymentIntents.confirm(declined.id).catch(() => undefined);
     await client.paymentIntents.cancel(declined.id, { cancellation_reason: "abandoned" });
-    await client.paymentIntents.create({ amount: 100, currency: "usd", payment_method: "pm_card_threeDSecure2Required", confirm: true, return_url: "http://127.0.0.1/return" });
+    await client.paymentIntents.create({
+      amount: 100,
+      currency: "usd",
+      payment_method: "pm_card_threeDSecure2Required",
+      confirm: true,
+      return_url: "http://127.0.0.1/return",
+    });
     const types = (await client.events.list({ limit: 100 })).data.map((event) => event.type).reverse();
     expect(types).toEqual([
       "payment_intent.created",
@@ -85,11 +120,17 @@ describe("webhook delivery", () => {
     expect(stats).toMatchObject({ enqueued: 2, delivered: 2, failedAttempts: 0, retries: 0 });
     const events = endpoint.received.map(verify);
     expect(events.map((event) => event.type).sort()).toEqual(["payment_intent.created", "payment_intent.succeeded"]);
-    expect(events.every((event) => (event.data.object as { id: string }).id === intent.id && event.pending_webhooks === 1)).toBe(true);
+    expect(
+      events.every((event) => (event.data.object as { id: string }).id === intent.id && event.pending_webhooks === 1),
+    ).toBe(true);
     expect(endpoint.received[0]?.signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
-    expect(() => verifier.webhooks.constructEvent(endpoint.received[0]?.body ?? "", endpoint.received[0]?.signature ?? "", "whsec_other")).toThrow(
-      Stripe.errors.StripeSignatureVerificationError,
-    );
+    expect(() =>
+      verifier.webhooks.constructEvent(
+        endpoint.received[0]?.body ?? "",
+        endpoint.received[0]?.signature ?? "",
+        "whsec_other",
+      ),
+    ).toThrow(Stripe.errors.StripeSignatureVerificationError);
   });
 
   it("retries a 500 with backoff and gives up after maxAttempts on a dead endpoint", async () => {
@@ -160,12 +201,22 @@ describe("webhook delivery", () => {
     await emulator.stripe().paymentIntents.create({ amount: 100, currency: "usd" });
     await fetch(`${emulator.url()}/_emulator/reset`, { method: "POST" });
     const view = await emulator.webhooks();
-    expect(view).toMatchObject({ url: null, secret: "whsec_emulator", faults: { duplicate: 0, dropFirst: 0, reorder: null }, stats: { enqueued: 0, pending: 0 } });
+    expect(view).toMatchObject({
+      url: null,
+      secret: "whsec_emulator",
+      faults: { duplicate: 0, dropFirst: 0, reorder: null },
+      stats: { enqueued: 0, pending: 0 },
+    });
     expect((await emulator.stripe().events.list()).data).toEqual([]);
   });
 
   it("rejects bad control input without changing anything", async () => {
-    for (const body of [{ url: "ftp://x" }, { faults: { duplicate: -1 } }, { faults: { reorder: { batch: 1 } } }, { typo: 1 }]) {
+    for (const body of [
+      { url: "ftp://x" },
+      { faults: { duplicate: -1 } },
+      { faults: { reorder: { batch: 1 } } },
+      { typo: 1 },
+    ]) {
       const res = await fetch(`${emulator.url()}/_emulator/webhooks`, { method: "POST", body: JSON.stringify(body) });
       expect(res.status, JSON.stringify(body)).toBe(400);
     }

@@ -39,7 +39,16 @@ export function signatureHeader(body: string, secret: string, timestamp = unixSe
 export class WebhookDispatcher implements EventSink {
   faults: WebhookFaults = defaultWebhookFaults();
   readonly stats: WebhookStats = {
-    enqueued: 0, delivered: 0, failedAttempts: 0, retries: 0, gaveUp: 0, duplicatesSent: 0, dropped: 0, badSigned: 0, reorderedBatches: 0, attempts: {},
+    enqueued: 0,
+    delivered: 0,
+    failedAttempts: 0,
+    retries: 0,
+    gaveUp: 0,
+    duplicatesSent: 0,
+    dropped: 0,
+    badSigned: 0,
+    reorderedBatches: 0,
+    attempts: {},
   };
   private held: Delivery[] = [];
   private inFlight = 0;
@@ -108,7 +117,10 @@ export class WebhookDispatcher implements EventSink {
       return;
     }
     this.stats.retries += 1;
-    this.schedule({ ...delivery, attempt: delivery.attempt + 1 }, this.config.retryBaseMs * 2 ** (delivery.attempt - 1));
+    this.schedule(
+      { ...delivery, attempt: delivery.attempt + 1 },
+      this.config.retryBaseMs * 2 ** (delivery.attempt - 1),
+    );
   }
 
   /** One POST; true on a 2xx. */

@@ -65,7 +65,9 @@ export class TestDb {
       [customerId, key],
     );
     const orders = customerId
-      ? await this.pool.query<{ n: string }>(`select count(*) as n from orders where customer_id = $1::uuid`, [customerId])
+      ? await this.pool.query<{ n: string }>(`select count(*) as n from orders where customer_id = $1::uuid`, [
+          customerId,
+        ])
       : { rows: [{ n: "0" }] };
     return { keys: Number(keys.rows[0]!.n), orders: Number(orders.rows[0]!.n) };
   }
@@ -82,7 +84,10 @@ export class TestDb {
   }
 
   async order(orderId: string): Promise<OrderRow | null> {
-    const { rows } = await this.pool.query<OrderRow>(`select * , status::text as status from orders where id = $1::uuid`, [orderId]);
+    const { rows } = await this.pool.query<OrderRow>(
+      `select * , status::text as status from orders where id = $1::uuid`,
+      [orderId],
+    );
     return rows[0] ?? null;
   }
 
@@ -129,7 +134,14 @@ export class TestDb {
    * (released: no owner) and its pending order — written directly, for tests
    * where those writes become visible only after Stripe's events arrive.
    */
-  async insertAttempt(a: { recordId: string; customerId: string; key: string; orderId: string; amountCents: number; paymentMethod: string }): Promise<void> {
+  async insertAttempt(a: {
+    recordId: string;
+    customerId: string;
+    key: string;
+    orderId: string;
+    amountCents: number;
+    paymentMethod: string;
+  }): Promise<void> {
     await this.pool.query(
       `with record as (
          insert into idempotency_keys (id, subject_id, endpoint, key, request_hash, status)

@@ -33,7 +33,12 @@ export interface LedgerIntent {
 export class Emulator {
   constructor(readonly url: string) {}
 
-  private async call<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
+  private async call<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<T> {
     const res = await fetch(`${this.url}${path}`, {
       method,
       headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
@@ -67,9 +72,14 @@ export class Emulator {
    * adds one to `stats.requests`; read stats before the ledger when comparing.
    */
   async ledger(): Promise<LedgerIntent[]> {
-    const page = await this.call<{ data: LedgerIntent[]; has_more: boolean }>("GET", "/v1/payment_intents?limit=100", undefined, {
-      authorization: "Bearer sk_test_x",
-    });
+    const page = await this.call<{ data: LedgerIntent[]; has_more: boolean }>(
+      "GET",
+      "/v1/payment_intents?limit=100",
+      undefined,
+      {
+        authorization: "Bearer sk_test_x",
+      },
+    );
     if (page.has_more) throw new Error("The ledger holds more than 100 PaymentIntents; a test should never get here");
     return page.data;
   }

@@ -56,7 +56,8 @@ export class Shopper {
   static async arrive(baseUrl: string): Promise<Shopper> {
     const shopper = new Shopper(baseUrl);
     const answer = await shopper.startSession();
-    if (answer.status !== 201) throw new Error(`POST /api/session answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    if (answer.status !== 201)
+      throw new Error(`POST /api/session answered ${answer.status}: ${JSON.stringify(answer.body)}`);
     return shopper;
   }
 
@@ -105,7 +106,10 @@ export class Shopper {
 
   /** POST /api/checkout with an Idempotency-Key (null: send none). */
   checkout(key: string | null, body: unknown, headers: Record<string, string> = {}): Promise<Answer> {
-    return this.request("POST", "/api/checkout", { body, headers: key === null ? headers : { "idempotency-key": key, ...headers } });
+    return this.request("POST", "/api/checkout", {
+      body,
+      headers: key === null ? headers : { "idempotency-key": key, ...headers },
+    });
   }
 
   /** GET /api/checkout/{key}. */
@@ -126,7 +130,12 @@ function lower(headers: Record<string, string>): Record<string, string> {
 export { sleep };
 
 /** Polls `check` until it returns a truthy value, or fails with `what` after `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => Promise<T> | T, timeoutMs = 30_000, intervalMs = 50): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T> | T,
+  timeoutMs = 30_000,
+  intervalMs = 50,
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

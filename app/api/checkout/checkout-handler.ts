@@ -1,6 +1,14 @@
 import { checkout, UNAVAILABLE_RETRY_AFTER_SECONDS } from "@/lib/checkout/checkout";
 import { CHECKOUT_ENDPOINT, checkoutRequestSchema, INVALID_CHECKOUT } from "@/lib/checkout/request";
-import { forbiddenOrigin, isForeignOrigin, isUuid, jsonError, publicOrigin, readValidJson, unauthenticated } from "@/lib/http";
+import {
+  forbiddenOrigin,
+  isForeignOrigin,
+  isUuid,
+  jsonError,
+  publicOrigin,
+  readValidJson,
+  unauthenticated,
+} from "@/lib/http";
 import { observe, observeError, traceRequest } from "@/lib/observability";
 import { checkoutDeps } from "@/lib/services";
 import { currentCustomerId } from "@/lib/session";
@@ -25,18 +33,32 @@ async function handle(request: Request): Promise<Response> {
 
   const key = request.headers.get("idempotency-key");
   if (key === null || key.trim() === "") {
-    return jsonError(400, "idempotency_key_missing", "Send an Idempotency-Key header (a UUID) with every checkout attempt.");
+    return jsonError(
+      400,
+      "idempotency_key_missing",
+      "Send an Idempotency-Key header (a UUID) with every checkout attempt.",
+    );
   }
-  if (!isUuid(key.trim())) return jsonError(400, "idempotency_key_invalid", "The Idempotency-Key header must be a UUID.");
+  if (!isUuid(key.trim()))
+    return jsonError(400, "idempotency_key_invalid", "The Idempotency-Key header must be a UUID.");
 
   const body = await readValidJson(request, checkoutRequestSchema, INVALID_CHECKOUT);
   if (!body.ok) return body.response;
 
   try {
-    const result = await checkout(checkoutDeps(), { customerId, key: key.trim().toLowerCase(), body: body.value, origin: publicOrigin(request) });
+    const result = await checkout(checkoutDeps(), {
+      customerId,
+      key: key.trim().toLowerCase(),
+      body: body.value,
+      origin: publicOrigin(request),
+    });
     return toResponse(result);
   } catch (err) {
     observeError("checkout_error", err, { key, customerId });
-    return unavailable("unavailable", "The shop cannot take payments right now. Retrying with the same key is safe.", UNAVAILABLE_RETRY_AFTER_SECONDS);
+    return unavailable(
+      "unavailable",
+      "The shop cannot take payments right now. Retrying with the same key is safe.",
+      UNAVAILABLE_RETRY_AFTER_SECONDS,
+    );
   }
 }

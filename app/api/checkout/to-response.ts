@@ -15,13 +15,25 @@ export function toResponse(result: CheckoutResult): Response {
     case "invalid":
       return invalidRequest(INVALID_CHECKOUT, result.issues);
     case "in_progress":
-      return jsonError(409, "in_progress", "This checkout attempt is still being processed. Ask again shortly with the same key.",
-        { retryAfterSeconds: result.retryAfterSeconds }, { "Retry-After": String(result.retryAfterSeconds) });
+      return jsonError(
+        409,
+        "in_progress",
+        "This checkout attempt is still being processed. Ask again shortly with the same key.",
+        { retryAfterSeconds: result.retryAfterSeconds },
+        { "Retry-After": String(result.retryAfterSeconds) },
+      );
     case "mismatch":
-      return jsonError(422, "idempotency_key_reuse",
-        "This Idempotency-Key was already used with a different request. Use a new key for a new checkout attempt.");
+      return jsonError(
+        422,
+        "idempotency_key_reuse",
+        "This Idempotency-Key was already used with a different request. Use a new key for a new checkout attempt.",
+      );
     case "unavailable":
-      return unavailable("payment_unavailable", "The payment provider did not answer in time. Retrying with the same key is safe.", result.retryAfterSeconds);
+      return unavailable(
+        "payment_unavailable",
+        "The payment provider did not answer in time. Retrying with the same key is safe.",
+        result.retryAfterSeconds,
+      );
   }
 }
 

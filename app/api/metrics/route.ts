@@ -13,11 +13,19 @@ export const dynamic = "force-dynamic";
 export async function GET(request: Request) {
   const token = env().METRICS_TOKEN;
   if (token !== undefined && !hasBearerToken(request, token)) {
-    return jsonError(401, "unauthenticated", "Send Authorization: Bearer <METRICS_TOKEN>.", {}, {
-      "WWW-Authenticate": 'Bearer realm="metrics"',
-      "Cache-Control": "no-store",
-    });
+    return jsonError(
+      401,
+      "unauthenticated",
+      "Send Authorization: Bearer <METRICS_TOKEN>.",
+      {},
+      {
+        "WWW-Authenticate": 'Bearer realm="metrics"',
+        "Cache-Control": "no-store",
+      },
+    );
   }
   const { registry } = observability();
-  return new Response(await registry.metrics(), { headers: { "Content-Type": registry.contentType, "Cache-Control": "no-store" } });
+  return new Response(await registry.metrics(), {
+    headers: { "Content-Type": registry.contentType, "Cache-Control": "no-store" },
+  });
 }

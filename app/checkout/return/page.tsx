@@ -8,7 +8,11 @@ export const metadata: Metadata = { title: "Checking your payment" };
  * `/checkout/return?key=…&payment_intent=…&redirect_status=…`. The query
  * string is only a pointer; the shop asks the provider itself.
  */
-export default async function ReturnPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function ReturnPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const params = await searchParams;
   const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value) ?? null;
   return <ReturnView attemptKey={first(params.key)} paymentIntent={first(params.payment_intent)} />;

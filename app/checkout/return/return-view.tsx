@@ -10,7 +10,10 @@ import { removePaidItems } from "@/lib/checkout-client/use-cart";
 
 /** The outcome of a payment the shopper authenticated (or not) with their bank. */
 export function ReturnView({ attemptKey, paymentIntent }: { attemptKey: string | null; paymentIntent: string | null }) {
-  const query = useQuery({ ...authenticationReturnQuery(attemptKey ?? "", paymentIntent), enabled: attemptKey !== null });
+  const query = useQuery({
+    ...authenticationReturnQuery(attemptKey ?? "", paymentIntent),
+    enabled: attemptKey !== null,
+  });
   const outcome = query.data;
   useEffect(() => {
     if (attemptKey && outcome) closeAttempt(attemptKey, outcome);
@@ -27,7 +30,9 @@ export function ReturnView({ attemptKey, paymentIntent }: { attemptKey: string |
           <>
             <h1 id="return-heading">We couldn’t check this payment right now</h1>
             <p>It is the same payment however often you check, so it cannot be charged twice.</p>
-            <button type="button" onClick={() => void query.refetch()}>Check again</button>
+            <button type="button" onClick={() => void query.refetch()}>
+              Check again
+            </button>
           </>
         ) : (
           <h1 id="return-heading">Checking your payment…</h1>
@@ -43,7 +48,9 @@ function Outcome({ outcome }: { outcome: Exclude<ReturnOutcome, { kind: "not_fou
       return (
         <>
           <h1 id="return-heading">Paid — thank you</h1>
-          <p>Your bank confirmed the payment. <Link href={`/orders/${outcome.order.orderId}`}>View your order</Link></p>
+          <p>
+            Your bank confirmed the payment. <Link href={`/orders/${outcome.order.orderId}`}>View your order</Link>
+          </p>
         </>
       );
     case "requires_action":
@@ -51,15 +58,22 @@ function Outcome({ outcome }: { outcome: Exclude<ReturnOutcome, { kind: "not_fou
         <>
           <h1 id="return-heading">Authentication not finished</h1>
           <p>Your bank is still waiting for you to confirm this payment. Nothing has been charged yet.</p>
-          <p><a href={outcome.url}>Continue authentication</a> · <Link href="/checkout">Back to checkout</Link></p>
+          <p>
+            <a href={outcome.url}>Continue authentication</a> · <Link href="/checkout">Back to checkout</Link>
+          </p>
         </>
       );
     case "failed":
       return (
         <>
           <h1 id="return-heading">{titleOf(outcome.error)}</h1>
-          <p>{outcome.error === "card_declined" ? declineReason(outcome.code, outcome.message) : outcome.message} Nothing was charged.</p>
-          <p><Link href="/checkout">Back to checkout</Link> to try again with this or another card.</p>
+          <p>
+            {outcome.error === "card_declined" ? declineReason(outcome.code, outcome.message) : outcome.message} Nothing
+            was charged.
+          </p>
+          <p>
+            <Link href="/checkout">Back to checkout</Link> to try again with this or another card.
+          </p>
         </>
       );
   }
@@ -69,7 +83,9 @@ function NotFound() {
   return (
     <>
       <h1 id="return-heading">We couldn’t find this payment</h1>
-      <p>This link does not belong to a payment of yours. <Link href="/orders">See your orders</Link></p>
+      <p>
+        This link does not belong to a payment of yours. <Link href="/orders">See your orders</Link>
+      </p>
     </>
   );
 }

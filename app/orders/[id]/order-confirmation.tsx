@@ -31,7 +31,9 @@ export function OrderConfirmation({ id }: { id: string }) {
       <section aria-labelledby="order-heading">
         <h1 id="order-heading">{missing ? "Order not found" : "This order could not be loaded"}</h1>
         <p>{missing ? "There is no such order in this browser’s history." : "Please try again in a moment."}</p>
-        <p><Link href="/orders">See all your orders</Link></p>
+        <p>
+          <Link href="/orders">See all your orders</Link>
+        </p>
       </section>
     );
   }
@@ -39,7 +41,9 @@ export function OrderConfirmation({ id }: { id: string }) {
   const o = order.data;
   return (
     <section aria-labelledby="order-heading" className={`confirmation confirmation-${o.status}`}>
-      <h1 id="order-heading" ref={heading} tabIndex={-1}>{HEADINGS[o.status]}</h1>
+      <h1 id="order-heading" ref={heading} tabIndex={-1}>
+        {HEADINGS[o.status]}
+      </h1>
       <p className="order-meta">
         <StatusBadge status={o.status} /> Order <code>{o.id.slice(0, 8)}</code> · {formatDate(o.createdAt)}
       </p>
@@ -49,7 +53,9 @@ export function OrderConfirmation({ id }: { id: string }) {
         <dl className="payment-facts">
           <div>
             <dt>Payment reference</dt>
-            <dd><code>{o.paymentIntentId ?? "—"}</code></dd>
+            <dd>
+              <code>{o.paymentIntentId ?? "—"}</code>
+            </dd>
           </div>
           {o.refundedAt && (
             <div>
@@ -66,7 +72,9 @@ export function OrderConfirmation({ id }: { id: string }) {
         </dl>
       </div>
       <p className="actions">
-        <Link href="/" className="button-link">Continue shopping</Link>
+        <Link href="/" className="button-link">
+          Continue shopping
+        </Link>
         <Link href="/orders">All your orders</Link>
       </p>
     </section>

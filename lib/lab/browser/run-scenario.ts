@@ -37,7 +37,9 @@ export async function runScenario(options: RunOptions): Promise<void> {
     const lanes = options.lanes.map((lane) => laneShopper(lane, options));
     // Lanes take turns, press by press: the browser sends at most 6 requests
     // at a time to one site, and the lane whose presses queued first would go first.
-    const presses = options.scenario.pressesAtMs(options.stormSize).flatMap((at) => lanes.map((shopper) => shopper.pressAt(at)));
+    const presses = options.scenario
+      .pressesAtMs(options.stormSize)
+      .flatMap((at) => lanes.map((shopper) => shopper.pressAt(at)));
     await Promise.all(presses);
   } finally {
     if (faults) await setFaults(NO_FAULTS).catch(() => undefined);
@@ -66,7 +68,11 @@ function laneShopper(lane: Lane, { client, runId, scenario, onView }: RunOptions
       await sleep(at);
       let view = await press();
       show(view);
-      for (let again = 0; lane === "naive" && view.kind === "error" && !confirmed && again < NAIVE_PRESSES_AFTER_ERROR; again++) {
+      for (
+        let again = 0;
+        lane === "naive" && view.kind === "error" && !confirmed && again < NAIVE_PRESSES_AFTER_ERROR;
+        again++
+      ) {
         await sleep(PRESS_AGAIN_AFTER_MS);
         view = await press();
         show(view);
@@ -76,6 +82,9 @@ function laneShopper(lane: Lane, { client, runId, scenario, onView }: RunOptions
 }
 
 async function setFaults(patch: FaultPatch): Promise<void> {
-  await requestJson("/api/lab/faults", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(patch) });
+  await requestJson("/api/lab/faults", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(patch),
+  });
 }
-

@@ -20,14 +20,22 @@ export type ShopperView =
  * The idempotent lane: the shop's own payment client — the same mutation,
  * backoff policy, Idempotency-Key and "ask the shop" fallback as /checkout.
  */
-export async function idempotentPress(client: QueryClient, attempt: CheckoutAttempt, send: typeof fetch): Promise<ShopperView> {
+export async function idempotentPress(
+  client: QueryClient,
+  attempt: CheckoutAttempt,
+  send: typeof fetch,
+): Promise<ShopperView> {
   const pressedAt = Date.now();
   const observer = new MutationObserver(client, checkoutMutation({ startedAt: () => pressedAt, fetch: send }));
   try {
     const result = await observer.mutate(attempt);
     return result.kind === "paid" ? { kind: "paid", orderId: result.order.orderId } : { kind: "declined" };
   } catch (error) {
-    return viewOf(await outcomeAfterFailure(error, () => requestJson<AttemptStatus>(`/api/checkout/${encodeURIComponent(attempt.key)}`)));
+    return viewOf(
+      await outcomeAfterFailure(error, () =>
+        requestJson<AttemptStatus>(`/api/checkout/${encodeURIComponent(attempt.key)}`),
+      ),
+    );
   } finally {
     observer.reset();
   }
@@ -46,8 +54,11 @@ export async function naivePress(body: CheckoutBody, send: typeof fetch): Promis
       credentials: "same-origin",
     });
     // An answer cut off mid-body is no answer: like a page doing `await response.json()`.
-    const answer = (await response.json().catch((err: unknown) => (response.ok ? Promise.reject(err) : null))) as { orderId?: unknown } | null;
-    if (response.status === 201 && typeof answer?.orderId === "string") return { kind: "paid", orderId: answer.orderId };
+    const answer = (await response.json().catch((err: unknown) => (response.ok ? Promise.reject(err) : null))) as {
+      orderId?: unknown;
+    } | null;
+    if (response.status === 201 && typeof answer?.orderId === "string")
+      return { kind: "paid", orderId: answer.orderId };
     if (response.status === 402) return { kind: "declined" };
     return { kind: "error", detail: `HTTP ${response.status}` };
   } catch {

@@ -35,13 +35,26 @@ export function useLabRun(config: { lanes: readonly Lane[]; faults: boolean; led
   const runId = run?.runId ?? null;
   const live = run !== null && run.phase !== "done";
   const events = useQuery({ ...labEventsQuery(runId), refetchInterval: live ? EVENTS_POLL_MS : false });
-  const ledger = useQuery({ ...labLedgerQuery(runId), enabled: config.ledger && runId !== null && run?.phase === "done" });
+  const ledger = useQuery({
+    ...labLedgerQuery(runId),
+    enabled: config.ledger && runId !== null && run?.phase === "done",
+  });
 
   const start = useCallback(
     async (scenario: Scenario, stormSize: number) => {
       const id = crypto.randomUUID();
-      const fresh = (): LabRun => ({ runId: id, scenario, stormSize, phase: "running", startedAt: Date.now(), finishedAt: null, views: {}, error: null });
-      const update = (change: (r: LabRun) => Partial<LabRun>) => setRun((r) => (r?.runId === id ? { ...r, ...change(r) } : r));
+      const fresh = (): LabRun => ({
+        runId: id,
+        scenario,
+        stormSize,
+        phase: "running",
+        startedAt: Date.now(),
+        finishedAt: null,
+        views: {},
+        error: null,
+      });
+      const update = (change: (r: LabRun) => Partial<LabRun>) =>
+        setRun((r) => (r?.runId === id ? { ...r, ...change(r) } : r));
       try {
         // Before the run exists, so its first poll of the event log already has a session.
         await client.ensureQueryData(sessionQuery);
@@ -56,12 +69,19 @@ export function useLabRun(config: { lanes: readonly Lane[]; faults: boolean; led
           onView: (lane, view) => update((r) => ({ views: { ...r.views, [lane]: view } })),
         });
         update(() => ({ phase: "settling", finishedAt: Date.now() }));
-        await Promise.all([client.fetchQuery(labEventsQuery(id)), config.ledger ? client.fetchQuery(labLedgerQuery(id)) : null]);
+        await Promise.all([
+          client.fetchQuery(labEventsQuery(id)),
+          config.ledger ? client.fetchQuery(labLedgerQuery(id)) : null,
+        ]);
         update(() => ({ phase: "done" }));
       } catch (err) {
         const error = err instanceof Error ? err.message : String(err);
         const failed = { phase: "done", finishedAt: Date.now(), error } as const;
-        setRun((r) => (r?.runId === id ? { ...r, ...failed, finishedAt: r.finishedAt ?? failed.finishedAt } : { ...fresh(), ...failed }));
+        setRun((r) =>
+          r?.runId === id
+            ? { ...r, ...failed, finishedAt: r.finishedAt ?? failed.finishedAt }
+            : { ...fresh(), ...failed },
+        );
       }
     },
     [client, config.lanes, config.faults, config.ledger],

@@ -53,8 +53,10 @@ export function recordLabEvent(body: LabEventBody, context = log().context.getSt
 /** observe()'s hook: the payment path's own events, translated for the timeline. */
 export function tapLabEvent(event: string, fields: Record<string, unknown>): void {
   if (!log().context.getStore()) return;
-  if (event === "claim") recordLabEvent({ type: "claim", decision: String(fields.decision), retaken: fields.retaken === true });
-  if (event === "order" && typeof fields.orderId === "string") recordLabEvent({ type: "order", orderId: fields.orderId });
+  if (event === "claim")
+    recordLabEvent({ type: "claim", decision: String(fields.decision), retaken: fields.retaken === true });
+  if (event === "order" && typeof fields.orderId === "string")
+    recordLabEvent({ type: "order", orderId: fields.orderId });
   if (event === "payment") {
     const outcome = fields.kind === "succeeded" || fields.kind === "declined" ? fields.kind : "unknown";
     recordLabEvent({

@@ -9,7 +9,11 @@ import { LAB_REQUEST_HEADER, LAB_RUN_HEADER, type LabEventBody, type Lane } from
  * lab's headers is handed straight to `handle`; a tagged one is served the same
  * way, inside a lab context, with its arrival and its answer recorded.
  */
-export async function traceLabRequest(request: Request, lane: Lane, handle: () => Promise<Response>): Promise<Response> {
+export async function traceLabRequest(
+  request: Request,
+  lane: Lane,
+  handle: () => Promise<Response>,
+): Promise<Response> {
   const tag = labTagOf(request.headers);
   if (!tag) return handle();
   const customerId = await currentCustomerId(request).catch(() => null);
@@ -23,7 +27,10 @@ export async function traceLabRequest(request: Request, lane: Lane, handle: () =
       recordLabEvent(responseEvent(500, new Headers(), null, request.signal.aborted));
       throw err;
     }
-    const body: unknown = await response.clone().json().catch(() => null);
+    const body: unknown = await response
+      .clone()
+      .json()
+      .catch(() => null);
     recordLabEvent(responseEvent(response.status, response.headers, body, request.signal.aborted));
     return response;
   });

@@ -26,7 +26,10 @@ export async function labLedger(
   return { lanes };
 }
 
-function laneOf(metadata: Stripe.Metadata, run: { runId: string; customerId: string; idempotencyKeys: ReadonlySet<string> }): Lane | null {
+function laneOf(
+  metadata: Stripe.Metadata,
+  run: { runId: string; customerId: string; idempotencyKeys: ReadonlySet<string> },
+): Lane | null {
   if (metadata.customerId !== run.customerId) return null;
   if (metadata.lane === "naive") return metadata.labRun === run.runId ? "naive" : null;
   return metadata.idempotencyKey && run.idempotencyKeys.has(metadata.idempotencyKey) ? "idempotent" : null;

@@ -24,7 +24,12 @@ export async function naiveCheckout(
   const cart = await priceCart(deps.prisma, input.body.items);
   if (!cart.ok) return { kind: "invalid", issues: cart.issues };
   // The same order write as the real checkout, minus the claim it belongs to.
-  const order = (await createOrder(deps.prisma, { owner: null, customerId: input.customerId, paymentMethod: input.body.paymentMethod, ...cart }))!;
+  const order = (await createOrder(deps.prisma, {
+    owner: null,
+    customerId: input.customerId,
+    paymentMethod: input.body.paymentMethod,
+    ...cart,
+  }))!;
   deps.log?.("order", { orderId: order.id });
   try {
     const intent = await deps.stripe.paymentIntents.create({
@@ -33,19 +38,43 @@ export async function naiveCheckout(
       payment_method: input.body.paymentMethod,
       confirm: true,
       automatic_payment_methods: { enabled: true, allow_redirects: "never" },
-      metadata: { orderId: order.id, customerId: input.customerId, lane: "naive", ...(input.labRun ? { labRun: input.labRun } : {}) },
+      metadata: {
+        orderId: order.id,
+        customerId: input.customerId,
+        lane: "naive",
+        ...(input.labRun ? { labRun: input.labRun } : {}),
+      },
     });
     deps.log?.("payment", { kind: "succeeded", paymentIntentId: intent.id, orderId: order.id });
     await deps.prisma.order.update({ where: { id: order.id }, data: { status: "paid", paymentIntentId: intent.id } });
-    return { kind: "paid", orderId: order.id, paymentIntentId: intent.id, amountCents: cart.amountCents, currency: cart.currency };
+    return {
+      kind: "paid",
+      orderId: order.id,
+      paymentIntentId: intent.id,
+      amountCents: cart.amountCents,
+      currency: cart.currency,
+    };
   } catch (err) {
     const card = err as Stripe.errors.StripeCardError;
     if (card.type !== "StripeCardError") {
       deps.log?.("payment", { kind: "unknown", orderId: order.id, reason: card.message });
       throw err;
     }
-    deps.log?.("payment", { kind: "declined", paymentIntentId: card.payment_intent?.id, orderId: order.id, declineCode: card.decline_code });
-    await deps.prisma.order.update({ where: { id: order.id }, data: { status: "failed", declineCode: card.decline_code ?? null } });
-    return { kind: "declined", orderId: order.id, declineCode: card.decline_code ?? "card_declined", message: card.message };
+    deps.log?.("payment", {
+      kind: "declined",
+      paymentIntentId: card.payment_intent?.id,
+      orderId: order.id,
+      declineCode: card.decline_code,
+    });
+    await deps.prisma.order.update({
+      where: { id: order.id },
+      data: { status: "failed", declineCode: card.decline_code ?? null },
+    });
+    return {
+      kind: "declined",
+      orderId: order.id,
+      declineCode: card.decline_code ?? "card_declined",
+      message: card.message,
+    };
   }
 }

@@ -10,11 +10,18 @@ export async function GET(request: Request, ctx: { params: Promise<{ key: string
   const { key } = await ctx.params;
   const notFound = () => jsonError(404, "not_found", "No checkout attempt with this key for this customer.");
   if (!isUuid(key)) return notFound();
-  const state = await checkoutDeps().idempotency.find({ subjectId: customerId, endpoint: CHECKOUT_ENDPOINT, key: key.toLowerCase() });
+  const state = await checkoutDeps().idempotency.find({
+    subjectId: customerId,
+    endpoint: CHECKOUT_ENDPOINT,
+    key: key.toLowerCase(),
+  });
   if (!state) return notFound();
   return json(
     state.response
-      ? { status: state.status, response: { statusCode: state.response.statusCode, body: JSON.parse(state.response.body) as unknown } }
+      ? {
+          status: state.status,
+          response: { statusCode: state.response.statusCode, body: JSON.parse(state.response.body) as unknown },
+        }
       : { status: state.status },
     200,
     { "Cache-Control": "no-store" },

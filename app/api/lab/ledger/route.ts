@@ -12,18 +12,29 @@ import { currentCustomerId } from "@/lib/session";
  * a call to Stripe, which a public endpoint should not hand out.
  */
 export async function GET(request: Request) {
-  if (!env().LAB_NAIVE_ENDPOINT) return jsonError(404, "not_found", "The lab's ledger view is off (LAB_NAIVE_ENDPOINT=1 enables it).");
+  if (!env().LAB_NAIVE_ENDPOINT)
+    return jsonError(404, "not_found", "The lab's ledger view is off (LAB_NAIVE_ENDPOINT=1 enables it).");
   const customerId = await currentCustomerId(request);
   if (!customerId) return unauthenticated();
   const runId = (new URL(request.url).searchParams.get("run") ?? "").toLowerCase();
   if (!isUuid(runId)) return jsonError(400, "invalid_request", "Pass the lab run's id as ?run=<uuid>.");
   const idempotencyKeys = new Set(
-    labEvents(runId, customerId).flatMap((e) => (e.type === "request" && e.lane === "idempotent" && e.key ? [e.key] : [])),
+    labEvents(runId, customerId).flatMap((e) =>
+      e.type === "request" && e.lane === "idempotent" && e.key ? [e.key] : [],
+    ),
   );
   try {
-    return json(await labLedger(stripe(), { runId, customerId, idempotencyKeys }), 200, { "Cache-Control": "no-store" });
+    return json(await labLedger(stripe(), { runId, customerId, idempotencyKeys }), 200, {
+      "Cache-Control": "no-store",
+    });
   } catch (err) {
     observeError("lab_ledger_error", err, { runId });
-    return jsonError(503, "unavailable", "The payment provider's ledger could not be read.", { retryAfterSeconds: 1 }, { "Retry-After": "1" });
+    return jsonError(
+      503,
+      "unavailable",
+      "The payment provider's ledger could not be read.",
+      { retryAfterSeconds: 1 },
+      { "Retry-After": "1" },
+    );
   }
 }

@@ -1,6 +1,14 @@
 import { checkoutRequestSchema, INVALID_CHECKOUT } from "@/lib/checkout/request";
 import { env } from "@/lib/env";
-import { forbiddenOrigin, invalidRequest, isForeignOrigin, json, jsonError, readValidJson, unauthenticated } from "@/lib/http";
+import {
+  forbiddenOrigin,
+  invalidRequest,
+  isForeignOrigin,
+  json,
+  jsonError,
+  readValidJson,
+  unauthenticated,
+} from "@/lib/http";
 import { labTagOf, traceLabRequest } from "@/lib/lab/server/lab-trace";
 import { naiveCheckout } from "@/lib/lab/server/naive-checkout";
 import { observe } from "@/lib/observability";
@@ -16,7 +24,8 @@ export async function handleNaiveCheckout(request: Request): Promise<Response> {
 }
 
 async function handle(request: Request): Promise<Response> {
-  if (!env().LAB_NAIVE_ENDPOINT) return jsonError(404, "not_found", "The naive endpoint is off (LAB_NAIVE_ENDPOINT=1 enables it).");
+  if (!env().LAB_NAIVE_ENDPOINT)
+    return jsonError(404, "not_found", "The naive endpoint is off (LAB_NAIVE_ENDPOINT=1 enables it).");
   if (isForeignOrigin(request)) return forbiddenOrigin();
   const customerId = await currentCustomerId(request);
   if (!customerId) return unauthenticated();
@@ -29,9 +38,21 @@ async function handle(request: Request): Promise<Response> {
   );
   switch (result.kind) {
     case "paid":
-      return json({ orderId: result.orderId, status: "paid", amountCents: result.amountCents, currency: result.currency, paymentIntentId: result.paymentIntentId }, 201);
+      return json(
+        {
+          orderId: result.orderId,
+          status: "paid",
+          amountCents: result.amountCents,
+          currency: result.currency,
+          paymentIntentId: result.paymentIntentId,
+        },
+        201,
+      );
     case "declined":
-      return jsonError(402, "card_declined", result.message, { declineCode: result.declineCode, orderId: result.orderId });
+      return jsonError(402, "card_declined", result.message, {
+        declineCode: result.declineCode,
+        orderId: result.orderId,
+      });
     case "invalid":
       return invalidRequest(INVALID_CHECKOUT, result.issues);
   }

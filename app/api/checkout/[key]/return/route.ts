@@ -7,7 +7,12 @@ import { currentCustomerId } from "@/lib/session";
 import { toResponse, unavailable } from "../../to-response";
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from "@/lib/checkout/checkout";
 
-const returnSchema = z.strictObject({ paymentIntent: z.string().regex(/^pi_\w{1,200}$/).nullable() });
+const returnSchema = z.strictObject({
+  paymentIntent: z
+    .string()
+    .regex(/^pi_\w{1,200}$/)
+    .nullable(),
+});
 
 /**
  * POST /api/checkout/{key}/return — the return page reports the shopper back
@@ -20,15 +25,24 @@ export async function POST(request: Request, ctx: { params: Promise<{ key: strin
   const customerId = await currentCustomerId(request);
   if (!customerId) return unauthenticated();
   const { key } = await ctx.params;
-  const notFound = () => jsonError(404, "not_found", "No checkout attempt with this key and payment for this customer.");
+  const notFound = () =>
+    jsonError(404, "not_found", "No checkout attempt with this key and payment for this customer.");
   if (!isUuid(key)) return notFound();
   const body = await readValidJson(request, returnSchema, "The return request is not valid.");
   if (!body.ok) return body.response;
   try {
-    const result = await returnFromAuthentication(checkoutDeps(), { customerId, key: key.toLowerCase(), paymentIntentId: body.value.paymentIntent });
+    const result = await returnFromAuthentication(checkoutDeps(), {
+      customerId,
+      key: key.toLowerCase(),
+      paymentIntentId: body.value.paymentIntent,
+    });
     return result.kind === "not_found" ? notFound() : toResponse(result);
   } catch (err) {
     observeError("checkout_return_error", err, { key, customerId });
-    return unavailable("unavailable", "The shop cannot check this payment right now. Reloading is safe.", UNAVAILABLE_RETRY_AFTER_SECONDS);
+    return unavailable(
+      "unavailable",
+      "The shop cannot check this payment right now. Reloading is safe.",
+      UNAVAILABLE_RETRY_AFTER_SECONDS,
+    );
   }
 }
