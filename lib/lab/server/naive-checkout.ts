@@ -18,8 +18,14 @@ export type NaiveResult =
 
 export async function naiveCheckout(
   deps: { prisma: PrismaClient; stripe: Stripe; log?: (event: string, fields: Record<string, unknown>) => void },
-  /** `labRun` tags the PaymentIntent so the lab can count this run's charges in the gateway's ledger. */
-  input: { customerId: string; body: CheckoutRequest; labRun?: string | undefined },
+  /**
+   * `labRun` tags the PaymentIntent so the lab can count this run's charges in
+   * the gateway's ledger. `attemptKey`, the client's Idempotency-Key if it sent
+   * one, is only written into the metadata (as the real checkout does), never
+   * used: so an audit (the chaos soak's checker) can tell which attempt each
+   * of the naive route's charges belongs to.
+   */
+  input: { customerId: string; body: CheckoutRequest; labRun?: string | undefined; attemptKey?: string | undefined },
 ): Promise<NaiveResult> {
   const cart = await priceCart(deps.prisma, input.body.items);
   if (!cart.ok) return { kind: "invalid", issues: cart.issues };
@@ -43,6 +49,7 @@ export async function naiveCheckout(
         customerId: input.customerId,
         lane: "naive",
         ...(input.labRun ? { labRun: input.labRun } : {}),
+        ...(input.attemptKey ? { idempotencyKey: input.attemptKey } : {}),
       },
     });
     deps.log?.("payment", { kind: "succeeded", paymentIntentId: intent.id, orderId: order.id });

@@ -4,6 +4,7 @@ import {
   forbiddenOrigin,
   invalidRequest,
   isForeignOrigin,
+  isUuid,
   json,
   jsonError,
   readValidJson,
@@ -34,7 +35,12 @@ async function handle(request: Request): Promise<Response> {
   const { prisma, stripe } = checkoutDeps();
   const result = await naiveCheckout(
     { prisma, stripe, log: observe }, // logged and counted like the real checkout's payments
-    { customerId, body: body.value, labRun: labTagOf(request.headers)?.runId },
+    {
+      customerId,
+      body: body.value,
+      labRun: labTagOf(request.headers)?.runId,
+      attemptKey: uuidOrUndefined(request.headers.get("idempotency-key")),
+    },
   );
   switch (result.kind) {
     case "paid":
@@ -56,4 +62,10 @@ async function handle(request: Request): Promise<Response> {
     case "invalid":
       return invalidRequest(INVALID_CHECKOUT, result.issues);
   }
+}
+
+/** The client's Idempotency-Key for the PaymentIntent's metadata, if it is a UUID (as the real checkout requires). */
+function uuidOrUndefined(header: string | null): string | undefined {
+  const key = header?.trim().toLowerCase();
+  return key && isUuid(key) ? key : undefined;
 }
