@@ -22,11 +22,15 @@ const COOKIE_NAME = "checkout_session";
  */
 export const SESSION_TTL_SECONDS = 60 * 60 * 24 * 30;
 
+function password(): string {
+  const secret = env().SESSION_SECRET;
+  if (!secret) throw new ConfigError("SESSION_SECRET: required to sign session cookies (npm run demo generates one)");
+  return secret;
+}
+
 function options(secure: boolean): SessionOptions {
-  const password = env().SESSION_SECRET;
-  if (!password) throw new ConfigError("SESSION_SECRET: required to sign session cookies (npm run demo generates one)");
   return {
-    password,
+    password: password(),
     cookieName: COOKIE_NAME,
     ttl: SESSION_TTL_SECONDS,
     // No maxAge here: iron-session derives it from ttl (see above).
@@ -65,7 +69,7 @@ export async function currentCustomerId(request: Request): Promise<string | null
   if (known && known.until > now) return known.customerId;
   let data: SessionData;
   try {
-    data = await unsealData<SessionData>(seal, { password: options(false).password, ttl: SESSION_TTL_SECONDS });
+    data = await unsealData<SessionData>(seal, { password: password(), ttl: SESSION_TTL_SECONDS });
   } catch (err) {
     if (err instanceof ConfigError) throw err;
     return null; // iron-session throws on some malformed seals instead of returning an empty session

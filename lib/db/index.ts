@@ -23,6 +23,9 @@ export function statementName(query: { sql: string }): string {
   return `s_${createHash("sha1").update(query.sql).digest("base64url")}`;
 }
 
+/** Each client's pg pool, for `queryRows`. */
+const pools = new WeakMap<PrismaClient, pg.Pool>();
+
 /** A client on its own pool of POOL_SIZE connections, or on `pool` (the bench counts statements on one). */
 export function createPrismaClient(connection: string | pg.Pool): PrismaClient {
   const owned = typeof connection === "string";
@@ -35,8 +38,6 @@ export function createPrismaClient(connection: string | pg.Pool): PrismaClient {
   pools.set(client, pool);
   return client;
 }
-
-const pools = new WeakMap<PrismaClient, pg.Pool>();
 
 /**
  * One named statement sent straight to the client's pool, without Prisma's

@@ -1,33 +1,23 @@
 import type Stripe from "stripe";
 import { recordRefund } from "../checkout/refunds";
+import { refundIntentOnce } from "../payments/refund";
 import type { WebhookDeps } from "./deps";
 
 /**
  * Late success (SPEC section 8): the PaymentIntent succeeded for an attempt
  * already recorded as failed — the shopper was told "declined" and may have
- * paid again since. The money goes back, once: the refund's idempotency key is
- * derived from the intent, so every delivery, retry and instance asks Stripe
- * for the same refund and gets the first one back.
+ * paid again since. The money goes back, once (`refundIntentOnce`).
  */
 export async function refundLateSuccess(
   deps: WebhookDeps,
   order: { id: string },
   intent: Pick<Stripe.PaymentIntent, "id" | "amount">,
 ): Promise<"refunded" | "already_refunded"> {
-  let refundId: string;
-  try {
-    const refund = await deps.stripe.refunds.create(
-      { payment_intent: intent.id },
-      { idempotencyKey: `refund:${intent.id}` },
-    );
-    refundId = refund.id;
-  } catch (err) {
+  const refundId = await refundIntentOnce(deps.stripe, intent.id);
+  if (refundId === null) {
     // Refunded already by someone else (the Dashboard): nothing left to give back.
-    if (stripeCode(err) === "charge_already_refunded") {
-      await recordRefund(deps.prisma, order, { id: null, reason: "provider" });
-      return "already_refunded";
-    }
-    throw err;
+    await recordRefund(deps.prisma, order, { id: null, reason: "provider" });
+    return "already_refunded";
   }
   if (await recordRefund(deps.prisma, order, { id: refundId, reason: "late_success" })) {
     deps.log?.("late_success_refund", {
@@ -38,8 +28,4 @@ export async function refundLateSuccess(
     });
   }
   return "refunded";
-}
-
-function stripeCode(err: unknown): unknown {
-  return typeof err === "object" && err !== null ? (err as { code?: unknown }).code : undefined;
 }

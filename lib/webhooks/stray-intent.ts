@@ -1,13 +1,14 @@
 import type Stripe from "stripe";
+import { refundIntentOnce } from "../payments/refund";
 import type { WebhookDeps } from "./deps";
 
 /**
  * One order, one PaymentIntent: the intent recorded on the order is the only
  * one that can pay it. Another intent carrying the order's id (made by hand
  * in the Dashboard, by a script, or by a bug) is a second charge waiting to
- * happen, so it is undone: refunded if it succeeded, cancelled if it still
- * could. The keys are derived from the intent, so every delivery, retry and
- * instance asks Stripe for the same refund or cancellation. The order itself
+ * happen, so it is undone: refunded if it succeeded (`refundIntentOnce`),
+ * cancelled if it still could. The keys are derived from the intent, so every
+ * delivery, retry and instance asks Stripe for the same refund or cancellation. The order itself
  * is untouched: its own payment stands.
  */
 export type StrayOutcome = "stray_refunded" | "stray_canceled" | "stray_already_canceled";
@@ -33,11 +34,9 @@ export async function undoStrayIntent(
       ...extra,
     });
   if (intent.status === "succeeded") {
-    const refund = await deps.stripe.refunds.create(
-      { payment_intent: intent.id },
-      { idempotencyKey: `refund:${intent.id}` },
-    );
-    log("refunded", { refundId: refund.id, amountCents: intent.amount });
+    const refundId = await refundIntentOnce(deps.stripe, intent.id);
+    if (refundId === null) throw new Error(`stray intent ${intent.id}: already refunded`);
+    log("refunded", { refundId, amountCents: intent.amount });
     return "stray_refunded";
   }
   if (intent.status === "canceled") return "stray_already_canceled";
