@@ -255,6 +255,34 @@ describe("Stripe webhooks", () => {
     expect((await shopper.checkout(key, cart())).body).toMatchObject({ orderId: order!.id, paymentIntentId: recorded });
   });
 
+  it("a second intent someone already refunded in the Dashboard is left as it is, not retried", async () => {
+    const shopper = await h.shopper();
+    const key = newKey();
+    expect((await shopper.checkout(key, cart())).status).toBe(201);
+    const [order] = await h.db.ordersOf(shopper.customerId!);
+    const stripe = createStripeClient({ secretKey: "sk_test_emulator", apiBase: h.app.emulator.url });
+    const stray = await stripe.paymentIntents.create({
+      amount: order!.amount_cents,
+      currency: "usd",
+      payment_method: "pm_card_visa",
+      confirm: true,
+      metadata: { orderId: order!.id, customerId: shopper.customerId!, idempotencyKey: key },
+    });
+    await stripe.refunds.create({ payment_intent: stray.id }); // the Dashboard's refund
+    const webhooks = new EmulatorWebhooks(h.app.emulator.url);
+    expect(await webhooks.refunds(stray.id)).toHaveLength(1);
+
+    const event = stripeEvent("payment_intent.succeeded", stray);
+    await deliver(h.url, event);
+    expect(await processed(event.id)).toMatchObject({
+      outcome: "stray_already_refunded",
+      attempts: 1,
+      last_error: null,
+    });
+    expect(await webhooks.refunds(stray.id)).toHaveLength(1);
+    expect(await h.db.order(order!.id)).toMatchObject({ status: "paid", refunded_at: null });
+  });
+
   it("an event about an intent Stripe does not know (another environment's) is acknowledged and set aside", async () => {
     const event = stripeEvent("payment_intent.succeeded", {
       id: "pi_elsewhere0123456789",

@@ -11,7 +11,7 @@ import type { WebhookDeps } from "./deps";
  * delivery, retry and instance asks Stripe for the same refund or cancellation. The order itself
  * is untouched: its own payment stands.
  */
-export type StrayOutcome = "stray_refunded" | "stray_canceled" | "stray_already_canceled";
+export type StrayOutcome = "stray_refunded" | "stray_already_refunded" | "stray_canceled" | "stray_already_canceled";
 
 const CANCELABLE: ReadonlySet<Stripe.PaymentIntent.Status> = new Set([
   "requires_payment_method",
@@ -35,7 +35,8 @@ export async function undoStrayIntent(
     });
   if (intent.status === "succeeded") {
     const refundId = await refundIntentOnce(deps.stripe, intent.id);
-    if (refundId === null) throw new Error(`stray intent ${intent.id}: already refunded`);
+    // Refunded already by someone else (the Dashboard): nothing left to give back.
+    if (refundId === null) return "stray_already_refunded";
     log("refunded", { refundId, amountCents: intent.amount });
     return "stray_refunded";
   }
