@@ -32,10 +32,11 @@ export async function returnFromAuthentication(
   const owner = await deps.idempotency.takeOver({ recordId: state.recordId });
   // A live owner (a webhook, the reconciler, another tab) is settling it right now.
   if (!owner) return { kind: "in_progress", retryAfterSeconds: IN_PROGRESS_RETRY_AFTER_SECONDS };
-  return settleAttempt(
+  const settled = await settleAttempt(
     deps,
     owner,
     { ...order, paymentMethod: order.paymentMethod ?? "" },
     { customerId: input.customerId, key: input.key },
   );
+  return settled.result;
 }

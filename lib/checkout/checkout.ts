@@ -3,19 +3,22 @@ import type { PrismaClient } from "../generated/prisma/client";
 import { IN_PROGRESS_RETRY_AFTER_SECONDS, type IdempotencyEngine } from "../idempotency/engine";
 import { fingerprint } from "../idempotency/fingerprint";
 import type { Ownership, StoredResponse } from "../idempotency/types";
-import { attemptExpired, settlePayment, type PaymentOutcome } from "../payments/settle";
-import { createOrder, findAttemptOrder, markAttemptOrder, recordPaymentIntent, type PendingOrder } from "./orders";
-import { priceCart } from "./price-cart";
-import { CHECKOUT_ENDPOINT, type CheckoutRequest } from "./request";
+import { drivePayment } from "../payments/drive";
+import { attemptExpired, type FinalOutcome, type PaymentOutcome } from "../payments/outcome";
+import { settleForGood } from "../payments/settle-for-good";
+import { attemptId } from "./attempt-id";
+import { createAttemptOrder, markAttemptOrder, type PendingOrder } from "./orders";
+import { CHECKOUT_ENDPOINT, type CheckoutRequest, type ValidationIssue } from "./request";
 
 /**
  * The checkout use case (docs/contract.md, "The idempotency state machine"):
- * claim the key, price the cart, create the order, charge once, record the
- * outcome fenced by the claim. Results are values the route maps to HTTP
+ * claim the key, price the cart into the attempt's order, charge once,
+ * record the outcome fenced by the claim — three statements and one provider
+ * call for a fresh attempt. Results are values the route maps to HTTP
  * one-to-one.
  */
 export type CheckoutResult =
-  | { kind: "invalid"; issues: Array<{ path: Array<string | number>; message: string }> }
+  | { kind: "invalid"; issues: ValidationIssue[] }
   | { kind: "response"; response: StoredResponse; replayed: boolean }
   | { kind: "in_progress"; retryAfterSeconds: number }
   | { kind: "mismatch" }
@@ -25,7 +28,7 @@ export interface CheckoutDeps {
   prisma: PrismaClient;
   stripe: Stripe;
   idempotency: IdempotencyEngine;
-  /** The shop's public origin: 3-D Secure returns the shopper to `<appOrigin>/checkout/return`. */
+  /** The shop's public origin when the request names none: 3-D Secure returns the shopper to `<origin>/checkout/return`. */
   appOrigin: string;
   /** How long an attempt may wait for the shopper's authentication before the reconciler cancels it. */
   actionTimeoutMs: number;
@@ -44,6 +47,15 @@ export interface SettleOptions {
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
 /** Where the provider sends the shopper back after 3-D Secure. */
 export const RETURN_PATH = "/checkout/return";
+
+/** An owned attempt's result, and the payment outcome it recorded (`fenced` when another owner took over). */
+export interface Settled {
+  result: CheckoutResult;
+  outcome: PaymentOutcome;
+}
+
+/** The attempt's order as settling needs it: the payment method it was claimed with. */
+export type SettleableOrder = PendingOrder & { paymentMethod: string };
 
 export async function checkout(
   deps: CheckoutDeps,
@@ -81,31 +93,34 @@ async function pay(
   owner: Ownership,
   input: { customerId: string; key: string; body: CheckoutRequest; origin?: string },
 ): Promise<CheckoutResult> {
-  // A retaken attempt keeps the first owner's order and price.
-  const existing = owner.retaken ? await findAttemptOrder(deps.prisma, owner.recordId) : null;
-  if (existing?.paymentMethod)
-    return settleAttempt(deps, owner, { ...existing, paymentMethod: existing.paymentMethod }, input);
-
-  const cart = await priceCart(deps.prisma, input.body.items);
-  if (!cart.ok) {
-    // Nothing was charged and nothing is kept: the same body would fail the same way.
-    await deps.idempotency.abandon(owner);
-    return { kind: "invalid", issues: cart.issues };
-  }
-  // Written only while this request still owns the claim (null once fenced out).
-  const order = await createOrder(deps.prisma, {
+  // Written only while this request still owns the claim; a retaken attempt
+  // gets the first owner's order and price back.
+  const written = await createAttemptOrder(deps.prisma, {
     owner,
+    orderId: attemptId({ subjectId: input.customerId, endpoint: CHECKOUT_ENDPOINT, key: input.key }),
     customerId: input.customerId,
+    items: input.body.items,
     paymentMethod: input.body.paymentMethod,
-    ...cart,
+    returnUrl: returnUrlFor(input.origin ?? deps.appOrigin, input.key),
   });
-  if (!order) return answerAsDuplicate(deps, input);
-  return settleAttempt(
-    deps,
-    owner,
-    { ...order, paymentMethod: order.paymentMethod ?? input.body.paymentMethod },
-    input,
-  );
+  switch (written.kind) {
+    case "fenced":
+      return answerAsDuplicate(deps, input);
+    case "invalid":
+      // Nothing was charged and nothing is kept: the same body would fail the same way.
+      await deps.idempotency.abandon(owner);
+      return { kind: "invalid", issues: written.issues };
+    case "order": {
+      const { order } = written;
+      const settled = await settleAttempt(
+        deps,
+        owner,
+        { ...order, paymentMethod: order.paymentMethod ?? input.body.paymentMethod },
+        input,
+      );
+      return settled.result;
+    }
+  }
 }
 
 /**
@@ -116,45 +131,74 @@ async function pay(
 export async function settleAttempt(
   deps: CheckoutDeps,
   owner: Ownership,
-  order: PendingOrder & { paymentMethod: string },
-  ids: { customerId: string; key: string; origin?: string },
+  order: SettleableOrder,
+  ids: { customerId: string; key: string },
   options: SettleOptions = {},
-): Promise<CheckoutResult> {
-  const { prisma, idempotency } = deps;
-  const outcome = await settlePayment(
-    deps.stripe,
-    {
-      recordId: owner.recordId,
-      attempt: owner.attempt,
-      amountCents: order.amountCents,
-      currency: order.currency,
-      paymentMethod: order.paymentMethod,
-      paymentIntentId: order.paymentIntentId,
-      metadata: { orderId: order.id, customerId: ids.customerId, idempotencyKey: ids.key },
-      returnUrl: returnUrlFor(ids.origin ?? deps.appOrigin, ids.key),
-      final: options.final ?? owner.pastDeadline,
-    },
-    {
-      recordPaymentIntent: (id) => recordPaymentIntent(prisma, owner, order.id, id),
-      refresh: () => idempotency.refresh(owner),
-    },
-  );
+): Promise<Settled> {
+  const { idempotency } = deps;
+  const fence = { refresh: () => idempotency.refresh(owner) };
+  const outcome =
+    (options.final ?? owner.pastDeadline)
+      ? await settleForGood(deps.stripe, { attemptId: order.id, paymentIntentId: order.paymentIntentId }, fence)
+      : await drivePayment(
+          deps.stripe,
+          {
+            attemptId: order.id,
+            attempt: owner.attempt,
+            amountCents: order.amountCents,
+            currency: order.currency,
+            paymentMethod: order.paymentMethod,
+            paymentIntentId: order.paymentIntentId,
+            metadata: { orderId: order.id, customerId: ids.customerId, idempotencyKey: ids.key },
+            returnUrl: order.returnUrl ?? returnUrlFor(deps.appOrigin, ids.key),
+          },
+          fence,
+        );
   deps.log?.("payment", { key: ids.key, orderId: order.id, attempt: owner.attempt, ...outcome });
+  return record(deps, owner, order, ids, outcome, options);
+}
 
+/** Records `outcome` (fenced); once another owner took over, answers as a duplicate would. */
+async function record(
+  deps: CheckoutDeps,
+  owner: Ownership,
+  order: SettleableOrder,
+  ids: { customerId: string; key: string },
+  outcome: PaymentOutcome,
+  options: SettleOptions,
+): Promise<Settled> {
+  const { idempotency } = deps;
+  const fencedOut = async (): Promise<Settled> => ({
+    result: await answerAsDuplicate(deps, ids),
+    outcome: { kind: "fenced" },
+  });
+  const answered = (response: StoredResponse): Settled => ({
+    result: { kind: "response", response, replayed: false },
+    outcome,
+  });
   switch (outcome.kind) {
     case "fenced":
-      return answerAsDuplicate(deps, ids);
+      return fencedOut();
     case "unknown":
-      await idempotency.release(owner, options.onUnknown ?? "client");
-      return { kind: "unavailable", retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS };
+      await idempotency.release(
+        owner,
+        options.onUnknown ?? "client",
+        outcome.paymentIntentId ? markAttemptOrder({ paymentIntentId: outcome.paymentIntentId }) : undefined,
+      );
+      return { result: { kind: "unavailable", retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS }, outcome };
     case "requires_action": {
       const response = stored(202, {
         status: "requires_action",
         orderId: order.id,
         nextAction: { type: "redirect", url: outcome.url },
       });
-      const parked = await idempotency.park(owner, response, deps.actionTimeoutMs);
-      return parked ? { kind: "response", response, replayed: false } : answerAsDuplicate(deps, ids);
+      const parked = await idempotency.park(
+        owner,
+        response,
+        deps.actionTimeoutMs,
+        markAttemptOrder({ paymentIntentId: outcome.paymentIntentId }),
+      );
+      return parked ? answered(response) : fencedOut();
     }
     default: {
       const response = responseFor(order, outcome);
@@ -165,12 +209,13 @@ export async function settleAttempt(
         markAttemptOrder({
           status: succeeded ? "paid" : "failed",
           paymentIntentId: outcome.paymentIntentId,
+          ...(outcome.kind === "succeeded" ? { amountCents: outcome.amountCents } : {}),
           ...(outcome.kind === "declined" ? { declineCode: outcome.declineCode } : {}),
           ...(outcome.kind === "failed" ? { declineCode: outcome.code } : {}),
         }),
       );
       // Fenced out: a newer owner took over while this one was charging.
-      return recorded ? { kind: "response", response, replayed: false } : answerAsDuplicate(deps, ids);
+      return recorded ? answered(response) : fencedOut();
     }
   }
 }
@@ -184,12 +229,7 @@ export function returnUrlFor(origin: string, key: string): string {
   return `${origin}${RETURN_PATH}?key=${encodeURIComponent(key)}`;
 }
 
-type FinalOutcome = Extract<PaymentOutcome, { kind: "succeeded" | "declined" | "failed" }>;
-
-function responseFor(
-  order: { id: string; amountCents: number; currency: string } | null,
-  outcome: FinalOutcome,
-): StoredResponse {
+function responseFor(order: { id: string } | null, outcome: FinalOutcome): StoredResponse {
   const orderId = order?.id ?? null;
   switch (outcome.kind) {
     case "succeeded":
@@ -198,8 +238,9 @@ function responseFor(
         {
           orderId,
           status: "paid",
-          amountCents: order?.amountCents,
-          currency: order?.currency,
+          // What the intent charged: an attempt that adopted its intent after a price change shows the price paid.
+          amountCents: outcome.amountCents,
+          currency: outcome.currency,
           paymentIntentId: outcome.paymentIntentId,
         },
         { Location: `/orders/${orderId}` },

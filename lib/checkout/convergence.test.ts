@@ -146,23 +146,19 @@ describe("a create whose 500 the provider stored for its key", () => {
   });
 });
 
-describe("a confirm", () => {
-  it("never carries the payment method, so one that executes late on a declined intent charges nothing", async () => {
+describe("a create that executes after its caller gave up", () => {
+  it("is waited for (its key is in use), then replayed: the retry sends the very same request and nothing more is charged", async () => {
     // Every request from the app to the provider passes through here, to be
-    // read; the first confirm is cut off and executes at the provider later.
-    const confirms: Array<{ key: string; form: string }> = [];
+    // read; the first create is cut off and executes at the provider later.
+    const creates: Array<{ key: string; form: string }> = [];
     const proxy = http.createServer((req, res) => {
       let body = "";
       req.on("data", (chunk: Buffer) => (body += chunk.toString()));
       req.on("end", () => {
-        const isConfirm = req.url?.endsWith("/confirm") ?? false;
-        if (isConfirm)
-          confirms.push({
-            key: String(req.headers["idempotency-key"]).replace(/^.*:confirm:/, "confirm:"),
-            form: body,
-          });
+        const isCreate = req.method === "POST" && req.url === "/v1/payment_intents";
+        if (isCreate) creates.push({ key: String(req.headers["idempotency-key"]), form: body });
         const arm =
-          isConfirm && confirms.length === 1
+          isCreate && creates.length === 1
             ? control("faults", { lateExecution: { delayMs: 1_500, times: 1 } })
             : Promise.resolve();
         void arm.then(() => {
@@ -187,16 +183,18 @@ describe("a confirm", () => {
       const body = cart("pm_card_chargeDeclined");
       expect(await checkout(proxied, { customerId, key, body })).toMatchObject({ kind: "unavailable" });
       expect((await control("faults")).stats.lateAnswered).toBe(1);
-      // The shopper retries at once: the retry confirms (under its own key) and is declined.
-      const declined = bodyOf(await checkout(proxied, { customerId, key, body }));
-      expect(declined).toMatchObject({ status: 402, body: { error: "card_declined" } });
+      // The shopper retries at once: the first create still holds its key (409 in use), nothing is found yet.
+      expect(await checkout(proxied, { customerId, key, body })).toMatchObject({ kind: "unavailable" });
       await waitForStat("lateExecuted", 1);
+      const declined = bodyOf(await checkout(proxied, { customerId, key, body }));
+      expect(declined).toMatchObject({ status: 402, replayed: false, body: { error: "card_declined" } });
       // stripe-node resends a request whose connection closed once, under the
-      // same key, even with maxNetworkRetries 0 (RequestSender._shouldRetry):
-      // the cut-off first confirm is sent twice, then the retry's own.
-      expect(confirms.map((c) => c.key)).toEqual(["confirm:1", "confirm:1", "confirm:2"]);
-      for (const { form } of confirms) expect(new URLSearchParams(form).has("payment_method")).toBe(false);
-      expect((await control("faults")).stats).toMatchObject({ charges: 0, declines: 1 });
+      // same key, even with maxNetworkRetries 0 (RequestSender._shouldRetry).
+      expect(creates.length).toBeGreaterThanOrEqual(3);
+      expect(new Set(creates.map((c) => c.key))).toEqual(new Set([`${declined.body.orderId}:create`]));
+      expect(new Set(creates.map((c) => c.form)).size).toBe(1);
+      expect((await control("faults")).stats).toMatchObject({ charges: 0, declines: 1, replayed: 1 });
+      expect((await deps.stripe.paymentIntents.list({ limit: 100 })).data).toHaveLength(1);
       expect(bodyOf(await checkout(proxied, { customerId, key, body }))).toMatchObject({ status: 402, replayed: true });
     } finally {
       await new Promise((resolve) => proxy.close(resolve));

@@ -1,15 +1,17 @@
 import { Prisma, type PrismaClient } from "../generated/prisma/client";
 import { heldBy, type OutcomeEffect } from "../idempotency/engine";
 import type { Ownership } from "../idempotency/types";
-import type { PricedLine } from "./price-cart";
+import type { CheckoutRequest, ValidationIssue } from "./request";
 
-/** Order persistence for checkout: one pending order per claimed attempt. */
+/** Order persistence for checkout: one pending order per attempt, its id derived from the attempt. */
 export interface PendingOrder {
   id: string;
   amountCents: number;
   currency: string;
   paymentMethod: string | null;
   paymentIntentId: string | null;
+  /** Where 3-D Secure returns the shopper, as the first request of the attempt sent it to Stripe. */
+  returnUrl: string | null;
 }
 
 const pendingSelect = {
@@ -18,68 +20,122 @@ const pendingSelect = {
   currency: true,
   paymentMethod: true,
   paymentIntentId: true,
+  returnUrl: true,
 } as const;
 
+export type AttemptOrder =
+  | { kind: "order"; order: PendingOrder }
+  | { kind: "invalid"; issues: ValidationIssue[] }
+  /** The owner lost its claim: nothing was written. */
+  | { kind: "fenced" };
+
+interface AttemptOrderRow {
+  kind: "order" | "missing" | "currencies";
+  id: string | null;
+  amountCents: number | null;
+  currency: string | null;
+  paymentMethod: string | null;
+  paymentIntentId: string | null;
+  returnUrl: string | null;
+  line: number | null;
+  sku: string | null;
+}
+
 /**
- * Writes a pending order and its lines in one statement (atomic without a
- * transaction, one round trip), creating the customer row if a session
- * outlived a database reset (the signed cookie is proof enough).
+ * Prices the cart from the catalogue and writes the attempt's pending order,
+ * its lines and (if a session outlived a database reset) its customer, in one
+ * statement — atomic without a transaction, one round trip — while `owner`
+ * still holds the claim. The client's idea of a price is never used.
  *
- * With `owner`, the order belongs to that claimed attempt: it is written only
- * while the claim is still the owner's (null once fenced out), at most once
- * per attempt, and a retaken attempt gets the first owner's order — and price
- * — back. Without, it is a plain order (the lab's naive checkout).
+ * At most one order per attempt, under the id derived from the attempt: a
+ * retaken attempt gets the first owner's order, and price, back. An order
+ * whose claim was lost (its record deleted) is taken back by the attempt's
+ * new claim as it was. A cart with an unknown product, or mixing currencies,
+ * writes nothing.
  */
-export async function createOrder(
+export async function createAttemptOrder(
   prisma: PrismaClient,
   input: {
-    owner: Ownership | null;
+    owner: Ownership;
+    orderId: string;
     customerId: string;
-    amountCents: number;
-    currency: string;
+    items: CheckoutRequest["items"];
     paymentMethod: string;
-    lines: PricedLine[];
+    returnUrl: string;
   },
-): Promise<PendingOrder | null> {
-  const owner = input.owner ? heldBy(input.owner) : Prisma.sql`owner as (select null::uuid as id)`;
-  const rows = await prisma.$queryRaw<PendingOrder[]>`
-    with ${owner},
+): Promise<AttemptOrder> {
+  const items = JSON.stringify(input.items.map((item, line) => ({ line, sku: item.sku, quantity: item.quantity })));
+  const rows = await prisma.$queryRaw<AttemptOrderRow[]>`
+    with ${heldBy(input.owner)},
+    existing as (
+      select o.* from orders o join owner on o.id = ${input.orderId}::uuid
+       where o.idempotency_key_id = owner.id or o.idempotency_key_id is null
+    ),
+    wanted as (
+      select * from jsonb_to_recordset(${items}::jsonb) as w(line int, sku text, quantity int)
+    ),
+    priced as (
+      select w.line, w.sku, w.quantity, p.name, p.price_cents, p.currency
+        from wanted w join products p on p.sku = w.sku
+    ),
+    valid as (
+      select (select count(*) from priced) = (select count(*) from wanted)
+         and (select count(distinct currency) from priced) = 1 as ok
+    ),
     customer as (
-      insert into customers (id) select ${input.customerId}::uuid from owner
+      insert into customers (id) select ${input.customerId}::uuid from owner, valid
+       where valid.ok and not exists (select 1 from existing)
       on conflict (id) do nothing
     ),
     created as (
-      insert into orders (customer_id, idempotency_key_id, amount_cents, currency, payment_method)
-      select ${input.customerId}::uuid, owner.id, ${input.amountCents}, ${input.currency}, ${input.paymentMethod} from owner
-      on conflict (idempotency_key_id) do nothing
-      returning ${pendingColumns("orders")}
+      insert into orders (id, customer_id, idempotency_key_id, amount_cents, currency, payment_method, return_url)
+      select ${input.orderId}::uuid, ${input.customerId}::uuid, owner.id,
+             (select sum(price_cents * quantity) from priced), (select min(currency) from priced),
+             ${input.paymentMethod}, ${input.returnUrl}
+        from owner, valid
+       where valid.ok and not exists (select 1 from existing)
+      returning *
     ),
     lines as (
       insert into order_lines (order_id, sku, name, unit_price_cents, quantity)
-      select created.id, line.sku, line.name, line.unit_price_cents, line.quantity
-        from created,
-             jsonb_to_recordset(${JSON.stringify(input.lines.map(toRow))}::jsonb)
-               as line(sku text, name text, unit_price_cents int, quantity int)
-    )
-    select * from created
+      select created.id, priced.sku, priced.name, priced.price_cents, priced.quantity from created, priced
+    ),
+    claimed as (
+      update orders set idempotency_key_id = owner.id, updated_at = now()
+        from owner where orders.id = ${input.orderId}::uuid and orders.idempotency_key_id is null
+    ),
+    found as (select * from created union all select * from existing)
+    select 'order' as kind, id, amount_cents as "amountCents", currency, payment_method as "paymentMethod",
+           payment_intent_id as "paymentIntentId", return_url as "returnUrl", null::int as line, null as sku
+      from found
     union all
-    select ${pendingColumns("existing")} from orders existing join owner on existing.idempotency_key_id = owner.id
-     where not exists (select 1 from created)`;
-  return rows[0] ?? null;
+    select 'missing', null, null, null, null, null, null, w.line, w.sku from wanted w, owner
+     where not exists (select 1 from existing) and not exists (select 1 from priced where priced.line = w.line)
+    union all
+    select 'currencies', null, null, null, null, null, null, null, null from valid, owner
+     where not exists (select 1 from existing) and not valid.ok
+       and (select count(*) from priced) = (select count(*) from wanted)`;
+  const order = rows.find((row) => row.kind === "order");
+  if (order) return { kind: "order", order: toPending(order) };
+  if (rows.length === 0) return { kind: "fenced" };
+  const issues: ValidationIssue[] = rows.map((row) =>
+    row.kind === "missing"
+      ? { path: ["items", row.line!, "sku"], message: `unknown product ${row.sku}` }
+      : { path: ["items"], message: "items must share one currency" },
+  );
+  return { kind: "invalid", issues };
 }
 
-const pendingColumns = (table: string) =>
-  Prisma.raw(
-    `${table}.id, ${table}.amount_cents as "amountCents", ${table}.currency, ` +
-      `${table}.payment_method as "paymentMethod", ${table}.payment_intent_id as "paymentIntentId"`,
-  );
-
-const toRow = (line: PricedLine) => ({
-  sku: line.sku,
-  name: line.name,
-  unit_price_cents: line.unitPriceCents,
-  quantity: line.quantity,
-});
+function toPending(row: AttemptOrderRow): PendingOrder {
+  return {
+    id: row.id!,
+    amountCents: Number(row.amountCents),
+    currency: row.currency!,
+    paymentMethod: row.paymentMethod,
+    paymentIntentId: row.paymentIntentId,
+    returnUrl: row.returnUrl,
+  };
+}
 
 /** The order an attempt created, if its owner got that far. */
 export function findAttemptOrder(prisma: PrismaClient, idempotencyKeyId: string): Promise<PendingOrder | null> {
@@ -87,38 +143,23 @@ export function findAttemptOrder(prisma: PrismaClient, idempotencyKeyId: string)
 }
 
 /**
- * Records the attempt's PaymentIntent on its order while `owner` holds the
- * claim, renewing its lock for the confirm that follows (one statement).
- * Every owner of one attempt gets the same PaymentIntent back from Stripe, so
- * writing it more than once writes the same value. False once fenced out.
+ * What an attempt's outcome writes on its order, as the effect of the claim's
+ * fenced finish, park or release: the PaymentIntent it learned, and for a
+ * final outcome the status (and, for a payment, the amount the intent
+ * charged, which is the truth of the order).
  */
-export async function recordPaymentIntent(
-  prisma: PrismaClient,
-  owner: Ownership,
-  orderId: string,
-  paymentIntentId: string,
-): Promise<boolean> {
-  const rows = await prisma.$queryRaw<Array<{ held: number }>>`
-    with ${heldBy(owner)},
-    recorded as (
-      update orders set payment_intent_id = ${paymentIntentId}, updated_at = now()
-       where id = ${orderId}::uuid and payment_intent_id is null and exists (select 1 from owner)
-    )
-    select count(*)::int as held from owner`;
-  return rows[0]?.held === 1;
-}
-
-/** Marks the attempt's order with its outcome, as the effect of the claim's fenced finish. */
 export function markAttemptOrder(outcome: {
-  status: "paid" | "failed";
+  status?: "paid" | "failed";
   paymentIntentId: string | null;
   declineCode?: string;
+  amountCents?: number;
 }): OutcomeEffect {
   return (finishedId) => Prisma.sql`
     update orders
-       set status = ${outcome.status}::order_status,
+       set status = coalesce(${outcome.status ?? null}::order_status, status),
            payment_intent_id = coalesce(${outcome.paymentIntentId}, payment_intent_id),
-           decline_code = ${outcome.declineCode ?? null},
+           decline_code = ${outcome.status === undefined ? Prisma.sql`decline_code` : Prisma.sql`${outcome.declineCode ?? null}`},
+           amount_cents = coalesce(${outcome.amountCents ?? null}::int, amount_cents),
            updated_at = now()
      where idempotency_key_id = ${finishedId}`;
 }

@@ -1,5 +1,5 @@
 import type { PrismaClient } from "../generated/prisma/client";
-import type { CheckoutRequest } from "./request";
+import type { CheckoutRequest, ValidationIssue } from "./request";
 
 export interface PricedLine {
   sku: string;
@@ -9,10 +9,13 @@ export interface PricedLine {
 }
 
 export type PricedCart =
-  | { ok: true; lines: PricedLine[]; amountCents: number; currency: string }
-  | { ok: false; issues: Array<{ path: Array<string | number>; message: string }> };
+  { ok: true; lines: PricedLine[]; amountCents: number; currency: string } | { ok: false; issues: ValidationIssue[] };
 
-/** Prices a cart from the catalogue in the database; the client's idea of a price is never used. */
+/**
+ * Prices a cart from the catalogue in the database; the client's idea of a
+ * price is never used. The checkout prices inside its order's insert
+ * (lib/checkout/orders.ts); this is the lab's naive route's and the tests'.
+ */
 export async function priceCart(prisma: PrismaClient, items: CheckoutRequest["items"]): Promise<PricedCart> {
   const products = await prisma.product.findMany({
     where: { sku: { in: items.map((i) => i.sku) } },

@@ -7,11 +7,11 @@ import { createPrismaClient } from "../db";
 import { IdempotencyEngine } from "../idempotency/engine";
 import { fingerprint } from "../idempotency/fingerprint";
 import type { Ownership } from "../idempotency/types";
-import { settlePayment } from "../payments/settle";
+import { drivePayment } from "../payments/drive";
 import { createStripeClient } from "../payments/stripe-client";
 import { checkout, type CheckoutDeps } from "./checkout";
-import { createOrder, recordPaymentIntent, type PendingOrder } from "./orders";
-import { priceCart } from "./price-cart";
+import { attemptId } from "./attempt-id";
+import { createAttemptOrder, type PendingOrder } from "./orders";
 import { reconcileAbandoned } from "./reconcile";
 import { CHECKOUT_ENDPOINT, type CheckoutRequest } from "./request";
 import { sleep } from "../sleep";
@@ -86,8 +86,7 @@ describe("the reconciler", () => {
     // its own payment code runs to the charge; the write of the PaymentIntent's
     // id is lost with the crash, and nothing is recorded after.
     const { owner, order, key } = await ownedOrder(customerId);
-    const charged = await settlePayment(deps.stripe, paymentOf(owner, order, key, customerId), {
-      recordPaymentIntent: async () => true,
+    const charged = await drivePayment(deps.stripe, paymentOf(owner, order, key, customerId), {
       refresh: async () => true,
     });
     if (charged.kind !== "succeeded") throw new Error(`expected a charge, got ${charged.kind}`);
@@ -198,14 +197,11 @@ describe("the reconciler", () => {
     // does not know, so every reading of it fails and its outcome stays unknown.
     for (let i = 0; i < 100; i++) {
       const { owner, order } = await ownedOrder(customerId);
-      expect(await recordPaymentIntent(prisma, owner, order.id, `pi_poisoned_${i}_${randomUUID().slice(0, 8)}`)).toBe(
-        true,
-      );
+      expect(await recordIntent(order.id, `pi_poisoned_${i}_${randomUUID().slice(0, 8)}`)).toBe(true);
     }
     // Then one that really charged the card before its server died.
     const { owner, order, key } = await ownedOrder(customerId);
-    const charged = await settlePayment(deps.stripe, paymentOf(owner, order, key, customerId), {
-      recordPaymentIntent: async () => true,
+    const charged = await drivePayment(deps.stripe, paymentOf(owner, order, key, customerId), {
       refresh: async () => true,
     });
     expect(charged.kind).toBe("succeeded");
@@ -238,7 +234,8 @@ describe("the reconciler", () => {
     };
     const customerId = await newCustomer();
     const { owner, order, key } = await ownedOrder(customerId);
-    // Created at the provider, never confirmed: its owner died in between.
+    // Created at the provider, never confirmed: an earlier version of the shop
+    // created and confirmed in two calls, and its owner died in between.
     const created = await deps.stripe.paymentIntents.create(
       {
         amount: order.amountCents,
@@ -248,7 +245,7 @@ describe("the reconciler", () => {
       },
       { idempotencyKey: `${owner.recordId}:create` },
     );
-    expect(await recordPaymentIntent(prisma, owner, order.id, created.id)).toBe(true);
+    expect(await recordIntent(order.id, created.id)).toBe(true);
     await sleep(TTL_MS + 300);
 
     expect(await reconcileAbandoned(short)).toEqual({ ...nothing, failed: 1 });
@@ -279,8 +276,7 @@ describe("the reconciler", () => {
     const customerId = await newCustomer();
     const { owner, order, key } = await ownedOrder(customerId);
     // Charged, and the server died before writing the intent's id.
-    const charged = await settlePayment(deps.stripe, paymentOf(owner, order, key, customerId), {
-      recordPaymentIntent: async () => true,
+    const charged = await drivePayment(deps.stripe, paymentOf(owner, order, key, customerId), {
       refresh: async () => true,
     });
     expect(charged.kind).toBe("succeeded");
@@ -297,29 +293,36 @@ describe("the reconciler", () => {
   });
 });
 
-/** What a server does up to its first provider call: claim, price, write the order. */
+/** What a server does up to its first provider call: claim, then price the cart into the attempt's order. */
 async function ownedOrder(customerId: string) {
   const key = randomUUID();
-  const claim = await deps.idempotency.claim(
-    { subjectId: customerId, endpoint: CHECKOUT_ENDPOINT, key },
-    fingerprint(body),
-  );
+  const scope = { subjectId: customerId, endpoint: CHECKOUT_ENDPOINT, key };
+  const claim = await deps.idempotency.claim(scope, fingerprint(body));
   if (claim.kind !== "claimed") throw new Error("expected a claim");
-  const cart = await priceCart(prisma, body.items);
-  if (!cart.ok) throw new Error("cart");
-  const order = await createOrder(prisma, {
+  const written = await createAttemptOrder(prisma, {
     owner: claim.owner,
+    orderId: attemptId(scope),
     customerId,
+    items: body.items,
     paymentMethod: body.paymentMethod,
-    ...cart,
+    returnUrl: "http://localhost:3000/checkout/return",
   });
-  if (!order) throw new Error("expected the order to be written");
-  return { owner: claim.owner, order, key };
+  if (written.kind !== "order") throw new Error("expected the order to be written");
+  return { owner: claim.owner, order: written.order, key };
+}
+
+/** The attempt's PaymentIntent written on its order, as an owner that got that far left it. */
+async function recordIntent(orderId: string, paymentIntentId: string): Promise<boolean> {
+  const { count } = await prisma.order.updateMany({
+    where: { id: orderId, paymentIntentId: null },
+    data: { paymentIntentId },
+  });
+  return count === 1;
 }
 
 function paymentOf(owner: Ownership, order: PendingOrder, key: string, customerId: string) {
   return {
-    recordId: owner.recordId,
+    attemptId: order.id,
     attempt: owner.attempt,
     amountCents: order.amountCents,
     currency: order.currency,
@@ -327,6 +330,5 @@ function paymentOf(owner: Ownership, order: PendingOrder, key: string, customerI
     paymentIntentId: null,
     metadata: { orderId: order.id, customerId, idempotencyKey: key },
     returnUrl: "http://localhost:3000/checkout/return",
-    final: false,
   };
 }

@@ -1,5 +1,6 @@
 import type { AbandonedRecord } from "../idempotency/types";
-import { recordExpired, settleAttempt, type CheckoutDeps, type CheckoutResult } from "./checkout";
+import type { PaymentOutcome } from "../payments/outcome";
+import { recordExpired, settleAttempt, type CheckoutDeps } from "./checkout";
 import { findAttemptOrder } from "./orders";
 import { CHECKOUT_ENDPOINT } from "./request";
 
@@ -69,7 +70,7 @@ async function reconcileOne(
     await deps.idempotency.release(owner, "backoff");
     return { outcome: "skipped" };
   }
-  const result = await settleAttempt(
+  const { outcome } = await settleAttempt(
     deps,
     owner,
     { ...order, paymentMethod: order.paymentMethod ?? "" },
@@ -77,17 +78,22 @@ async function reconcileOne(
     // A parked record is due only once its authentication timed out.
     { final: owner.pastDeadline || record.parked, onUnknown: "backoff" },
   );
-  return outcomeOf(result);
+  return countAs(outcome);
 }
 
-function outcomeOf(result: CheckoutResult): { outcome: ReconcileOutcome; code?: string } {
-  if (result.kind === "unavailable") return { outcome: "unknown" };
-  if (result.kind !== "response") return { outcome: "skipped" };
-  const { statusCode, body } = result.response;
-  if (statusCode === 201) return { outcome: "paid" };
-  if (statusCode === 202) return { outcome: "waiting" };
-  const { error, code, declineCode } = JSON.parse(body) as { error?: string; code?: string; declineCode?: string };
-  return error === "card_declined"
-    ? { outcome: "declined", code: declineCode }
-    : { outcome: "failed", code: code ?? error };
+function countAs(outcome: PaymentOutcome): { outcome: ReconcileOutcome; code?: string } {
+  switch (outcome.kind) {
+    case "succeeded":
+      return { outcome: "paid" };
+    case "requires_action":
+      return { outcome: "waiting" };
+    case "declined":
+      return { outcome: "declined", code: outcome.declineCode };
+    case "failed":
+      return { outcome: "failed", code: outcome.code };
+    case "unknown":
+      return { outcome: "unknown" };
+    case "fenced":
+      return { outcome: "skipped" }; // another owner took it over meanwhile
+  }
 }

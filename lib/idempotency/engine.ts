@@ -228,22 +228,34 @@ export class IdempotencyEngine {
     outcome: { status: "completed" | "failed"; response: StoredResponse },
     effect?: OutcomeEffect,
   ): Promise<boolean> {
+    return this.fencedUpdate(
+      owner,
+      Prisma.sql`status = ${outcome.status}::idempotency_status,
+             response_status = ${outcome.response.statusCode},
+             response_body = ${outcome.response.body},
+             response_headers = ${JSON.stringify(outcome.response.headers)}::jsonb,
+             completed_at = now(),
+             expires_at = now() + ${this.options.retentionHours} * interval '1 hour',
+             lock_token = null, locked_at = null, next_attempt_at = null`,
+      effect,
+    );
+  }
+
+  /**
+   * Updates the owner's record with `set` and runs `effect` in the same
+   * statement (atomic without a transaction, one round trip), only while
+   * `owner` holds the claim. False, having written nothing, once fenced out.
+   */
+  private async fencedUpdate(owner: Ownership, set: Prisma.Sql, effect?: OutcomeEffect): Promise<boolean> {
     // Data-modifying WITH clauses always run to completion, read or not.
-    const rows = await this.prisma.$queryRaw<Array<{ finished: number }>>`
-      with finished as (
-        update idempotency_keys
-           set status = ${outcome.status}::idempotency_status,
-               response_status = ${outcome.response.statusCode},
-               response_body = ${outcome.response.body},
-               response_headers = ${JSON.stringify(outcome.response.headers)}::jsonb,
-               completed_at = now(),
-               expires_at = now() + ${this.options.retentionHours} * interval '1 hour',
-               lock_token = null, locked_at = null, next_attempt_at = null
+    const rows = await this.prisma.$queryRaw<Array<{ updated: number }>>`
+      with updated as (
+        update idempotency_keys set ${set}
          where id = ${owner.recordId}::uuid and lock_token = ${owner.lockToken}::uuid and status = 'in_progress'
         returning id
-      )${effect ? Prisma.sql`, effect as (${effect(Prisma.sql`(select id from finished)`)})` : Prisma.empty}
-      select count(*)::int as finished from finished`;
-    return rows[0]?.finished === 1;
+      )${effect ? Prisma.sql`, effect as (${effect(Prisma.sql`(select id from updated)`)})` : Prisma.empty}
+      select count(*)::int as updated from updated`;
+    return rows[0]?.updated === 1;
   }
 
   /**
@@ -251,7 +263,7 @@ export class IdempotencyEngine {
    * transient): the record stays in_progress with no owner, so the next retry
    * with the same key retakes it at once and repeats the effect safely.
    */
-  async release(owner: Ownership, next: "client" | "backoff" = "client"): Promise<boolean> {
+  async release(owner: Ownership, next: "client" | "backoff" = "client", effect?: OutcomeEffect): Promise<boolean> {
     // The client's retry comes first; the reconciler looks after a TTL, or —
     // when it was the reconciler that found the outcome unknown — after its
     // own growing backoff for this record alone.
@@ -259,15 +271,15 @@ export class IdempotencyEngine {
       next === "client"
         ? Prisma.sql`now() + ${this.options.inProgressTtlMs} * interval '1 millisecond'`
         : Prisma.sql`now() + least(${RECONCILE_BACKOFF_BASE_MS} * power(2, reconcile_tries), ${RECONCILE_BACKOFF_MAX_MS}) * interval '1 millisecond'`;
-    const updated = await this.prisma.$executeRaw`
-      update idempotency_keys
-         set lock_token = null, locked_at = null,
+    return this.fencedUpdate(
+      owner,
+      Prisma.sql`lock_token = null, locked_at = null,
              -- an attempt waiting for the shopper keeps at least its action timeout
              next_attempt_at = case when response_status is null then ${nextAttempt}
                                     else greatest(next_attempt_at, ${nextAttempt}) end,
-             reconcile_tries = reconcile_tries + ${next === "backoff" ? 1 : 0}
-       where id = ${owner.recordId}::uuid and lock_token = ${owner.lockToken}::uuid and status = 'in_progress'`;
-    return updated === 1;
+             reconcile_tries = reconcile_tries + ${next === "backoff" ? 1 : 0}`,
+      effect,
+    );
   }
 
   /**
@@ -276,17 +288,22 @@ export class IdempotencyEngine {
    * duplicate. The reconciler looks at it once `actionTimeoutMs` has passed
    * since it first waited; waiting again does not move that time. Fenced.
    */
-  async park(owner: Ownership, response: StoredResponse, actionTimeoutMs: number): Promise<boolean> {
-    const updated = await this.prisma.$executeRaw`
-      update idempotency_keys
-         set response_status = ${response.statusCode}, response_body = ${response.body},
+  async park(
+    owner: Ownership,
+    response: StoredResponse,
+    actionTimeoutMs: number,
+    effect?: OutcomeEffect,
+  ): Promise<boolean> {
+    return this.fencedUpdate(
+      owner,
+      Prisma.sql`response_status = ${response.statusCode}, response_body = ${response.body},
              response_headers = ${JSON.stringify(response.headers)}::jsonb,
              next_attempt_at = case when response_status is null
                                     then now() + ${actionTimeoutMs} * interval '1 millisecond'
                                     else next_attempt_at end,
-             lock_token = null, locked_at = null
-       where id = ${owner.recordId}::uuid and lock_token = ${owner.lockToken}::uuid and status = 'in_progress'`;
-    return updated === 1;
+             lock_token = null, locked_at = null`,
+      effect,
+    );
   }
 
   /** Renews the owner's lock before another provider call (the TTL bounds one call). False once fenced out. */

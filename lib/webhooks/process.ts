@@ -1,6 +1,6 @@
 import type Stripe from "stripe";
 import { settleAttempt } from "../checkout/checkout";
-import { findAttemptOrder, recordPaymentIntent } from "../checkout/orders";
+import { findAttemptOrder } from "../checkout/orders";
 import { recordRefund } from "../checkout/refunds";
 import { findPaymentAttempt, isOurs, type PaymentAttempt } from "./attempt";
 import type { WebhookDeps } from "./deps";
@@ -9,7 +9,7 @@ import { refundLateSuccess } from "./late-success";
 import { undoStrayIntent } from "./stray-intent";
 
 /**
- * Processing the inbox (SPEC section 8). Delivery is at least once and in no
+ * Processing the inbox (docs/contract.md, "Webhooks"). Delivery is at least once and in no
  * particular order, so an event is a hint: for `payment_intent.*` the app
  * asks Stripe for the intent as it is now and acts on that, through the same
  * fenced path as a shopper's retry or the reconciler. An event is either done
@@ -145,29 +145,30 @@ async function driveAttempt(
     await deps.idempotency.release(owner, "backoff");
     return { later: "attempt has no order with a payment method" };
   }
-  // An owner that died between Stripe's answer and recording the intent's id:
-  // record it now (fenced), so the attempt resumes with this intent.
-  const recorded =
-    found.paymentIntentId === null && (await recordPaymentIntent(deps.prisma, owner, found.id, intent.id));
-  const order = recorded ? { ...found, paymentIntentId: intent.id } : found;
+  // An owner that died before recording the intent's id: this is the attempt's
+  // intent (its metadata names the attempt), so the attempt resumes with it.
+  const order = { ...found, paymentMethod, paymentIntentId: found.paymentIntentId ?? intent.id };
   // Not `final` unless past the deadline: a webhook never cancels an intent
   // the shopper may still complete (3-D Secure); the reconciler does, on time.
-  const result = await settleAttempt(
+  const { outcome } = await settleAttempt(
     deps,
     owner,
-    { ...order, paymentMethod },
+    order,
     { customerId: record.subjectId, key: record.key },
     { onUnknown: "backoff" },
   );
-  switch (result.kind) {
-    case "response":
-      return { done: result.response.statusCode === 201 ? "paid" : `settled_${result.response.statusCode}` };
-    case "unavailable":
+  switch (outcome.kind) {
+    case "succeeded":
+      return { done: "paid" };
+    case "requires_action":
+      return { done: "settled_202" };
+    case "declined":
+    case "failed":
+      return { done: "settled_402" };
+    case "unknown":
       return { later: "payment outcome unknown at the provider" };
-    case "in_progress":
+    case "fenced":
       return { later: "attempt owned by a live request" };
-    default:
-      return { done: result.kind };
   }
 }
 

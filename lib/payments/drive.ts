@@ -1,0 +1,145 @@
+import type Stripe from "stripe";
+import { findAttemptIntent, paymentKeys, type AttemptMetadata } from "./attempt-intent";
+import { outcomeOf, outcomeOfError, type PaymentOutcome } from "./outcome";
+import { isStripeError } from "./stripe-errors";
+
+/**
+ * Drives one payment to an outcome, any number of times, charging at most
+ * once (docs/decisions/0008-one-call-under-attempt-keys.md). A fresh attempt
+ * costs one provider call: the PaymentIntent is created and confirmed
+ * together, under a key derived from the attempt, so repeating the call after
+ * a lost answer — by a retry, a retake, or after the shop lost its own rows —
+ * sends Stripe the very same request and gets the first answer back. Where
+ * the key cannot tell (a stored 500, a key still in use, parameters that
+ * changed), the attempt's intent is looked up by its metadata and adopted.
+ * An attempt whose intent is already known asks Stripe for its state first.
+ */
+export interface PaymentRequest {
+  /** The attempt's derived id (its order's id): the root of every downstream key. */
+  attemptId: string;
+  /** Which owner of the attempt this is: confirm keys differ per owner. */
+  attempt: number;
+  amountCents: number;
+  currency: string;
+  paymentMethod: string;
+  /** Set when an earlier owner learned the attempt's PaymentIntent. */
+  paymentIntentId: string | null;
+  metadata: AttemptMetadata;
+  /** Where Stripe sends the shopper back after 3-D Secure. */
+  returnUrl: string;
+}
+
+/** Renews the owner's lock before a provider call that could change anything; false once fenced out. */
+export interface Fence {
+  refresh(): Promise<boolean>;
+}
+
+type Intent = Stripe.PaymentIntent & Partial<Pick<Stripe.Response<Stripe.PaymentIntent>, "lastResponse">>;
+
+export async function drivePayment(stripe: Stripe, request: PaymentRequest, fence: Fence): Promise<PaymentOutcome> {
+  let paymentIntentId = request.paymentIntentId;
+  let stage: "write" | "read" = "read";
+  try {
+    let intent: Intent;
+    if (paymentIntentId) {
+      intent = await stripe.paymentIntents.retrieve(paymentIntentId);
+    } else {
+      // The caller renewed the lock just before: this one call needs no renewal of its own.
+      stage = "write";
+      const created = await createAndConfirm(stripe, request);
+      stage = "read";
+      if (!created.intent) return { kind: "unknown", paymentIntentId: null, reason: created.reason };
+      intent = created.intent;
+      // A replay is the intent as it was first answered; the shopper may have authenticated since.
+      if (isReplay(intent) && intent.status !== "succeeded" && intent.status !== "canceled")
+        intent = await stripe.paymentIntents.retrieve(intent.id);
+    }
+    paymentIntentId = intent.id;
+    if (needsConfirmation(intent)) {
+      if (!(await fence.refresh())) return { kind: "fenced" };
+      stage = "write";
+      intent = await confirm(stripe, intent.id, request);
+    }
+    return outcomeOf(intent);
+  } catch (err) {
+    return outcomeOfError(err, paymentIntentId, stage);
+  }
+}
+
+/** The create's answer, or the intent found by metadata when the key could not tell (`reason` says why). */
+type Created = { intent: Intent | null; reason: string };
+
+/**
+ * The one call of a fresh attempt. Stripe answers an idempotency error when
+ * the key cannot replay: the first request with it is still running (409
+ * `idempotency_key_in_use`), or it came with other parameters (400: the
+ * catalogue's price changed after the shop lost the attempt's order). A
+ * stored `500` replays for ever. In each case the attempt's intent, if it
+ * exists, is found by its metadata and adopted; none found is unknown.
+ */
+async function createAndConfirm(stripe: Stripe, request: PaymentRequest): Promise<Created> {
+  try {
+    const intent = await stripe.paymentIntents.create(
+      {
+        amount: request.amountCents,
+        currency: request.currency,
+        // The payment method is fixed here, once: a later confirm never sends
+        // it again, so it can never charge an intent that was declined.
+        payment_method: request.paymentMethod,
+        confirm: true,
+        // With a return_url, 3-D Secure is a redirect (never `use_stripe_sdk`,
+        // which needs Stripe.js). Cards only; API 2026-10-28 (stripe-node 23)
+        // names this `allowed_payment_method_types`.
+        return_url: request.returnUrl,
+        allowed_payment_method_types: ["card"],
+        metadata: request.metadata,
+      },
+      { idempotencyKey: paymentKeys(request.attemptId).create },
+    );
+    return { intent, reason: "created" };
+  } catch (err) {
+    if (!keyCannotTell(err)) throw err;
+    const intent = await findAttemptIntent(stripe, request.attemptId);
+    return { intent, reason: describeKeyError(err) };
+  }
+}
+
+function keyCannotTell(err: unknown): err is Stripe.errors.StripeError {
+  if (!isStripeError(err)) return false;
+  return err.type === "StripeIdempotencyError" || (err.type === "StripeAPIError" && err.statusCode === 500);
+}
+
+function describeKeyError(err: Stripe.errors.StripeError): string {
+  return `${err.type} ${err.statusCode ?? ""} ${err.code ?? ""}: the attempt's intent is not found yet`.replace(
+    / +/g,
+    " ",
+  );
+}
+
+/** An intent some other owner confirmed meanwhile answers "unexpected state": its current status is then the outcome. */
+async function confirm(stripe: Stripe, id: string, request: PaymentRequest): Promise<Stripe.PaymentIntent> {
+  try {
+    return await stripe.paymentIntents.confirm(
+      id,
+      { return_url: request.returnUrl },
+      { idempotencyKey: paymentKeys(request.attemptId).confirm(request.attempt) },
+    );
+  } catch (err) {
+    if (isStripeError(err, "StripeInvalidRequestError") && err.code === "payment_intent_unexpected_state") {
+      return stripe.paymentIntents.retrieve(id);
+    }
+    throw err;
+  }
+}
+
+/** Created but never confirmed: by an earlier version of the shop, or a create Stripe executed only in part. */
+function needsConfirmation(intent: Stripe.PaymentIntent): boolean {
+  return (
+    intent.status === "requires_confirmation" ||
+    (intent.status === "requires_payment_method" && !intent.last_payment_error)
+  );
+}
+
+function isReplay(intent: Intent): boolean {
+  return intent.lastResponse?.headers["idempotent-replayed"] === "true";
+}

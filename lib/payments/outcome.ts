@@ -1,0 +1,105 @@
+import type Stripe from "stripe";
+import { isStripeError } from "./stripe-errors";
+
+/**
+ * What a payment came to, as Stripe tells it: read from a PaymentIntent's
+ * state, or from the error a provider call answered. The one place where
+ * Stripe's statuses and error types become the shop's outcomes.
+ */
+export type PaymentOutcome =
+  /** Charged: `amountCents` and `currency` are what the intent charged. */
+  | { kind: "succeeded"; paymentIntentId: string; amountCents: number; currency: string }
+  /** The bank said no: `402 card_declined`. */
+  | { kind: "declined"; paymentIntentId: string | null; declineCode: string; message: string }
+  /** Nothing was charged and nothing will be: `402` with `error`. */
+  | { kind: "failed"; paymentIntentId: string | null; error: FailureError; code: string; message: string }
+  /** The shopper must authenticate (3-D Secure) at `url`; the attempt waits for them. */
+  | { kind: "requires_action"; paymentIntentId: string; url: string }
+  | { kind: "unknown"; paymentIntentId: string | null; reason: string }
+  /** The owner lost its claim before a provider call: it must not go on. */
+  | { kind: "fenced" };
+
+export type FailureError = "payment_failed" | "authentication_failed" | "authentication_abandoned";
+
+/** The outcomes that end an attempt for good. */
+export type FinalOutcome = Extract<PaymentOutcome, { kind: "succeeded" | "declined" | "failed" }>;
+
+/** Past the deadline with nothing that succeeded: a stored failure, nothing charged. */
+export function attemptExpired(paymentIntentId: string | null): Extract<PaymentOutcome, { kind: "failed" }> {
+  return failed(
+    paymentIntentId,
+    "payment_failed",
+    "attempt_expired",
+    "This payment attempt expired before it could be completed; nothing was charged.",
+  );
+}
+
+export function failed(
+  paymentIntentId: string | null,
+  error: FailureError,
+  code: string,
+  message: string,
+): Extract<PaymentOutcome, { kind: "failed" }> {
+  return { kind: "failed", paymentIntentId, error, code, message };
+}
+
+export function outcomeOf(intent: Stripe.PaymentIntent): PaymentOutcome {
+  if (intent.status === "succeeded") {
+    return { kind: "succeeded", paymentIntentId: intent.id, amountCents: intent.amount, currency: intent.currency };
+  }
+  const redirect = intent.next_action?.redirect_to_url?.url;
+  if (intent.status === "requires_action" && redirect)
+    return { kind: "requires_action", paymentIntentId: intent.id, url: redirect };
+  if (intent.status === "canceled") {
+    return failed(intent.id, "payment_failed", "canceled", "This payment was cancelled; nothing was charged.");
+  }
+  const error = intent.last_payment_error;
+  if (intent.status === "requires_payment_method" && error) {
+    if (error.code === "payment_intent_authentication_failure") {
+      return failed(
+        intent.id,
+        "authentication_failed",
+        error.code,
+        error.message ?? "The card's authentication failed.",
+      );
+    }
+    if (error.type === "card_error") {
+      return {
+        kind: "declined",
+        paymentIntentId: intent.id,
+        declineCode: error.decline_code ?? error.code ?? "card_declined",
+        message: error.message ?? "Your card was declined.",
+      };
+    }
+    return failed(intent.id, "payment_failed", error.code ?? "payment_failed", error.message ?? "The payment failed.");
+  }
+  return { kind: "unknown", paymentIntentId: intent.id, reason: `PaymentIntent is ${intent.status}` };
+}
+
+/**
+ * A card error is a decline; an invalid request about the payment itself
+ * (unknown or unusable payment method, amount rules) at a create or confirm
+ * means nothing was charged: a failure to record, not to retry forever.
+ * Timeouts, dropped connections, 5xx, 429, idempotency errors, and any error
+ * while only reading: the charge may or may not have happened. Never guess;
+ * the next try asks Stripe about the attempt's PaymentIntent itself.
+ */
+export function outcomeOfError(err: unknown, paymentIntentId: string | null, stage: "write" | "read"): PaymentOutcome {
+  if (isStripeError(err, "StripeCardError")) {
+    return {
+      kind: "declined",
+      paymentIntentId: paymentIntentId ?? err.payment_intent?.id ?? null,
+      declineCode: err.decline_code ?? err.code ?? "card_declined",
+      message: err.message,
+    };
+  }
+  if (stage === "write" && isStripeError(err, "StripeInvalidRequestError") && err.statusCode === 400) {
+    return failed(paymentIntentId, "payment_failed", err.code ?? "invalid_request", err.message);
+  }
+  return { kind: "unknown", paymentIntentId, reason: describe(err) };
+}
+
+function describe(err: unknown): string {
+  if (isStripeError(err)) return `${err.type} ${err.statusCode ?? ""} ${err.message}`.trim();
+  return err instanceof Error ? err.message : String(err);
+}
