@@ -196,7 +196,7 @@ describe("the reconciler", () => {
     // 100 poisoned attempts first: each recorded a PaymentIntent the provider
     // does not know, so every reading of it fails and its outcome stays unknown.
     for (let i = 0; i < 100; i++) {
-      const { owner, order } = await ownedOrder(customerId);
+      const { order } = await ownedOrder(customerId);
       expect(await recordIntent(order.id, `pi_poisoned_${i}_${randomUUID().slice(0, 8)}`)).toBe(true);
     }
     // Then one that really charged the card before its server died.
