@@ -1,6 +1,6 @@
 // npm run bench -- [--quick|--full] [--reuse-build] [scenario…]
 // Starts its own stack (database, emulator, production build), runs the
-// scenarios of issue 7, prints the tables and writes bench/results.json.
+// scenarios, prints the tables and writes bench/results.json.
 import "@/scripts/lib/dotenv";
 import os from "node:os";
 import { cpuMeters } from "./lib/cpu";
@@ -13,13 +13,25 @@ import { cleanup } from "./scenarios/cleanup";
 import { duplicates } from "./scenarios/duplicates";
 import { engine } from "./scenarios/engine";
 import { fresh } from "./scenarios/fresh";
+import { providerLatency } from "./scenarios/provider-latency";
 import { growth } from "./scenarios/growth";
 import { replays } from "./scenarios/replays";
 import { roundTrips } from "./scenarios/round-trips";
 import { storm } from "./scenarios/storm";
 import { webhooks } from "./scenarios/webhooks";
 
-const SCENARIOS: Scenario[] = [storm, duplicates, fresh, replays, engine, roundTrips, webhooks, growth, cleanup];
+const SCENARIOS: Scenario[] = [
+  storm,
+  duplicates,
+  fresh,
+  providerLatency,
+  replays,
+  engine,
+  roundTrips,
+  webhooks,
+  growth,
+  cleanup,
+];
 const RESULTS_FILE = new URL("./results.json", import.meta.url);
 
 async function main(): Promise<void> {

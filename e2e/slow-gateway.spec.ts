@@ -1,9 +1,9 @@
 import { expect, recordCheckoutKeys, test } from "./fixtures";
 import { addToCart, confirmationHeading, goToCheckout, payButton, paymentStatus } from "./shop";
 
-// Each Stripe call waits this long, and a payment makes two (create, then confirm):
-// longer than the browser's per-request timeout, so the page must poll with retries.
-const LATENCY_MS = 6_000;
+// The payment's one Stripe call waits this long: longer than the browser's
+// per-request timeout, so the page must poll with retries.
+const LATENCY_MS = 12_000;
 
 test("A slow gateway shows still processing and then the confirmation", async ({ page, shopper, emulator }) => {
   const keys = recordCheckoutKeys(page);
@@ -19,7 +19,7 @@ test("A slow gateway shows still processing and then the confirmation", async ({
   await expect(page.getByLabel("Quantity of Canvas Cap")).toBeDisabled();
   await expect(confirmationHeading(page)).toBeVisible({ timeout: 40_000 });
 
-  expect((await emulator.stats()).delayed).toBeGreaterThanOrEqual(2);
+  expect((await emulator.stats()).delayed).toBeGreaterThanOrEqual(1);
   await emulator.setFaults({ latencyMs: 0 });
   const intents = await shopper.paymentIntents();
   expect(intents).toHaveLength(1);

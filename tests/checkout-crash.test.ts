@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { killDuringPayment } from "./helpers/crash";
 import { useTestApp } from "./helpers/harness";
-import { cart, newKey, sleep, waitFor, type Shopper } from "./helpers/shopper";
+import { cart, newKey, sleep, waitFor, type CheckoutBody, type Shopper } from "./helpers/shopper";
 
 /**
  * The server process dies (kill -9) in the middle of a payment and comes back.
@@ -18,9 +18,9 @@ const h = useTestApp({
   STRIPE_MAX_NETWORK_RETRIES: "0",
 });
 
-/** Kills the server with SIGKILL once `inFlight` Stripe writes have started, and starts it again. */
-async function crashDuringPayment(shopper: Shopper, key: string, inFlight: 1 | 2) {
-  const killedPid = await killDuringPayment(h, shopper, key, inFlight, LATENCY_MS);
+/** Kills the server with SIGKILL once its Stripe call has started, and starts it again. */
+async function crashDuringPayment(shopper: Shopper, key: string, body: CheckoutBody = cart()) {
+  const killedPid = await killDuringPayment(h, shopper, key, LATENCY_MS, body);
   const restartStarted = performance.now();
   await h.app.restart();
   const restartMs = performance.now() - restartStarted;
@@ -29,7 +29,7 @@ async function crashDuringPayment(shopper: Shopper, key: string, inFlight: 1 | 2
 }
 
 /** The dead owner's claim is still younger than the TTL: a retry is answered 409 at once. */
-async function expectRetryRefusedWhileLocked(shopper: Shopper, key: string) {
+async function expectRetryRefusedWhileLocked(shopper: Shopper, key: string, body: CheckoutBody = cart()) {
   expect(await h.db.record(shopper.customerId!, key)).toMatchObject({
     status: "in_progress",
     attempts: 1,
@@ -43,7 +43,7 @@ async function expectRetryRefusedWhileLocked(shopper: Shopper, key: string) {
 
   const lockAgeMs = (await h.db.record(shopper.customerId!, key))!.lock_age_ms!;
   expect(lockAgeMs).toBeLessThan(TTL_MS - 1_000); // or the 409 below would race the TTL
-  const early = await shopper.checkout(key, cart());
+  const early = await shopper.checkout(key, body);
   expect(early.status).toBe(409);
   expect(early.body.error).toBe("in_progress");
   expect(early.headers.get("retry-after")).toBe(String(early.body.retryAfterSeconds));
@@ -62,9 +62,9 @@ async function waitPastTtl(shopper: Shopper, key: string) {
  * claim itself and answers 201; a background reconciler (docs/contract.md §3 step 6) may
  * have got there first, so a 409 while it works, or a replayed 201, is fine.
  */
-async function retryPastTtl(shopper: Shopper, key: string) {
+async function retryPastTtl(shopper: Shopper, key: string, body: CheckoutBody = cart()) {
   for (let i = 0; ; i++) {
-    const answer = await shopper.checkout(key, cart());
+    const answer = await shopper.checkout(key, body);
     if (answer.status !== 409 || i === 10) return answer;
     await sleep(500);
   }
@@ -74,68 +74,68 @@ describe("a shopper whose server crashes mid-payment", () => {
   it("during the charge: retries get 409 until the TTL, then the retaken claim finds the charge that landed; one PaymentIntent", async () => {
     const shopper = await h.shopper();
     const key = newKey();
-    const { restartMs } = await crashDuringPayment(shopper, key, 2); // create done, confirm (the charge) in flight
+    const { restartMs } = await crashDuringPayment(shopper, key); // the create-and-confirm (the charge) in flight
 
     const { lockAgeMs, first409Ms } = await expectRetryRefusedWhileLocked(shopper, key);
 
     // The provider completes the charge even though its caller is dead.
     await waitFor("the orphaned charge to land", async () => (await h.emulator.stats()).charges === 1, 10_000);
+    const [charged] = await h.emulator.ledger();
+    expect(charged).toMatchObject({ status: "succeeded" });
     const order = (await h.db.ordersOf(shopper.customerId!))[0]!;
-    expect(order).toMatchObject({ status: "pending", payment_intent_id: expect.stringMatching(/^pi_/) });
+    expect(order).toMatchObject({ status: "pending", payment_intent_id: null }); // the app died before learning it
 
     await waitPastTtl(shopper, key);
     const retry = await retryPastTtl(shopper, key);
     expect(retry.status).toBe(201);
-    expect(retry.body).toMatchObject({ orderId: order.id, status: "paid", paymentIntentId: order.payment_intent_id });
+    expect(retry.body).toMatchObject({ orderId: order.id, status: "paid", paymentIntentId: charged!.id });
 
     const stats = await h.emulator.stats();
-    expect(stats).toMatchObject({ charges: 1, delayed: 2 }); // the new owner charged nothing
+    expect(stats).toMatchObject({ charges: 1, delayed: 1 }); // the new owner charged nothing...
+    expect(stats.replayed).toBeGreaterThanOrEqual(1); // ...Stripe replayed the create under the attempt's key
     const ledger = await h.emulator.ledger();
     expect(ledger).toHaveLength(1);
-    expect(ledger[0]).toMatchObject({ id: order.payment_intent_id, status: "succeeded" });
+    expect(ledger[0]).toMatchObject({ id: charged!.id, status: "succeeded" });
     expect(await h.db.record(shopper.customerId!, key)).toMatchObject({
       status: "completed",
       attempts: 2,
       response_status: 201,
     });
-    expect(await h.db.order(order.id)).toMatchObject({ status: "paid" });
+    expect(await h.db.order(order.id)).toMatchObject({ status: "paid", payment_intent_id: charged!.id });
     expect((await shopper.checkout(key, cart())).headers.get("idempotent-replayed")).toBe("true");
     console.log(
       `[crash during charge] restart ${Math.round(restartMs)} ms; lock age at first retry ${Math.round(lockAgeMs)} ms; 409 in ${Math.round(first409Ms)} ms`,
     );
   });
 
-  it("while creating the PaymentIntent: after the TTL the retaken claim gets the same PaymentIntent back and charges it once", async () => {
+  it("during a charge the bank declines: after the TTL the retaken claim gets Stripe's stored decline, nothing charged", async () => {
     const shopper = await h.shopper();
     const key = newKey();
-    const { restartMs } = await crashDuringPayment(shopper, key, 1); // the create is in flight
+    const declined = cart("pm_card_chargeDeclinedInsufficientFunds");
+    const { restartMs } = await crashDuringPayment(shopper, key, declined);
 
-    const { lockAgeMs, first409Ms } = await expectRetryRefusedWhileLocked(shopper, key);
+    const { lockAgeMs, first409Ms } = await expectRetryRefusedWhileLocked(shopper, key, declined);
 
-    await waitFor(
-      "the orphaned PaymentIntent to be created",
-      async () => (await h.emulator.ledger()).length === 1,
-      10_000,
-    );
+    await waitFor("the orphaned decline to land", async () => (await h.emulator.stats()).declines === 1, 10_000);
     const [orphan] = await h.emulator.ledger();
-    expect(orphan).toMatchObject({ status: "requires_confirmation" });
+    expect(orphan).toMatchObject({ status: "requires_payment_method" });
     const order = (await h.db.ordersOf(shopper.customerId!))[0]!;
     expect(order).toMatchObject({ status: "pending", payment_intent_id: null }); // the app died before recording it
 
     await waitPastTtl(shopper, key);
-    const retry = await retryPastTtl(shopper, key);
-    expect(retry.status).toBe(201);
-    expect(retry.body).toMatchObject({ orderId: order.id, paymentIntentId: orphan!.id });
+    const retry = await retryPastTtl(shopper, key, declined);
+    expect(retry.status).toBe(402);
+    expect(retry.body).toMatchObject({ error: "card_declined", declineCode: "insufficient_funds", orderId: order.id });
 
     const stats = await h.emulator.stats();
-    expect(stats.charges).toBe(1);
-    expect(stats.replayed).toBeGreaterThanOrEqual(1); // the create was replayed under the derived Stripe key
+    expect(stats).toMatchObject({ charges: 0, declines: 1 }); // the bank was asked once
+    expect(stats.replayed).toBeGreaterThanOrEqual(1); // the decline was replayed under the attempt's key
     const ledger = await h.emulator.ledger();
     expect(ledger).toHaveLength(1);
-    expect(ledger[0]).toMatchObject({ id: orphan!.id, status: "succeeded" });
-    expect(await h.db.record(shopper.customerId!, key)).toMatchObject({ status: "completed", attempts: 2 });
+    expect(await h.db.record(shopper.customerId!, key)).toMatchObject({ status: "failed", attempts: 2 });
+    expect(await h.db.order(order.id)).toMatchObject({ status: "failed", decline_code: "insufficient_funds" });
     console.log(
-      `[crash during create] restart ${Math.round(restartMs)} ms; lock age at first retry ${Math.round(lockAgeMs)} ms; 409 in ${Math.round(first409Ms)} ms`,
+      `[crash during a declined charge] restart ${Math.round(restartMs)} ms; lock age at first retry ${Math.round(lockAgeMs)} ms; 409 in ${Math.round(first409Ms)} ms`,
     );
   });
 });

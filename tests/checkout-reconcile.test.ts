@@ -4,7 +4,11 @@ import { describe, expect, it } from "vitest";
 import type { ReconcileOutcome } from "@/lib/checkout/reconcile";
 import { killDuringPayment } from "./helpers/crash";
 import { useTestApp } from "./helpers/harness";
-import { cart, newKey, sleep, waitFor, type Shopper } from "./helpers/shopper";
+import { randomUUID } from "node:crypto";
+import { attemptId } from "@/lib/checkout/attempt-id";
+import { CHECKOUT_ENDPOINT } from "@/lib/checkout/request";
+import { fingerprint } from "@/lib/idempotency/fingerprint";
+import { CART_TOTAL_CENTS, cart, newKey, sleep, waitFor, type Shopper } from "./helpers/shopper";
 
 /**
  * The server dies (kill -9) mid-payment and the shopper never comes back:
@@ -58,8 +62,8 @@ async function runReconciler(): Promise<ReconcileRun> {
 const nothing = { paid: 0, declined: 0, failed: 0, waiting: 0, unknown: 0, abandoned: 0, skipped: 0 };
 
 /** Kills the server mid-payment (see killDuringPayment) and leaves it dead. */
-async function crashDuringPayment(shopper: Shopper, key: string, inFlight: 1 | 2) {
-  await killDuringPayment(h, shopper, key, inFlight, LATENCY_MS);
+async function crashDuringPayment(shopper: Shopper, key: string) {
+  await killDuringPayment(h, shopper, key, LATENCY_MS);
   await h.emulator.faults({ latencyMs: 0 });
 }
 
@@ -105,50 +109,51 @@ describe("npm run reconcile after a crash, with no retry from the shopper", () =
   it("the charge had landed: the order ends paid with that one PaymentIntent, and nothing is charged again", async () => {
     const shopper = await h.shopper();
     const key = newKey();
-    await crashDuringPayment(shopper, key, 2); // create done, confirm (the charge) in flight
+    await crashDuringPayment(shopper, key); // the create-and-confirm (the charge) in flight
 
     await waitFor("the orphaned charge to land", async () => (await h.emulator.stats()).charges === 1, 10_000);
+    const [charged] = await h.emulator.ledger();
     const [pending] = await h.db.ordersOf(shopper.customerId!);
-    expect(pending).toMatchObject({ status: "pending", payment_intent_id: expect.stringMatching(/^pi_/) });
+    expect(pending).toMatchObject({ status: "pending", payment_intent_id: null }); // the app died before learning it
 
     await reconcileAfterTtl(shopper, key);
 
-    expect(await h.emulator.stats()).toMatchObject({ charges: 1, delayed: 2 });
+    const stats = await h.emulator.stats();
+    expect(stats).toMatchObject({ charges: 1, delayed: 1 });
+    expect(stats.replayed).toBeGreaterThanOrEqual(1); // the create was replayed under the attempt's key
     const ledger = await h.emulator.ledger();
-    expect(ledger).toEqual([expect.objectContaining({ id: pending!.payment_intent_id, status: "succeeded" })]);
-    expect(await h.db.order(pending!.id)).toMatchObject({
-      status: "paid",
-      payment_intent_id: pending!.payment_intent_id,
-    });
-    await expectShopperSeesConfirmation(shopper, key, {
-      id: pending!.id,
-      paymentIntentId: pending!.payment_intent_id!,
-    });
+    expect(ledger).toEqual([expect.objectContaining({ id: charged!.id, status: "succeeded" })]);
+    expect(await h.db.order(pending!.id)).toMatchObject({ status: "paid", payment_intent_id: charged!.id });
+    await expectShopperSeesConfirmation(shopper, key, { id: pending!.id, paymentIntentId: charged!.id });
   });
 
-  it("the charge never reached the provider: the reconciler charges once", async () => {
+  it("the server died after writing the order, before its call to the provider: the reconciler charges once", async () => {
     const shopper = await h.shopper();
     const key = newKey();
-    await crashDuringPayment(shopper, key, 1); // the PaymentIntent's create is in flight; the confirm is never sent
-
-    await waitFor(
-      "the orphaned PaymentIntent to be created",
-      async () => (await h.emulator.ledger()).length === 1,
-      10_000,
-    );
-    const [orphan] = await h.emulator.ledger();
-    expect(orphan).toMatchObject({ status: "requires_confirmation" });
-    expect((await h.emulator.stats()).charges).toBe(0);
-    const [pending] = await h.db.ordersOf(shopper.customerId!);
-    expect(pending).toMatchObject({ status: "pending", payment_intent_id: null }); // the app died before recording it
+    const orderId = attemptId({ subjectId: shopper.customerId!, endpoint: CHECKOUT_ENDPOINT, key });
+    // What the claim and the order's insert leave behind, the owner's lock still on it.
+    await h.db.insertAttempt({
+      recordId: randomUUID(),
+      customerId: shopper.customerId!,
+      key,
+      orderId,
+      amountCents: CART_TOTAL_CENTS,
+      paymentMethod: "pm_card_visa",
+      locked: true,
+      requestHash: fingerprint(cart()),
+    });
+    await h.app.app.stop("SIGKILL");
+    expect(await h.emulator.ledger()).toHaveLength(0);
 
     await reconcileAfterTtl(shopper, key);
 
     const stats = await h.emulator.stats();
     expect(stats.charges).toBe(1);
-    expect(stats.replayed).toBeGreaterThanOrEqual(1); // the create was replayed under the derived Stripe key
-    expect(await h.emulator.ledger()).toEqual([expect.objectContaining({ id: orphan!.id, status: "succeeded" })]);
-    expect(await h.db.order(pending!.id)).toMatchObject({ status: "paid", payment_intent_id: orphan!.id });
-    await expectShopperSeesConfirmation(shopper, key, { id: pending!.id, paymentIntentId: orphan!.id });
+    const ledger = await h.emulator.ledger();
+    expect(ledger).toEqual([
+      expect.objectContaining({ status: "succeeded", metadata: expect.objectContaining({ orderId }) }),
+    ]);
+    expect(await h.db.order(orderId)).toMatchObject({ status: "paid", payment_intent_id: ledger[0]!.id });
+    await expectShopperSeesConfirmation(shopper, key, { id: orderId, paymentIntentId: ledger[0]!.id });
   });
 });

@@ -5,8 +5,8 @@ import { cart, newKey, Shopper, waitFor, type Answer } from "./helpers/shopper";
 
 /**
  * A slow payment provider (every write to Stripe takes 5 s, so a payment,
- * which creates and then confirms a PaymentIntent, takes about 10 s) and a
- * shopper who keeps clicking. Duplicates must be answered 409 at once, never
+ * one call that creates and confirms its PaymentIntent, takes about 5 s) and
+ * a shopper who keeps clicking. Duplicates must be answered 409 at once, never
  * wait behind the first request, and the card is charged once.
  */
 const LATENCY_MS = 5_000;
@@ -37,7 +37,7 @@ describe("a shopper who clicks Pay again while the payment provider is slow", ()
     const started = performance.now();
     const firstRequest = shopper.checkout(key, cart());
 
-    // While the PaymentIntent is being created...
+    // While the PaymentIntent is being created and charged...
     await waitFor(
       "the PaymentIntent to be in flight at the provider",
       async () => (await h.emulator.stats()).delayed >= 1,
@@ -51,21 +51,16 @@ describe("a shopper who clicks Pay again while the payment provider is slow", ()
     expect(reuse.status).toBe(422);
     expect(reuse.body.error).toBe("idempotency_key_reuse");
 
-    // ...and while the card is being charged (the confirm call), several at once.
-    await waitFor(
-      "the charge to be in flight at the provider",
-      async () => (await h.emulator.stats()).delayed >= 2,
-      15_000,
-    );
+    // ...and several at once.
     const burst = await Promise.all(Array.from({ length: 5 }, () => shopper.checkout(key, cart())));
     burst.forEach(expectInProgress);
-    expect(await h.emulator.stats()).toMatchObject({ charges: 0, delayed: 2 });
+    expect(await h.emulator.stats()).toMatchObject({ charges: 0, delayed: 1 });
 
     const first = await firstRequest;
     const firstMs = performance.now() - started;
     expect(first.status).toBe(201);
     expect(first.headers.get("idempotent-replayed")).toBeNull();
-    expect(firstMs).toBeGreaterThanOrEqual(2 * LATENCY_MS - 100); // the fault really slowed the payment down
+    expect(firstMs).toBeGreaterThanOrEqual(LATENCY_MS - 100); // the fault really slowed the payment down
 
     for (let i = 0; i < 3; i++) {
       const replay = await shopper.checkout(key, cart());
@@ -79,7 +74,7 @@ describe("a shopper who clicks Pay again while the payment provider is slow", ()
     });
 
     const stats = await h.emulator.stats();
-    expect(stats).toMatchObject({ charges: 1, delayed: 2 });
+    expect(stats).toMatchObject({ charges: 1, delayed: 1 });
     const ledger = await h.emulator.ledger();
     expect(ledger).toHaveLength(1);
     expect(ledger[0]).toMatchObject({ id: first.body.paymentIntentId, status: "succeeded" });
@@ -100,8 +95,8 @@ describe("a shopper who clicks Pay again while the payment provider is slow", ()
     expect(paid).toHaveLength(1);
     expect(busy).toHaveLength(9);
     busy.forEach(expectInProgress);
-    expect(paid[0]!.ms).toBeGreaterThanOrEqual(2 * 2_000 - 100);
-    expect(await h.emulator.stats()).toMatchObject({ charges: 1, delayed: 2 });
+    expect(paid[0]!.ms).toBeGreaterThanOrEqual(2_000 - 100);
+    expect(await h.emulator.stats()).toMatchObject({ charges: 1, delayed: 1 });
     expect(await h.emulator.ledger()).toHaveLength(1);
     console.log(
       `[double click] paid after ${Math.round(paid[0]!.ms)} ms; 409s ${busy.map((a) => Math.round(a.ms)).join(", ")} ms`,

@@ -55,40 +55,40 @@ afterAll(async () => {
   await db.close();
 });
 
-describe("an owner presumed dead who comes back late from its PaymentIntent create", () => {
-  it("is fenced out before it can confirm (its lock is renewed, fenced, before each provider call), and the next retry charges once", async () => {
+describe("an owner presumed dead who comes back late from its charge", () => {
+  it("has its outcome write fenced out, and the next retry converges on that one charge", async () => {
     const customerId = randomUUID();
     const key = randomUUID();
     const input = { customerId, key, body: cart() };
 
     await emulator.faults({ latencyMs: LATENCY_MS });
-    const stale = checkout(deps, input); // owner 1: its create sleeps 3 s at the provider
+    const stale = checkout(deps, input); // owner 1: its create-and-confirm sleeps 3 s at the provider
     await waitFor("owner 1's PaymentIntent to be in flight", async () => (await emulator.stats()).delayed >= 1);
     await sleep(TTL_MS + 200);
 
-    // Owner 2 retakes the expired claim. Owner 1's create is still running
-    // under the same Stripe key, so owner 2 learns nothing and gives up.
+    // Owner 2 retakes the expired claim. Owner 1's call is still running
+    // under the same Stripe key (409 in use), and the search finds no intent
+    // yet, so owner 2 learns nothing and gives up.
     const usurper = await checkout(deps, input);
     expect(usurper).toEqual({ kind: "unavailable", retryAfterSeconds: expect.any(Number) });
     expect(await db.record(customerId, key)).toMatchObject({ status: "in_progress", attempts: 2 });
+    expect(await emulator.stats()).toMatchObject({ delayed: 1, charges: 0 }); // owner 2's call executed nothing
 
-    // Owner 1 wakes up with its PaymentIntent. Recording it is the fenced
-    // write that renews its lock before the confirm: refused, so it stops.
+    // Owner 1 wakes up charged. Its outcome write is fenced: refused, so it answers as a duplicate would.
     await emulator.faults({ latencyMs: 0 });
     const late = await stale;
     expect(late).toEqual({ kind: "in_progress", retryAfterSeconds: expect.any(Number) }); // not its own answer
-    expect(await emulator.stats()).toMatchObject({ charges: 0 });
-    expect(await emulator.ledger()).toMatchObject([{ status: "requires_confirmation" }]); // created, never confirmed
+    expect(await emulator.stats()).toMatchObject({ charges: 1 });
     const record = await db.record(customerId, key);
     expect(record).toMatchObject({ status: "in_progress", response_status: null });
     const [order] = await db.ordersOf(customerId);
     expect(order).toMatchObject({ status: "pending", payment_intent_id: null });
 
-    // The shopper's next retry retakes the claim, gets the same PaymentIntent back and charges it once.
+    // The shopper's next retry retakes the claim and gets the same PaymentIntent back: charged once.
     const retry = await checkout(deps, input);
     expect(retry).toMatchObject({ kind: "response", replayed: false, response: { statusCode: 201 } });
     expect(await db.record(customerId, key)).toMatchObject({ status: "completed", attempts: 3 });
-    expect(await emulator.stats()).toMatchObject({ charges: 1 });
+    expect(await emulator.stats()).toMatchObject({ charges: 1, replayed: 1 });
     const ledger = await emulator.ledger();
     expect(ledger).toHaveLength(1);
     expect(ledger[0]).toMatchObject({ status: "succeeded" });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { useTestApp } from "./helpers/harness";
-import { cart, newKey, sleep, waitFor, type Answer } from "./helpers/shopper";
+import { cart, newKey, waitFor, type Answer } from "./helpers/shopper";
 
 /**
  * The app gives up on a slow provider (client timeout 2 s, no retries) while
@@ -23,14 +23,11 @@ function expectUnavailable(answer: Answer) {
 
 describe("a shopper whose payment times out at the app", () => {
   it("while the charge lands at the provider: gets 503, and the retry reuses that charge (one PaymentIntent, charged once)", async () => {
-    await h.emulator.faults({ latencyMs: 500 }); // creating the PaymentIntent answers in time...
+    await h.emulator.faults({ latencyMs: 2 * TIMEOUT_MS }); // the create-and-confirm outlasts the app's timeout
     const shopper = await h.shopper();
     const key = newKey();
     const started = performance.now();
-    const first = shopper.checkout(key, cart());
-    await waitFor("the PaymentIntent to be in flight", async () => (await h.emulator.stats()).delayed >= 1);
-    await h.emulator.faults({ latencyMs: 2 * TIMEOUT_MS }); // ...confirming it (the charge) does not
-    const timedOut = await first;
+    const timedOut = await shopper.checkout(key, cart());
     expectUnavailable(timedOut);
     expect(performance.now() - started).toBeGreaterThanOrEqual(TIMEOUT_MS);
 
@@ -48,60 +45,27 @@ describe("a shopper whose payment times out at the app", () => {
 
     const statsAfter = await h.emulator.stats();
     expect(statsAfter.charges).toBe(1);
-    expect(statsAfter.delayed).toBe(statsBefore.delayed); // nothing was confirmed again
+    expect(statsAfter.replayed).toBe(statsBefore.replayed + 1); // the create was replayed, not executed again
     expect(await h.emulator.ledger()).toHaveLength(1);
     expect(await h.db.record(shopper.customerId!, key)).toMatchObject({ status: "completed", attempts: 2 });
     expect(await h.db.order(retry.body.orderId)).toMatchObject({ status: "paid", payment_intent_id: intent!.id });
   });
 
   it("and who retries at once, while the first charge is still running at the provider, is still charged once", async () => {
-    await h.emulator.faults({ latencyMs: 500 });
-    const shopper = await h.shopper();
-    const key = newKey();
-    const first = shopper.checkout(key, cart());
-    await waitFor("the PaymentIntent to be in flight", async () => (await h.emulator.stats()).delayed >= 1);
-    await h.emulator.faults({ latencyMs: 2 * TIMEOUT_MS });
-    expectUnavailable(await first);
-
-    // The first confirm is still sleeping at the provider: the retry confirms
-    // the same PaymentIntent again (under its own Stripe key) and times out too.
-    expect((await h.emulator.stats()).charges).toBe(0);
-    expectUnavailable(await shopper.checkout(key, cart()));
-    expect((await h.emulator.stats()).delayed).toBe(3); // create, first confirm, second confirm
-
-    // The second confirm wakes at the provider about TIMEOUT_MS after the
-    // app gave up on it; by then both have run, and only one could charge.
-    await sleep(TIMEOUT_MS + 500);
-    expect((await h.emulator.stats()).charges).toBe(1);
-    expect((await h.emulator.ledger())[0]).toMatchObject({ status: "succeeded" });
-
-    await h.emulator.faults({ latencyMs: 0 });
-    const paid = await shopper.checkout(key, cart());
-    expect(paid.status).toBe(201);
-    expect((await h.emulator.stats()).charges).toBe(1);
-    const ledger = await h.emulator.ledger();
-    expect(ledger).toHaveLength(1);
-    expect(ledger[0]).toMatchObject({ id: paid.body.paymentIntentId, status: "succeeded" });
-    expect(await h.db.record(shopper.customerId!, key)).toMatchObject({ status: "completed", attempts: 3 });
-  });
-
-  it("while creating the PaymentIntent: a retry during the provider's work gets 503 again, a later one pays with the same PaymentIntent", async () => {
     await h.emulator.faults({ latencyMs: 2 * TIMEOUT_MS });
     const shopper = await h.shopper();
     const key = newKey();
     expectUnavailable(await shopper.checkout(key, cart()));
     expect(await h.emulator.stats()).toMatchObject({ delayed: 1, charges: 0 });
 
-    // The provider is still creating it: our retry's create, under the same
-    // Stripe key, is refused as in flight, so nothing new is created.
+    // The provider is still charging: the retry's create, under the same
+    // Stripe key, is refused as in flight (409), and the search for the
+    // attempt's intent finds none yet, so nothing new is created.
     expectUnavailable(await shopper.checkout(key, cart()));
-    await waitFor(
-      "the PaymentIntent to be created at the provider",
-      async () => (await h.emulator.ledger()).length === 1,
-      10_000,
-    );
+    expect(await h.emulator.stats()).toMatchObject({ delayed: 1, charges: 0 });
+    await waitFor("the charge to land at the provider", async () => (await h.emulator.stats()).charges === 1, 10_000);
     const [created] = await h.emulator.ledger();
-    expect(created).toMatchObject({ status: "requires_confirmation" });
+    expect(created).toMatchObject({ status: "succeeded" });
 
     await h.emulator.faults({ latencyMs: 0 });
     const paid = await shopper.checkout(key, cart());
@@ -114,5 +78,33 @@ describe("a shopper whose payment times out at the app", () => {
     expect(ledger).toHaveLength(1);
     expect(ledger[0]).toMatchObject({ id: created!.id, status: "succeeded" });
     expect(await h.db.record(shopper.customerId!, key)).toMatchObject({ status: "completed", attempts: 3 });
+  });
+
+  it("with a card that needs 3-D Secure: the retry after the timeout gets the same authentication, not a new intent", async () => {
+    await h.emulator.faults({ latencyMs: 2 * TIMEOUT_MS });
+    const shopper = await h.shopper();
+    const key = newKey();
+    const body = cart("pm_card_threeDSecure2Required");
+    expectUnavailable(await shopper.checkout(key, body));
+    await waitFor(
+      "the PaymentIntent to be created at the provider",
+      async () => (await h.emulator.ledger()).length === 1,
+      10_000,
+    );
+    const [created] = await h.emulator.ledger();
+    expect(created).toMatchObject({ status: "requires_action" });
+
+    await h.emulator.faults({ latencyMs: 0 });
+    const waiting = await shopper.checkout(key, body);
+    expect(waiting.status).toBe(202);
+    expect(waiting.body).toMatchObject({ status: "requires_action", nextAction: { type: "redirect" } });
+    const stats = await h.emulator.stats();
+    expect(stats).toMatchObject({ charges: 0, authenticationsRequired: 1 });
+    expect(stats.replayed).toBeGreaterThanOrEqual(1);
+    expect(await h.emulator.ledger()).toHaveLength(1);
+    expect(await h.db.order(waiting.body.orderId)).toMatchObject({
+      status: "pending",
+      payment_intent_id: created!.id,
+    });
   });
 });

@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
+import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { createStripeClient } from "@/lib/payments/stripe-client";
 import { useTestApp } from "./helpers/harness";
-import { CART_TOTAL_CENTS, cart, newKey, waitFor } from "./helpers/shopper";
+import { CART_TOTAL_CENTS, newKey, waitFor } from "./helpers/shopper";
+import { vanishAfterCharge } from "./helpers/vanish";
 import { deliver, stripeEvent } from "./helpers/webhooks";
 
 /**
@@ -32,28 +34,25 @@ describe("the webhook inbox", () => {
   it("`succeeded` delivered before `created`, both before the order row exists: kept, and the order ends paid once", async () => {
     const shopper = await h.shopper();
     const [recordId, orderId, key] = [randomUUID(), randomUUID(), newKey()];
-    // The shop's create and confirm, as settleAttempt sends them, seen by
-    // Stripe before the shop's own writes are visible (a lagging replica, a
-    // restore): the metadata names an order this database does not have yet.
+    // The shop's create-and-confirm, as it sends it, seen by Stripe before
+    // the shop's own writes are visible (a lagging replica, a restore): the
+    // metadata names an order this database does not have yet.
     const created = await stripe().paymentIntents.create(
       {
         amount: CART_TOTAL_CENTS,
         currency: "usd",
         payment_method: "pm_card_visa",
-        automatic_payment_methods: { enabled: true, allow_redirects: "never" },
+        confirm: true,
+        return_url: `${h.url}/checkout/return?key=${key}`,
+        allowed_payment_method_types: ["card"],
         metadata: { orderId, customerId: shopper.customerId!, idempotencyKey: key },
       },
-      { idempotencyKey: `${recordId}:create` },
+      { idempotencyKey: `${orderId}:create` },
     );
-    const succeeded = await stripe().paymentIntents.confirm(
-      created.id,
-      {},
-      { idempotencyKey: `${recordId}:confirm:1` },
-    );
-    expect(succeeded.status).toBe("succeeded");
+    expect(created.status).toBe("succeeded");
 
-    const first = stripeEvent("payment_intent.succeeded", succeeded);
-    const second = stripeEvent("payment_intent.created", created);
+    const first = stripeEvent("payment_intent.succeeded", created);
+    const second = stripeEvent("payment_intent.created", { ...created, status: "requires_confirmation" });
     for (const event of [first, second]) expect((await deliver(h.url, event)).status).toBe(200);
     for (const event of [first, second]) {
       const kept = await waitFor("the event to be kept for later", async () =>
@@ -92,38 +91,47 @@ describe("the webhook inbox", () => {
   it("the app dies while processing an event: the maintenance loop processes it again after the lease, and the card is charged once", async () => {
     const shopper = await h.shopper();
     const key = newKey();
-    // The PaymentIntent is created, its confirmation fails at the edge (nothing
-    // charged), the shopper gets 503 and leaves: a released attempt.
-    await h.emulator.faults({ latencyMs: 1_000 });
-    const answer = shopper.checkout(key, cart());
-    await waitFor("the create to be in flight", async () => (await h.emulator.stats()).delayed >= 1);
-    await h.emulator.faults({ latencyMs: 0, failNext: { status: 500, times: 1 } });
-    expect((await answer).status).toBe(503);
-    const [intent] = await h.emulator.ledger();
-    expect(intent).toMatchObject({ status: "requires_confirmation" });
-    expect(await h.emulator.stats()).toMatchObject({ charges: 0, failedInjected: 1 });
+    // Charged, the answer lost: a released attempt that only the provider's word can settle.
+    const intent = await vanishAfterCharge(h, shopper, key, 1_000);
 
-    // The webhook takes the attempt over and confirms; the app dies during the charge.
-    await h.emulator.faults({ latencyMs: 3_000 });
-    const event = stripeEvent("payment_intent.created", intent!);
-    expect((await deliver(h.url, event)).status).toBe(200);
-    await waitFor("the webhook's confirm to be in flight", async () => (await h.emulator.stats()).delayed >= 2);
-    await h.app.app.stop("SIGKILL");
-    expect(await row(event.id)).toMatchObject({ processed_at: null, attempts: 1 });
-    await waitFor("the orphaned charge to land", async () => (await h.emulator.stats()).charges === 1, 10_000);
-    await h.emulator.faults({ latencyMs: 0 });
+    // Hold the attempt's record, so that processing the event is stuck inside the app when it dies.
+    const lock = new pg.Client({ connectionString: h.app.env.DATABASE_URL });
+    await lock.connect();
+    try {
+      await lock.query("begin");
+      const held = await lock.query(
+        "select id from idempotency_keys where subject_id = $1 and key = $2::uuid for update",
+        [shopper.customerId, key],
+      );
+      expect(held.rowCount).toBe(1);
+      const event = stripeEvent("payment_intent.succeeded", intent);
+      expect((await deliver(h.url, event)).status).toBe(200);
+      // Processing waits, directly or behind another claim of the event, on the held record.
+      await waitFor("the event's processing to be stuck behind the held attempt", async () => {
+        const { rows } = await lock.query<{ n: number }>(
+          `select count(*)::int as n from pg_stat_activity
+            where pid <> pg_backend_pid() and datname = current_database() and wait_event_type = 'Lock'`,
+        );
+        return rows[0]!.n >= 1;
+      });
+      await h.app.app.stop("SIGKILL");
+      await lock.query("rollback");
+      expect(await row(event.id)).toMatchObject({ processed_at: null, attempts: 1 });
 
-    await h.app.restart();
-    const done = await waitFor(
-      "the event to be processed again",
-      async () => ((await row(event.id))?.processed_at ? row(event.id) : null),
-      TTL_MS + 20_000,
-    );
-    expect(done).toMatchObject({ attempts: 2 });
-    // Whoever finished the attempt first — this event's retry or the reconciler — it is paid, once.
-    expect(done!.outcome).toMatch(/^(paid|already_paid)$/);
+      await h.app.restart();
+      const done = await waitFor(
+        "the event to be processed again",
+        async () => ((await row(event.id))?.processed_at ? row(event.id) : null),
+        TTL_MS + 20_000,
+      );
+      expect(done).toMatchObject({ attempts: 2 });
+      // Whoever finished the attempt first — this event's retry or the reconciler — it is paid, once.
+      expect(done!.outcome).toMatch(/^(paid|already_paid)$/);
+    } finally {
+      await lock.end();
+    }
     expect((await h.db.ordersOf(shopper.customerId!)).map((o) => [o.status, o.payment_intent_id])).toEqual([
-      ["paid", intent!.id],
+      ["paid", intent.id],
     ]);
     expect(await h.db.record(shopper.customerId!, key)).toMatchObject({ status: "completed", response_status: 201 });
     expect((await h.emulator.stats()).charges).toBe(1);

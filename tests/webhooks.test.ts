@@ -123,9 +123,10 @@ describe("Stripe webhooks", () => {
   it("an event for an attempt a live request still owns is left to its owner, then processed", async () => {
     const shopper = await h.shopper();
     const key = newKey();
-    await h.emulator.faults({ latencyMs: LATENCY_MS });
+    // Stripe has charged and sent its event; its answer to the owner is still on the way.
+    await h.emulator.faults({ answerLatencyMs: LATENCY_MS });
     const owner = shopper.checkout(key, cart());
-    await waitFor("the charge to be in flight", async () => (await h.emulator.stats()).delayed >= 2);
+    await waitFor("the charge's answer to be on its way", async () => (await h.emulator.stats()).answersDelayed >= 1);
 
     const [intent] = await h.emulator.ledger();
     const event = stripeEvent("payment_intent.created", intent!);

@@ -79,6 +79,7 @@ export const roundTrips: Scenario = {
         goals: [
           goal("statements per fresh claim", freshClaim.statements, "<=", 1),
           goal("statements per duplicate claim", Math.max(inProgress.statements, replay.statements), "<=", 2),
+          goal("statements per fresh checkout (whole use case)", fresh.statements, "<=", 3),
         ],
         notes: [],
       };

@@ -110,6 +110,11 @@ async function write(request: ApiRequest, run: Run, isCreate: boolean, params: P
   const reply = finish(request, apiKey, key, outcome, echo);
   // The charge is in the ledger and its response is stored: only the caller loses it.
   if (outcome.charge === "succeeded" && faults.takeDrop()) return { kind: "drop" };
+  // Executed, events emitted, answer stored: the caller waits for it (a webhook may arrive first).
+  if (faults.settings.answerLatencyMs > 0) {
+    faults.stats.answersDelayed += 1;
+    await pause(faults.settings.answerLatencyMs, request.shutdown);
+  }
   return reply;
 }
 

@@ -7,7 +7,8 @@ const MAX_LATENCY_MS = 600_000;
 const MAX_TIMES = 10_000;
 const MAX_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 const FAIL_STATUSES: readonly number[] = [500, 503, 429];
-const KNOWN = "latencyMs, failNext, dropAfterCharge, storeCreate500, idempotencyKeyTtlMs, rateLimit, lateExecution";
+const KNOWN =
+  "latencyMs, answerLatencyMs, failNext, dropAfterCharge, storeCreate500, idempotencyKeyTtlMs, rateLimit, lateExecution";
 
 export function parsePatch(input: unknown): Partial<FaultSettings> | string {
   if (!isObject(input)) return "Expected a JSON object.";
@@ -22,8 +23,9 @@ export function parsePatch(input: unknown): Partial<FaultSettings> | string {
 function parseField(patch: Partial<FaultSettings>, name: string, value: unknown): string | null {
   switch (name) {
     case "latencyMs":
-      if (!isCount(value, MAX_LATENCY_MS)) return `latencyMs must be an integer between 0 and ${MAX_LATENCY_MS}.`;
-      patch.latencyMs = value;
+    case "answerLatencyMs":
+      if (!isCount(value, MAX_LATENCY_MS)) return `${name} must be an integer between 0 and ${MAX_LATENCY_MS}.`;
+      patch[name] = value;
       return null;
     case "dropAfterCharge":
     case "storeCreate500":

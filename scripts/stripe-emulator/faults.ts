@@ -9,6 +9,8 @@ export type FailStatus = 500 | 503 | 429;
 
 export interface FaultSettings {
   latencyMs: number;
+  /** Writes execute at once, and their answer is then held this long: the network on the way back is slow. */
+  answerLatencyMs: number;
   failNext: { status: FailStatus; times: number } | null;
   dropAfterCharge: number;
   /** The next n creates with an Idempotency-Key execute nothing, answer 500, and that 500 is stored for the key. */
@@ -31,6 +33,7 @@ const STAT_NAMES = [
   "declines",
   "replayed",
   "delayed",
+  "answersDelayed",
   "authenticationsRequired",
   "authenticationsCompleted",
   "authenticationsFailed",
@@ -47,6 +50,7 @@ export type FaultStats = Record<(typeof STAT_NAMES)[number], number>;
 export function defaultSettings(): FaultSettings {
   return {
     latencyMs: 0,
+    answerLatencyMs: 0,
     failNext: null,
     dropAfterCharge: 0,
     storeCreate500: 0,

@@ -322,6 +322,20 @@ describe("fault injection", () => {
     expect((await faults()).stats.delayed).toBe(1);
   });
 
+  it("holds a write's answer for answerLatencyMs after executing it: the ledger and its events have it first", async () => {
+    const answerLatencyMs = 400;
+    await setFaults({ answerLatencyMs });
+    const started = performance.now();
+    const pending = stripe().paymentIntents.create(VISA);
+    await new Promise((resolve) => setTimeout(resolve, answerLatencyMs / 2));
+    // Still unanswered, yet already charged.
+    expect((await ledger()).map((pi) => pi.status)).toEqual(["succeeded"]);
+    const intent = await pending;
+    expect(performance.now() - started).toBeGreaterThanOrEqual(answerLatencyMs - 5);
+    expect(intent.status).toBe("succeeded");
+    expect((await faults()).stats).toMatchObject({ answersDelayed: 1, delayed: 0, charges: 1 });
+  });
+
   it("fails the next requests before they reach the ledger", async () => {
     await setFaults({ failNext: { status: 503, times: 2 } });
     const client = stripe({ maxNetworkRetries: 0 });

@@ -130,9 +130,11 @@ export class TestDb {
   }
 
   /**
-   * What a checkout writes before it calls Stripe — an in_progress claim
-   * (released: no owner) and its pending order — written directly, for tests
-   * where those writes become visible only after Stripe's events arrive.
+   * What a checkout writes before it calls Stripe — an in_progress claim and
+   * its pending order — written directly, for tests where those writes become
+   * visible only after Stripe's events arrive (`locked` false: released, no
+   * owner), or where the server died right after them (`locked`: its owner's
+   * lock, taken now).
    */
   async insertAttempt(a: {
     recordId: string;
@@ -141,14 +143,27 @@ export class TestDb {
     orderId: string;
     amountCents: number;
     paymentMethod: string;
+    locked?: boolean;
+    /** The body's fingerprint, for a shopper who later retries with that body; default a stand-in. */
+    requestHash?: string;
   }): Promise<void> {
     await this.pool.query(
       `with record as (
-         insert into idempotency_keys (id, subject_id, endpoint, key, request_hash, status)
-         values ($1::uuid, $2, 'POST /api/checkout', $3::uuid, repeat('a', 64), 'in_progress') returning id)
+         insert into idempotency_keys (id, subject_id, endpoint, key, request_hash, status, lock_token, locked_at)
+         values ($1::uuid, $2, 'POST /api/checkout', $3::uuid, coalesce($8, repeat('a', 64)), 'in_progress',
+                 case when $7 then gen_random_uuid() end, case when $7 then now() end) returning id)
        insert into orders (id, customer_id, idempotency_key_id, amount_cents, currency, payment_method)
        select $4::uuid, $2::uuid, record.id, $5, 'usd', $6 from record`,
-      [a.recordId, a.customerId, a.key, a.orderId, a.amountCents, a.paymentMethod],
+      [
+        a.recordId,
+        a.customerId,
+        a.key,
+        a.orderId,
+        a.amountCents,
+        a.paymentMethod,
+        a.locked ?? false,
+        a.requestHash ?? null,
+      ],
     );
   }
 
@@ -166,6 +181,31 @@ export class TestDb {
    */
   async retireProduct(sku: string): Promise<void> {
     await this.pool.query(`update products set sku = sku || '-retired' where sku = $1`, [sku]);
+  }
+
+  /** Sets a product's price, as a catalogue update would. */
+  async setPrice(sku: string, priceCents: number): Promise<void> {
+    await this.pool.query(`update products set price_cents = $2 where sku = $1`, [sku, priceCents]);
+  }
+
+  /**
+   * Deletes every row an attempt wrote — its record, its order and the
+   * order's lines — as a failover to an asynchronous replica loses the last
+   * commits. Answers how many records and orders were deleted.
+   */
+  async loseAttempt(customerId: string, key: string): Promise<{ keys: number; orders: number }> {
+    const { rows } = await this.pool.query<{ keys: number; orders: number }>(
+      `with record as (
+         select id from idempotency_keys where subject_id = $1 and key = lower($2)::uuid
+       ), lost_orders as (
+         delete from orders where idempotency_key_id in (select id from record) returning id
+       ), lost_keys as (
+         delete from idempotency_keys where id in (select id from record) returning id
+       )
+       select (select count(*) from lost_keys)::int as keys, (select count(*) from lost_orders)::int as orders`,
+      [customerId, key],
+    );
+    return rows[0]!;
   }
 
   close(): Promise<void> {

@@ -16,8 +16,10 @@ export interface FaultSnapshot {
 
 export interface FaultPatch {
   latencyMs?: number;
+  answerLatencyMs?: number;
   failNext?: { status: 500 | 503 | 429; times: number } | null;
   dropAfterCharge?: number;
+  storeCreate500?: number;
 }
 
 export interface LedgerIntent {

@@ -5,9 +5,10 @@ import type { StripeEventLike } from "./webhooks";
 
 /**
  * The shopper pays, the card is charged, and the answer never reaches the
- * app: the charge's response is dropped (dropAfterCharge) and the SDK's own
- * retry of the reset connection meets a 500 at the edge (failNext). The app
- * cannot tell, releases the attempt and answers 503; the shopper vanishes.
+ * app: the charge's response is dropped (dropAfterCharge), the SDK's own
+ * retry of the reset connection meets a 500 at the edge (failNext), and so
+ * does the app's search for the attempt's intent that a 500 calls for. The
+ * app cannot tell, releases the attempt and answers 503; the shopper vanishes.
  * Needs the app's STRIPE_MAX_NETWORK_RETRIES=0 and a Stripe timeout above
  * `latencyMs`. Returns the succeeded PaymentIntent as the ledger holds it.
  */
@@ -19,10 +20,10 @@ export async function vanishAfterCharge(
 ): Promise<StripeEventLike["data"]["object"] & { id: string }> {
   await h.emulator.faults({ latencyMs });
   const answer = shopper.checkout(key, cart());
-  await waitFor("the charge to be in flight", async () => (await h.emulator.stats()).delayed >= 2); // create, then confirm
-  await h.emulator.faults({ latencyMs: 0, dropAfterCharge: 1, failNext: { status: 500, times: 1 } });
+  await waitFor("the charge to be in flight", async () => (await h.emulator.stats()).delayed >= 1); // one create-and-confirm
+  await h.emulator.faults({ latencyMs: 0, dropAfterCharge: 1, failNext: { status: 500, times: 2 } });
   expect((await answer).status).toBe(503);
-  expect(await h.emulator.stats()).toMatchObject({ charges: 1, dropped: 1, failedInjected: 1 });
+  expect(await h.emulator.stats()).toMatchObject({ charges: 1, dropped: 1, failedInjected: 2 });
   expect(await h.db.record(shopper.customerId!, key)).toMatchObject({
     status: "in_progress",
     lock_token: null,
@@ -31,6 +32,7 @@ export async function vanishAfterCharge(
   const [intent] = await h.emulator.ledger();
   expect(intent).toMatchObject({ status: "succeeded" });
   const [order] = await h.db.ordersOf(shopper.customerId!);
-  expect(order).toMatchObject({ status: "pending", payment_intent_id: intent!.id });
+  // The answer was lost, so the shop never learned the intent's id.
+  expect(order).toMatchObject({ status: "pending", payment_intent_id: null });
   return intent as unknown as StripeEventLike["data"]["object"] & { id: string };
 }
