@@ -1,6 +1,7 @@
 import "server-only";
 import type Stripe from "stripe";
 import type { PrismaClient } from "./generated/prisma/client";
+import { currentRefusal, describeRefusal } from "./payments/provider-refusals";
 
 /**
  * Two questions a platform asks an app instance:
@@ -10,12 +11,15 @@ import type { PrismaClient } from "./generated/prisma/client";
  * - readiness (GET /api/health, the contract's route): can it take payments?
  *   The database is asked every time (a local `select 1`); Stripe's answer is
  *   reused for `providerCacheMs`, so probes from every load balancer and
- *   orchestrator do not each spend the Stripe rate limit.
+ *   orchestrator do not each spend the Stripe rate limit. While Stripe's
+ *   latest answer to any of the app's clients refused the key or a
+ *   permission, payments are not ready, and `reason` says what to change.
  */
 export interface Health {
   ok: boolean;
   db: boolean;
   payments: boolean;
+  reason?: string;
 }
 
 export function liveness(): { ok: true } {
@@ -28,11 +32,18 @@ export async function checkHealth(
   stripe: Stripe,
   options: { providerCacheMs: number },
 ): Promise<Health> {
-  const [dbOk, paymentsOk] = await Promise.all([
+  const [dbOk, reachable] = await Promise.all([
     withTimeout(prisma.$queryRaw`select 1`, 2_000),
     paymentsReachable(stripe, options.providerCacheMs),
   ]);
-  return { ok: dbOk && paymentsOk, db: dbOk, payments: paymentsOk };
+  const refusal = currentRefusal();
+  const paymentsOk = reachable && !refusal;
+  return {
+    ok: dbOk && paymentsOk,
+    db: dbOk,
+    payments: paymentsOk,
+    ...(refusal ? { reason: describeRefusal(refusal) } : {}),
+  };
 }
 
 // On globalThis: Next may bundle this module more than once, and the cache must be one per process.

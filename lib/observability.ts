@@ -20,6 +20,7 @@ interface Observability {
   webhookEvents: Counter<"stage" | "type">;
   lateSuccessRefunds: Counter;
   strayIntents: Counter<"action">;
+  providerRefusals: Counter<"status">;
 }
 
 /** Hears every event after it is logged and counted (the lab's timeline subscribes; see lib/lab/server/attach.ts). */
@@ -86,6 +87,11 @@ function create(): Observability {
       "PaymentIntents for an order already paid by another intent, undone (refunded or canceled)",
       ["action"],
     ),
+    providerRefusals: counter(
+      "stripe_refusals_total",
+      "Answers from Stripe refusing the shop's key (401) or a permission (403): configuration to fix",
+      ["status"],
+    ),
   };
 }
 
@@ -94,7 +100,7 @@ export function observability(): Observability {
   return globalForObs.observability;
 }
 
-/** Logs one event and counts it. */
+/** Logs one event and counts it; `alarm: true` logs it as an error for an operator, `alarm: false` at debug. */
 export function observe(event: string, fields: Fields = {}): void {
   const o = observability();
   // A duplicate of a running attempt is routine and comes by the hundred in a
@@ -102,7 +108,10 @@ export function observe(event: string, fields: Fields = {}): void {
   // costs no more than a catalogue read.
   const routine =
     (event === "claim" && fields.decision === "in_progress") || (event === "response" && fields.status === 409);
-  o.logger[routine ? "debug" : "info"]({ event, ...fields });
+  o.logger[fields.alarm === true ? "error" : routine || fields.alarm === false ? "debug" : "info"]({
+    event,
+    ...fields,
+  });
   switch (event) {
     case "claim":
       o.claims.inc({ decision: String(fields.retaken ? "retake" : fields.decision) });
@@ -127,6 +136,9 @@ export function observe(event: string, fields: Fields = {}): void {
       break;
     case "stray_intent":
       o.strayIntents.inc({ action: String(fields.action) });
+      break;
+    case "provider_refused":
+      o.providerRefusals.inc({ status: String(fields.status) });
       break;
   }
   for (const listener of hooks().listeners) {

@@ -1,6 +1,8 @@
 import "server-only";
 import type Stripe from "stripe";
 import { env, type Env } from "../env";
+import { observe } from "../observability";
+import { describeRefusal, watchRefusals, type ProviderRefusal } from "./provider-refusals";
 import { createStripeClient } from "./stripe-client";
 
 const globalForStripe = globalThis as unknown as { stripe?: Stripe; stripeProbe?: Stripe };
@@ -11,23 +13,31 @@ export function stripe(): Stripe {
   return globalForStripe.stripe;
 }
 
-/** A client with the configured key, endpoint and bounds. */
+/** A client with the configured key, endpoint and bounds, whose refusals (401, 403) are reported. */
 export function stripeFor(config: Env): Stripe {
-  return createStripeClient({
+  const client = createStripeClient({
     secretKey: config.STRIPE_SECRET_KEY,
     apiBase: config.stripeApiBase,
     timeoutMs: config.STRIPE_TIMEOUT_MS,
     maxNetworkRetries: config.STRIPE_MAX_NETWORK_RETRIES,
   });
+  return watchRefusals(client, reportRefusal);
 }
 
 /** A fast-failing client for health checks: one try, two seconds. */
 export function stripeProbe(): Stripe {
-  globalForStripe.stripeProbe ??= createStripeClient({
-    secretKey: env().STRIPE_SECRET_KEY,
-    apiBase: env().stripeApiBase,
-    timeoutMs: 2_000,
-    maxNetworkRetries: 0,
-  });
+  globalForStripe.stripeProbe ??= watchRefusals(
+    createStripeClient({
+      secretKey: env().STRIPE_SECRET_KEY,
+      apiBase: env().stripeApiBase,
+      timeoutMs: 2_000,
+      maxNetworkRetries: 0,
+    }),
+    reportRefusal,
+  );
   return globalForStripe.stripeProbe;
+}
+
+function reportRefusal(refusal: ProviderRefusal, alarm: boolean): void {
+  observe("provider_refused", { status: refusal.status, path: refusal.path, alarm, message: describeRefusal(refusal) });
 }

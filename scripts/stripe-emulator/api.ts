@@ -42,10 +42,12 @@ type Run = (ctx: Ctx, params: Params) => Outcome;
 export async function handleApi(request: ApiRequest): Promise<Reply> {
   const { faults } = request.state;
   faults.stats.requests += 1;
-  const refused = faults.takeRateLimit(Date.now()) ?? faults.takeFailure();
-  if (refused) return send(refused);
+  const overloaded = faults.takeRateLimit(Date.now()) ?? faults.takeFailure();
+  if (overloaded) return send(overloaded);
   const auth = authenticate(request.headers.authorization);
   if (!auth.ok) return send(auth.response, { "WWW-Authenticate": 'Bearer realm="Stripe"' });
+  const refused = faults.takeRefusal(auth.apiKey);
+  if (refused) return send(refused);
   const route = matchRoute(request.method, request.url.pathname);
   if (!route) return send(unrecognizedUrl(request.method, request.url.pathname));
   const parsed = parseForm(request.method === "GET" ? request.url.search.slice(1) : request.body);

@@ -70,6 +70,16 @@ function parseField(patch: Partial<FaultSettings>, name: string, value: unknown)
       patch.lateExecution = value.times === 0 ? null : { delayMs: value.delayMs, times: value.times };
       return null;
     }
+    case "refuse": {
+      if (value === null) {
+        patch.refuse = null;
+        return null;
+      }
+      if (!isObject(value) || Object.keys(value).join() !== "status" || (value.status !== 401 && value.status !== 403))
+        return 'refuse must be null or { "status": 401|403 }.';
+      patch.refuse = { status: value.status };
+      return null;
+    }
     default:
       return `Unknown fault: ${name}. Known faults: ${KNOWN}.`;
   }

@@ -21,6 +21,8 @@ export interface FaultSettings {
   rateLimit: { perSecond: number } | null;
   /** The next n writes drop the connection at once and execute delayMs later: a caller that gave up. */
   lateExecution: { delayMs: number; times: number } | null;
+  /** While set, every /v1 request is refused as Stripe refuses a revoked key (401) or a restricted key's missing permission (403). */
+  refuse: { status: 401 | 403 } | null;
 }
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
@@ -44,6 +46,7 @@ const STAT_NAMES = [
   "rateLimited",
   "lateAnswered",
   "lateExecuted",
+  "refused",
 ] as const;
 export type FaultStats = Record<(typeof STAT_NAMES)[number], number>;
 
@@ -57,6 +60,7 @@ export function defaultSettings(): FaultSettings {
     idempotencyKeyTtlMs: DAY_MS,
     rateLimit: null,
     lateExecution: null,
+    refuse: null,
   };
 }
 
@@ -121,6 +125,21 @@ export class Faults {
     if (late.times <= 0) this.settings.lateExecution = null;
     this.stats.lateAnswered += 1;
     return late.delayMs;
+  }
+
+  /** The refusal armed for every request, shaped as Stripe's, if any. */
+  takeRefusal(apiKey: string): ApiResponse | null {
+    const refuse = this.settings.refuse;
+    if (!refuse) return null;
+    this.stats.refused += 1;
+    const masked = `${apiKey.slice(0, 8)}****${apiKey.slice(-4)}`;
+    return stripeError(refuse.status, {
+      type: "invalid_request_error",
+      message:
+        refuse.status === 401
+          ? `Invalid API Key provided: ${masked} (refused by the Stripe emulator)`
+          : `The provided key '${masked}' does not have the required permissions for this endpoint (refused by the Stripe emulator).`,
+    });
   }
 
   /** Merges a validated patch; returns an error message for bad input and changes nothing then. */

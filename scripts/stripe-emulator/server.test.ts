@@ -336,6 +336,20 @@ describe("fault injection", () => {
     expect((await faults()).stats).toMatchObject({ answersDelayed: 1, delayed: 0, charges: 1 });
   });
 
+  it("refuses every request as Stripe refuses a revoked key (401) or a missing permission (403), until lifted", async () => {
+    const client = stripe({ maxNetworkRetries: 0 });
+    await setFaults({ refuse: { status: 401 } });
+    expect(await rejection(client.paymentIntents.create(VISA))).toBeInstanceOf(Stripe.errors.StripeAuthenticationError);
+    await setFaults({ refuse: { status: 403 } });
+    const forbidden = await rejection(client.refunds.list({ limit: 1 }));
+    expect(forbidden).toBeInstanceOf(Stripe.errors.StripePermissionError);
+    expect(forbidden).toMatchObject({ statusCode: 403, rawType: "invalid_request_error" });
+    await setFaults({ refuse: null });
+    expect(await ledger()).toHaveLength(0); // nothing was executed while refused
+    expect((await client.paymentIntents.create(VISA)).status).toBe("succeeded");
+    expect((await faults()).stats).toMatchObject({ refused: 2, charges: 1 });
+  });
+
   it("fails the next requests before they reach the ledger", async () => {
     await setFaults({ failNext: { status: 503, times: 2 } });
     const client = stripe({ maxNetworkRetries: 0 });

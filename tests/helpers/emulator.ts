@@ -20,6 +20,7 @@ export interface FaultPatch {
   failNext?: { status: 500 | 503 | 429; times: number } | null;
   dropAfterCharge?: number;
   storeCreate500?: number;
+  refuse?: { status: 401 | 403 } | null;
 }
 
 export interface LedgerIntent {

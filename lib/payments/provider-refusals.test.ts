@@ -1,0 +1,45 @@
+import { beforeEach, describe, expect, it } from "vitest";
+import {
+  clearRefusals,
+  currentRefusal,
+  describeRefusal,
+  noteProviderAnswer,
+  REFUSAL_LOG_INTERVAL_MS,
+  type ProviderRefusal,
+} from "./provider-refusals";
+
+const reports: Array<[ProviderRefusal, boolean]> = [];
+const report = (refusal: ProviderRefusal, alarm: boolean) => reports.push([refusal, alarm]);
+beforeEach(() => {
+  clearRefusals();
+  reports.length = 0;
+});
+
+describe("Stripe's refusals of the shop's key", () => {
+  it("stand until the refused endpoint answers 2xx; another endpoint's success does not lift them", () => {
+    noteProviderAnswer({ status: 403, path: "/v1/refunds" }, report, 1_000);
+    expect(currentRefusal()).toEqual({ status: 403, path: "/v1/refunds", at: 1_000 });
+    noteProviderAnswer({ status: 200, path: "/v1/payment_intents" }, report, 2_000);
+    noteProviderAnswer({ status: 402, path: "/v1/refunds" }, report, 2_500); // an answer, not a refusal: it stands
+    expect(currentRefusal()).toMatchObject({ status: 403, path: "/v1/refunds" });
+    noteProviderAnswer({ status: 200, path: "/v1/refunds" }, report, 3_000);
+    expect(currentRefusal()).toBeNull();
+  });
+
+  it("tell ids apart from endpoints: a refusal for one intent is lifted by a success for another", () => {
+    noteProviderAnswer({ status: 401, path: "/v1/payment_intents/pi_123/cancel" }, report, 1_000);
+    noteProviderAnswer({ status: 200, path: "/v1/payment_intents/pi_456/cancel" }, report, 2_000);
+    expect(currentRefusal()).toBeNull();
+  });
+
+  it("are each reported, raising the alarm at most once a minute", () => {
+    for (let i = 0; i < 5; i++) noteProviderAnswer({ status: 401, path: "/v1/payment_intents" }, report, 1_000 + i);
+    noteProviderAnswer({ status: 401, path: "/v1/payment_intents" }, report, 1_000 + REFUSAL_LOG_INTERVAL_MS);
+    expect(reports.map(([, alarm]) => alarm)).toEqual([true, false, false, false, false, true]);
+  });
+
+  it("say in one line what to change", () => {
+    expect(describeRefusal({ status: 401, path: "/v1/payment_intents", at: 0 })).toMatch(/401.*STRIPE_SECRET_KEY/);
+    expect(describeRefusal({ status: 403, path: "/v1/refunds", at: 0 })).toMatch(/403 on \/v1\/refunds.*README/);
+  });
+});
