@@ -20,6 +20,8 @@ interface Observability {
   webhookEvents: Counter<"stage" | "type">;
   lateSuccessRefunds: Counter;
   strayIntents: Counter<"action">;
+  rateLimited: Counter<"rule">;
+  customersExpired: Counter;
 }
 
 /** Hears every event after it is logged and counted (the lab's timeline subscribes; see lib/lab/server/attach.ts). */
@@ -73,7 +75,7 @@ function create(): Observability {
     cleanupDeleted: counter("idempotency_cleanup_deleted_total", "Expired idempotency records deleted", []),
     webhookEvents: counter(
       "webhook_events_total",
-      "Stripe webhook events by stage: received, duplicate, rejected (bad signature), processed, deferred, failed, expired",
+      "Stripe webhook events by stage: received, duplicate, rejected (bad signature), unstorable (jsonb cannot hold it), processed, deferred, failed, expired",
       ["stage", "type"],
     ),
     lateSuccessRefunds: counter(
@@ -86,6 +88,8 @@ function create(): Observability {
       "PaymentIntents for an order already paid by another intent, undone (refunded or canceled)",
       ["action"],
     ),
+    rateLimited: counter("rate_limited_total", "Requests refused with 429 by the abuse limits, by rule", ["rule"]),
+    customersExpired: counter("customers_expired_total", "Guest customers without orders deleted by the cleanup", []),
   };
 }
 
@@ -127,6 +131,12 @@ export function observe(event: string, fields: Fields = {}): void {
       break;
     case "stray_intent":
       o.strayIntents.inc({ action: String(fields.action) });
+      break;
+    case "rate_limited":
+      o.rateLimited.inc({ rule: String(fields.rule) });
+      break;
+    case "customer_cleanup":
+      o.customersExpired.inc(Number(fields.deleted) || 0);
       break;
   }
   for (const listener of hooks().listeners) {
