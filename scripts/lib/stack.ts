@@ -71,6 +71,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const instances = options.instances ?? 1;
   // A taken port is one line naming its variable, before anything starts.
   for (let i = 0; i < instances; i++) await assertPortFree(options.appPort + i, "PORT");
+  if (options.startEmulator && env.usesStripeEmulator)
+    await assertPortFree(Number(new URL(env.stripeApiBase!).port), "STRIPE_EMULATOR_PORT");
   const cleanups: Array<() => Promise<void>> = [];
   const stop = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch((err) => log(`cleanup failed: ${err}`));
