@@ -33,7 +33,11 @@ describe("the origin the shopper's browser used", () => {
   it("is the request's Origin when the check accepts it: 127.0.0.1 stays 127.0.0.1", () => {
     const h = headers({ host: "127.0.0.1:3000", origin: "http://127.0.0.1:3000" });
     expect(shopperOrigin(h, none, "http:")).toBe("http://127.0.0.1:3000");
-    const behind = headers({ host: "10.0.0.7:3000", "x-forwarded-host": "shop.example", origin: "https://shop.example" });
+    const behind = headers({
+      host: "10.0.0.7:3000",
+      "x-forwarded-host": "shop.example",
+      origin: "https://shop.example",
+    });
     expect(shopperOrigin(behind, { appOrigins: [], trustProxy: true }, "http:")).toBe("https://shop.example");
   });
 
@@ -49,7 +53,11 @@ describe("the origin the shopper's browser used", () => {
     const policy = { appOrigins: ["https://shop.example", "https://www.shop.example"], trustProxy: false };
     expect(shopperOrigin(headers({ host: "internal:3000" }), policy, "http:")).toBe("https://shop.example");
     expect(shopperOrigin(headers({ host: "127.0.0.1:3000" }), none, "http:")).toBe("http://127.0.0.1:3000");
-    const proxied = headers({ host: "10.0.0.7:3000", "x-forwarded-host": "shop.example", "x-forwarded-proto": "https" });
+    const proxied = headers({
+      host: "10.0.0.7:3000",
+      "x-forwarded-host": "shop.example",
+      "x-forwarded-proto": "https",
+    });
     expect(shopperOrigin(proxied, { appOrigins: [], trustProxy: true }, "http:")).toBe("https://shop.example");
     expect(shopperOrigin(proxied, none, "http:")).toBe("http://10.0.0.7:3000");
   });

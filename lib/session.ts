@@ -25,7 +25,8 @@ export const SESSION_TTL_SECONDS = 60 * 60 * 24 * 30;
 /** The secrets a seal may be made with: the current one first, then the one before a rotation. */
 function secrets(): string[] {
   const { SESSION_SECRET, SESSION_SECRET_PREVIOUS } = env();
-  if (!SESSION_SECRET) throw new ConfigError("SESSION_SECRET: required to seal session cookies (npm run demo generates one)");
+  if (!SESSION_SECRET)
+    throw new ConfigError("SESSION_SECRET: required to seal session cookies (npm run demo generates one)");
   return SESSION_SECRET_PREVIOUS ? [SESSION_SECRET, SESSION_SECRET_PREVIOUS] : [SESSION_SECRET];
 }
 

@@ -17,7 +17,9 @@ runUntilSignal(async () => {
   const env = configurationOrExit({ ...process.env, NODE_ENV: "production" });
   const distDir = process.env.NEXT_DIST_DIR || ".next";
   if (!existsSync(path.join(distDir, "BUILD_ID")))
-    throw new ConfigError(`No production build in ${distDir}: run \`npm run build\` first (or set NEXT_DIST_DIR to where it is)`);
+    throw new ConfigError(
+      `No production build in ${distDir}: run \`npm run build\` first (or set NEXT_DIST_DIR to where it is)`,
+    );
   await assertPortFree(env.PORT, "PORT");
   await assertReachable(env.DATABASE_URL!);
   console.log(`[start] stripe ${env.stripeApiBase ?? "api.stripe.com (test mode)"}`);

@@ -87,7 +87,8 @@ describe("abuse limits", () => {
   it("a shopper with as many open attempts as allowed gets 429 for another, not for the open ones", async () => {
     const shopper = await shopperFrom(address());
     const open = [newKey(), newKey()];
-    for (const key of open) expect((await shopper.checkout(key, cart("pm_card_threeDSecure2Required"))).status).toBe(202);
+    for (const key of open)
+      expect((await shopper.checkout(key, cart("pm_card_threeDSecure2Required"))).status).toBe(202);
     const third = newKey();
     const refused = await shopper.checkout(third, cart());
     expectRateLimited(refused);

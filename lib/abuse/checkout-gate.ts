@@ -24,6 +24,18 @@ export async function admitCheckout(
   deps: { prisma: PrismaClient; limits: AbuseLimits },
   input: CheckoutGateInput,
 ): Promise<LimitDecision | { ok: false; rule: "open_attempts"; retryAfterSeconds: number }> {
+  const scope = `${input.customerId} ${input.endpoint} ${input.key}`;
+  // A storm of duplicates reaches this process again and again: admitted once, never asked about again.
+  if (admitted.has(scope)) return { ok: true };
+  const decision = await decide(deps, input);
+  if (decision.ok) remember(scope);
+  return decision;
+}
+
+async function decide(
+  deps: { prisma: PrismaClient; limits: AbuseLimits },
+  input: CheckoutGateInput,
+): Promise<LimitDecision | { ok: false; rule: "open_attempts"; retryAfterSeconds: number }> {
   // Raw SQL: one statement answers both questions, on the (subject_id, endpoint, key) index.
   const [row] = await queryRows<{ known: number; open: number }>(
     deps.prisma,
@@ -41,4 +53,17 @@ export async function admitCheckout(
     ["checkout_per_address", input.address],
     ["checkout_per_session", input.customerId],
   ]);
+}
+
+/**
+ * Attempts this process admitted, so a duplicate costs no statement more
+ * than before the limits (docs/decisions/0007-cheap-duplicates.md). Bounded,
+ * oldest out first; forgetting one only means asking the database again.
+ */
+const admitted = new Set<string>();
+const ADMITTED_MAX = 10_000;
+
+function remember(scope: string): void {
+  if (admitted.size >= ADMITTED_MAX) admitted.delete(admitted.values().next().value!);
+  admitted.add(scope);
 }

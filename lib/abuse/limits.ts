@@ -9,11 +9,7 @@ import { RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
  * creates its table (schema `rate_limit`) itself. Nothing here knows HTTP.
  */
 export type LimitRule =
-  | "session_per_address"
-  | "checkout_per_address"
-  | "checkout_per_session"
-  | "return_per_address"
-  | "return_per_session";
+  "session_per_address" | "checkout_per_address" | "checkout_per_session" | "return_per_address" | "return_per_session";
 
 export interface LimitSettings {
   windowSeconds: number;

@@ -20,7 +20,12 @@ describe("expiring guest customers", () => {
     });
     const attempting = await customer(40);
     await prisma.idempotencyKey.create({
-      data: { subjectId: attempting.id, endpoint: "POST /api/checkout", key: randomUUID(), requestHash: "e".repeat(64) },
+      data: {
+        subjectId: attempting.id,
+        endpoint: "POST /api/checkout",
+        key: randomUUID(),
+        requestHash: "e".repeat(64),
+      },
     });
 
     const deleted = await deleteIdleCustomers(prisma, { olderThanSeconds: 30 * 86_400 });

@@ -11,7 +11,9 @@ describe("provisioning the database", () => {
       () => "connected",
       (err: Error) => err.message,
     );
-    expect(message).toMatch(/^DATABASE_URL: PostgreSQL at 127\.0\.0\.1:9\/shop does not answer \(.+\); start it, or point/);
+    expect(message).toMatch(
+      /^DATABASE_URL: PostgreSQL at 127\.0\.0\.1:9\/shop does not answer \(.+\); start it, or point/,
+    );
     expect(message.split("\n")).toHaveLength(1);
   });
 

@@ -45,10 +45,7 @@ export function securityHeaders(context: HeaderContext): Record<string, string> 
 
 /** https to this server, or to the proxy in front of it (its first X-Forwarded-Proto). */
 export function servedOverHttps(url: URL, headers: Headers): boolean {
-  return (
-    url.protocol === "https:" ||
-    headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() === "https"
-  );
+  return url.protocol === "https:" || headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() === "https";
 }
 
 /** 128 random bits, base64: a fresh nonce per response. */

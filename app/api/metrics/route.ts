@@ -14,9 +14,15 @@ export const dynamic = "force-dynamic";
 export async function GET(request: Request) {
   const { METRICS_TOKEN: token, NODE_ENV } = env();
   if (token === undefined && NODE_ENV === "production") {
-    return jsonError(404, "not_found", "Metrics are off: set METRICS_TOKEN to serve them in production.", {}, {
-      "Cache-Control": "no-store",
-    });
+    return jsonError(
+      404,
+      "not_found",
+      "Metrics are off: set METRICS_TOKEN to serve them in production.",
+      {},
+      {
+        "Cache-Control": "no-store",
+      },
+    );
   }
   if (token !== undefined && !hasBearerToken(request, token)) {
     return jsonError(
