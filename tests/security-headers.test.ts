@@ -2,10 +2,11 @@ import { describe, expect, it } from "vitest";
 import { useTestApp } from "./helpers/harness";
 
 /**
- * Every response carries the security headers, from one place (proxy.ts):
- * pages, API answers, static assets and 404s alike. Scripts run only with a
- * nonce that is new for every response and stamped on the page's scripts;
- * nothing may load from another origin; no page may be framed.
+ * Every response carries the security headers, decided in one place
+ * (lib/security/headers.ts): pages, API answers, static assets and 404s
+ * alike. Scripts run only with a nonce that is new for every response and
+ * stamped on the page's scripts; nothing may load from another origin; no
+ * page may be framed; JSON loads nothing at all.
  */
 const h = useTestApp();
 
@@ -14,10 +15,15 @@ const get = (path: string, headers: Record<string, string> = {}) =>
 
 function expectSecurityHeaders(response: Response, path: string) {
   const csp = response.headers.get("content-security-policy") ?? "";
-  expect(csp, path).toMatch(/(^|; )default-src 'self'(;|$)/);
   expect(csp, path).toContain("frame-ancestors 'none'");
-  expect(csp, path).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=]{16,}' 'strict-dynamic'(;|$)/);
   expect(csp, path).not.toMatch(/https?:|unsafe-inline|unsafe-eval|\*/);
+  if (path.includes("/api/")) {
+    // JSON loads nothing at all.
+    expect(csp, path).toMatch(/(^|; )default-src 'none'(;|$)/);
+  } else {
+    expect(csp, path).toMatch(/(^|; )default-src 'self'(;|$)/);
+    expect(csp, path).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=]{16,}' 'strict-dynamic'(;|$)/);
+  }
   expect(response.headers.get("x-content-type-options"), path).toBe("nosniff");
   expect(response.headers.get("referrer-policy"), path).toBeTruthy();
   expect(response.headers.get("permissions-policy"), path).toContain("camera=()");
@@ -31,12 +37,15 @@ describe("security headers", () => {
     const asset = /\/_next\/static\/[^"]+\.js/.exec(html)?.[0];
     expect(asset).toBeDefined();
     const session = await fetch(`${h.url}/api/session`, { method: "POST" });
+    const labOff = await get("/api/lab/events");
     for (const [path, response, status] of [
       ["/", home, 200],
       ["/checkout", await get("/checkout"), 200],
       ["/api/products", await get("/api/products"), 200],
       ["POST /api/session", session, 201],
       ["/api/orders (no session)", await get("/api/orders"), 401],
+      ["/api/lab/events (the lab is off)", labOff, 404],
+      ["/api/nothing-here", await get("/api/nothing-here"), 404],
       [asset!, await get(asset!), 200],
       ["/no-such-page", await get("/no-such-page"), 404],
     ] as const) {
@@ -68,7 +77,10 @@ describe("security headers", () => {
 
   it("pin https (HSTS) only when the browser came over https, never on plain http", async () => {
     expect((await get("/")).headers.get("strict-transport-security")).toBeNull();
-    const tls = await get("/", { "x-forwarded-proto": "https" });
-    expect(tls.headers.get("strict-transport-security")).toMatch(/^max-age=\d{8,}/);
+    expect((await get("/api/products")).headers.get("strict-transport-security")).toBeNull();
+    for (const path of ["/", "/api/products"]) {
+      const tls = await get(path, { "x-forwarded-proto": "https" });
+      expect(tls.headers.get("strict-transport-security"), path).toMatch(/^max-age=\d{8,}/);
+    }
   });
 });

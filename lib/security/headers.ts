@@ -1,8 +1,12 @@
 /**
- * The security headers every response carries, decided in one place (used by
- * proxy.ts). Scripts run only with this response's nonce, which Next.js puts
- * on its own scripts when it finds it in the request's CSP; nothing is loaded
- * from another origin, and no page may be framed.
+ * The security headers every response carries, decided in one place. Pages
+ * and assets get them from proxy.ts: scripts run only with this response's
+ * nonce, which Next.js puts on its own scripts when it finds it in the
+ * request's CSP; nothing is loaded from another origin, and no page may be
+ * framed. API routes get the static API_HEADERS from next.config.ts instead:
+ * a proxy makes Next.js buffer every request body (up to 10 MB) before the
+ * route runs, which would defeat the routes' own body limits (16 KiB,
+ * refused while streaming).
  */
 export interface HeaderContext {
   nonce: string;
@@ -31,17 +35,29 @@ export function contentSecurityPolicy({ nonce, development }: Pick<HeaderContext
   ].join("; ");
 }
 
+const PERMISSIONS_POLICY = "camera=(), microphone=(), geolocation=(), payment=(), usb=(), interest-cohort=()";
+/** Only over https: an HSTS header on plain http is ignored, and would pin a local demo to https if it were not. */
+export const HSTS = "max-age=31536000; includeSubDomains";
+
 export function securityHeaders(context: HeaderContext): Record<string, string> {
   return {
     "Content-Security-Policy": contentSecurityPolicy(context),
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": SECRET_IN_URL.test(context.pathname) ? "no-referrer" : "strict-origin-when-cross-origin",
-    "Permissions-Policy": "camera=(), microphone=(), geolocation=(), payment=(), usb=(), interest-cohort=()",
+    "Permissions-Policy": PERMISSIONS_POLICY,
     "X-Frame-Options": "DENY",
-    // Only over https: an HSTS header on plain http is ignored, and would pin a local demo to https if it were not.
-    ...(context.https ? { "Strict-Transport-Security": "max-age=31536000; includeSubDomains" } : {}),
+    ...(context.https ? { "Strict-Transport-Security": HSTS } : {}),
   };
 }
+
+/** JSON answers load nothing and are never framed. */
+export const API_HEADERS: Record<string, string> = {
+  "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "no-referrer",
+  "Permissions-Policy": PERMISSIONS_POLICY,
+  "X-Frame-Options": "DENY",
+};
 
 /** https to this server, or to the proxy in front of it (its first X-Forwarded-Proto). */
 export function servedOverHttps(url: URL, headers: Headers): boolean {
