@@ -187,15 +187,34 @@ describe("npm start", () => {
     }
   });
 
-  it("and the production server alone refuses too, instead of answering every request with 500", async () => {
-    const start = await runStart({}, { bare: true });
-    try {
-      expect(await start.outcome, start.output()).toBe(1);
-      expect(start.output()).toMatch(/^SESSION_SECRET: required in production/m);
-    } finally {
-      start.child.kill("SIGTERM");
-      await start.exited;
-    }
+  it.each([
+    ["without SESSION_SECRET", {}, /^SESSION_SECRET: required in production/m],
+    [
+      "without DATABASE_URL",
+      { DATABASE_URL: "", SESSION_SECRET: TEST_SESSION_SECRET },
+      /^DATABASE_URL: required in production/m,
+    ],
+  ])(
+    "and the production server alone refuses too %s, instead of answering every request with 500",
+    async (_, env, line) => {
+      const start = await runStart(env, { bare: true });
+      try {
+        expect(await start.outcome, start.output()).toBe(1);
+        expect(start.output()).toMatch(line);
+      } finally {
+        start.child.kill("SIGTERM");
+        await start.exited;
+      }
+    },
+  );
+
+  it("refuses to start without a production build, in one line saying to run npm run build", async () => {
+    const empty = await mkdtemp(path.join(tmpdir(), "no-build-"));
+    const start = await runStart({ SESSION_SECRET: TEST_SESSION_SECRET, NEXT_DIST_DIR: empty });
+    expect(await start.outcome, start.output()).toBe(1);
+    expect(linesOf(start.output())).toEqual([
+      expect.stringMatching(/^No production build in .+: run `npm run build` first/),
+    ]);
   });
 
   it("starts with it, seals sessions for as long as their cookie lives, and serves neither lab nor open metrics", async () => {
