@@ -1,4 +1,7 @@
 import type { NextConfig } from "next";
+import { API_HEADERS, HSTS } from "./lib/security/headers";
+
+const headerList = (headers: Record<string, string>) => Object.entries(headers).map(([key, value]) => ({ key, value }));
 
 const config: NextConfig = {
   poweredByHeader: false,
@@ -9,6 +12,17 @@ const config: NextConfig = {
   // `npm run typecheck` (part of `npm test`) checks the whole project once;
   // repeating it in every build only slows the demo down.
   typescript: { ignoreBuildErrors: true },
+  // API routes' security headers (pages' come from proxy.ts, with a nonce; see lib/security/headers.ts).
+  async headers() {
+    return [
+      { source: "/api/:path*", headers: headerList(API_HEADERS) },
+      {
+        source: "/api/:path*",
+        has: [{ type: "header", key: "x-forwarded-proto", value: "https" }],
+        headers: [{ key: "Strict-Transport-Security", value: HSTS }],
+      },
+    ];
+  },
 };
 
 export default config;

@@ -1,5 +1,8 @@
 import type { Metadata, Viewport } from "next";
 import Link from "next/link";
+import { connection } from "next/server";
+import { env } from "@/lib/env";
+import { labEnabled } from "@/lib/lab/enabled";
 import type { ReactNode } from "react";
 import { CartLink } from "./_components/cart-link";
 import { NavLink } from "./_components/nav-link";
@@ -13,7 +16,11 @@ export const metadata: Metadata = {
 
 export const viewport: Viewport = { width: "device-width", initialScale: 1, themeColor: "#1f6f5c" };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  // Every page renders per request: its scripts carry this response's CSP nonce
+  // (proxy.ts), and the lab's link follows the running server's configuration.
+  await connection();
+  const lab = labEnabled(env());
   return (
     <html lang="en">
       <body>
@@ -28,7 +35,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
             <nav aria-label="Main" className="site-nav">
               <NavLink href="/">Shop</NavLink>
               <NavLink href="/orders">Orders</NavLink>
-              <NavLink href="/lab">Lab</NavLink>
+              {lab && <NavLink href="/lab">Lab</NavLink>}
               <CartLink />
             </nav>
           </header>

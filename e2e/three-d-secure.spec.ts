@@ -39,6 +39,26 @@ test("A shopper who completes 3-D Secure is charged once and sees the payment co
   await expect(page).toHaveURL(`/orders/${orders[0]!.id}`);
 });
 
+test("A shopper who opened the shop at 127.0.0.1 comes back from 3-D Secure to 127.0.0.1, signed in, and sees it paid", async ({
+  page,
+  emulator,
+}) => {
+  // Not the host Next listens on (localhost): the return URL must be the one this browser used, where its cookie is.
+  const shop = `http://127.0.0.1:${E2E.appPort}`;
+  const traffic = recordCheckoutTraffic(page);
+  await payWith3DS(page, shop);
+  expect(new URL(page.url()).origin).not.toBe(shop); // on the provider's page now
+  expect((await traffic.settled()).map((e) => e.status)).toEqual([202]);
+  await page.getByRole("button", { name: "Complete authentication" }).click();
+
+  await expect(page).toHaveURL(new RegExp(`^${shop.replaceAll(".", "\\.")}/checkout/return\\?key=`));
+  await expect(returnHeading(page, "Paid — thank you")).toBeVisible();
+  const session = await page.request.post(`${shop}/api/session`); // this browser's session at 127.0.0.1
+  expect(session.status()).toBe(200);
+  const { customerId } = (await session.json()) as { customerId: string };
+  expect((await emulator.paymentIntents(customerId)).map((i) => i.status)).toEqual(["succeeded"]);
+});
+
 test("A failed authentication shows the reason, charges nothing, and the next press is a new attempt", async ({
   page,
   shopper,

@@ -28,7 +28,7 @@ describe("configuration", () => {
   it("defaults the webhook secret to the emulator's only when the emulator is used", () => {
     expect(parseEnv({}).STRIPE_WEBHOOK_SECRET).toBe("whsec_emulator");
     expect(() => parseEnv({ STRIPE_SECRET_KEY: "sk_test_51abcDEF" })).toThrow(
-      /^Invalid configuration:\n  STRIPE_WEBHOOK_SECRET: required with real Stripe: run `stripe listen/,
+      /^STRIPE_WEBHOOK_SECRET: required with real Stripe: run `stripe listen/,
     );
   });
 
@@ -43,6 +43,14 @@ describe("configuration", () => {
     [{ IDEMPOTENCY_RETENTION_HOURS: "49" }, "IDEMPOTENCY_RETENTION_HOURS"],
     [{ IDEMPOTENCY_IN_PROGRESS_TTL_MS: "30000" }, "IDEMPOTENCY_IN_PROGRESS_TTL_MS"],
     [{ SESSION_SECRET: "short" }, "SESSION_SECRET"],
+    [{ SESSION_SECRET: "a".repeat(32) }, "SESSION_SECRET"],
+    [{ SESSION_SECRET: "replace-with-64-hex-characters-from-openssl-rand-hex-32" }, "SESSION_SECRET"],
+    [{ SESSION_SECRET_PREVIOUS: "a".repeat(64) }, "SESSION_SECRET_PREVIOUS"],
+    [{ METRICS_TOKEN: "replace-with-a-long-random-token" }, "METRICS_TOKEN"],
+    [{ DATABASE_POOL_SIZE: "0" }, "DATABASE_POOL_SIZE"],
+    [{ DATABASE_STATEMENT_TIMEOUT_MS: "soon" }, "DATABASE_STATEMENT_TIMEOUT_MS"],
+    [{ RATE_LIMIT_SESSIONS_PER_ADDRESS: "0" }, "RATE_LIMIT_SESSIONS_PER_ADDRESS"],
+    [{ CHECKOUT_MAX_OPEN_ATTEMPTS: "-1" }, "CHECKOUT_MAX_OPEN_ATTEMPTS"],
     [{ STRIPE_WEBHOOK_SECRET: "sk_test_oops" }, "STRIPE_WEBHOOK_SECRET"],
     [{ PAYMENT_ATTEMPT_DEADLINE_MS: "90000" }, "PAYMENT_ATTEMPT_DEADLINE_MS"],
     [{ STRIPE_SECRET_KEY: "rk_live_abc", STRIPE_API_BASE: "http://127.0.0.1:12111" }, "STRIPE_SECRET_KEY"],
@@ -54,7 +62,33 @@ describe("configuration", () => {
     [{ HEALTH_PROVIDER_CACHE_MS: "-1" }, "HEALTH_PROVIDER_CACHE_MS"],
   ])("rejects %j with a message naming %s", (input, variable) => {
     expect(() => parseEnv(input)).toThrow(ConfigError);
-    expect(() => parseEnv(input)).toThrow(new RegExp(`^Invalid configuration:\\n  ${variable}:`));
+    // One line, starting with the variable to change.
+    expect(() => parseEnv(input)).toThrow(new RegExp(`^${variable}: [^\\n]+$`));
+  });
+
+  it("refuses the lab's naive endpoint unless the provider is the local emulator, in one line naming it", () => {
+    expect(parseEnv({ LAB_NAIVE_ENDPOINT: "1" }).LAB_NAIVE_ENDPOINT).toBe(true);
+    const real = { STRIPE_SECRET_KEY: "sk_test_51abcDEF", STRIPE_WEBHOOK_SECRET: "whsec_abc123" };
+    expect(() => parseEnv({ ...real, LAB_NAIVE_ENDPOINT: "1" })).toThrow(
+      /^LAB_NAIVE_ENDPOINT: 1 only with the local Stripe emulator[^\n]+$/,
+    );
+    expect(parseEnv({ ...real, LAB_NAIVE_ENDPOINT: "0" }).LAB_NAIVE_ENDPOINT).toBe(false);
+  });
+
+  it("sizes the pool at 10 connections with connect and statement timeouts, and limits abuse by default", () => {
+    const env = parseEnv({});
+    expect([env.DATABASE_POOL_SIZE, env.DATABASE_CONNECT_TIMEOUT_MS, env.DATABASE_STATEMENT_TIMEOUT_MS]).toEqual([
+      10, 5_000, 15_000,
+    ]);
+    expect(env.RATE_LIMIT_SCALE).toBe(1);
+    expect(env.RATE_LIMIT_SESSIONS_PER_ADDRESS).toBe(20);
+    expect(env.CHECKOUT_MAX_OPEN_ATTEMPTS).toBe(3);
+    expect(parseEnv({ DATABASE_POOL_SIZE: "25" }).DATABASE_POOL_SIZE).toBe(25);
+  });
+
+  it("names every weak variable on a line of its own", () => {
+    const attempt = () => parseEnv({ SESSION_SECRET: "a".repeat(32), METRICS_TOKEN: "x".repeat(40) });
+    expect(attempt).toThrow(/^SESSION_SECRET: .+\nMETRICS_TOKEN: .+$/);
   });
 
   it("explains why the in-progress TTL must outlive the Stripe client", () => {

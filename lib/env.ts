@@ -1,6 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { STRIPE_MAX_NETWORK_RETRIES, STRIPE_TIMEOUT_MS, worstCaseStripeCallMs } from "./payments/limits";
+import { secretWeakness } from "./security/secret-strength";
 
 /**
  * Every variable the project reads, parsed once and failing loudly with the
@@ -11,6 +12,18 @@ const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]", "::1"]);
 export const EMULATOR_WEBHOOK_SECRET = "whsec_emulator";
 
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
+/** A secret that must be 32+ random bytes (see lib/security/secret-strength.ts). */
+const secret = () =>
+  z
+    .string()
+    .trim()
+    .optional()
+    .superRefine((value, ctx) => {
+      const weakness = value === undefined ? null : secretWeakness(value);
+      if (weakness) ctx.addIssue({ code: "custom", message: weakness });
+    });
+/** A limit: how many per RATE_LIMIT_WINDOW_SECONDS (see lib/abuse/limits.ts). */
+const limit = (fallback: number) => z.coerce.number().int().min(1).max(1_000_000).default(fallback);
 
 const schema = z
   .object({
@@ -49,7 +62,10 @@ const schema = z
     STRIPE_MAX_NETWORK_RETRIES: z.coerce.number().int().min(0).max(5).default(STRIPE_MAX_NETWORK_RETRIES),
     IDEMPOTENCY_IN_PROGRESS_TTL_MS: z.coerce.number().int().positive().default(90_000),
     IDEMPOTENCY_RETENTION_HOURS: z.coerce.number().int().min(24).max(48).default(24),
-    SESSION_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+    /** Seals the session cookie. Required in production; `npm run demo` and the tests generate one. */
+    SESSION_SECRET: secret(),
+    /** The secret before a rotation: sessions it sealed are still read until it is removed. */
+    SESSION_SECRET_PREVIOUS: secret(),
     /** Run the reconciler and the expiry cleanup inside each app process this often (0: off; use cron instead). */
     MAINTENANCE_INTERVAL_MS: z.coerce.number().int().min(0).default(15_000),
     /** After this an attempt is settled for good: a success stands, anything else is cancelled and stored as a failure. */
@@ -76,8 +92,25 @@ const schema = z
       .transform((v) => v === "1"),
     /** How long GET /api/health reuses its Stripe probe, so frequent probes do not spend the Stripe rate limit. */
     HEALTH_PROVIDER_CACHE_MS: z.coerce.number().int().min(0).max(300_000).default(10_000),
-    /** When set, GET /api/metrics requires `Authorization: Bearer <METRICS_TOKEN>`. */
-    METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+    /** GET /api/metrics requires `Authorization: Bearer <METRICS_TOKEN>`; required in production. */
+    METRICS_TOKEN: secret(),
+    /** The app's connections to PostgreSQL, per instance. */
+    DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(10),
+    /** How long to wait for a connection (new or from the pool) before the request fails with 503. */
+    DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5_000),
+    /** PostgreSQL cancels any one statement of the app's that runs longer than this. */
+    DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
+    /** The window the limits below count in. */
+    RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+    /** Multiplies every limit below (tests and the demo raise it; 1 in production). */
+    RATE_LIMIT_SCALE: z.coerce.number().int().min(1).max(100_000).default(1),
+    RATE_LIMIT_SESSIONS_PER_ADDRESS: limit(20),
+    RATE_LIMIT_CHECKOUTS_PER_ADDRESS: limit(60),
+    RATE_LIMIT_CHECKOUTS_PER_SESSION: limit(10),
+    RATE_LIMIT_RETURNS_PER_ADDRESS: limit(60),
+    RATE_LIMIT_RETURNS_PER_SESSION: limit(20),
+    /** Open (unfinished) checkout attempts one customer may have at once; a fresh key beyond it is 429. */
+    CHECKOUT_MAX_OPEN_ATTEMPTS: limit(3),
   })
   .superRefine((env, ctx) => {
     const minTtl = worstCaseStripeCallMs(env.STRIPE_TIMEOUT_MS, env.STRIPE_MAX_NETWORK_RETRIES);
@@ -115,8 +148,9 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
   const input = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
   const result = schema.safeParse(input);
   if (!result.success) {
-    const lines = result.error.issues.map((i) => `  ${i.path.join(".") || "(env)"}: ${i.message}`);
-    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+    // One line per problem, each starting with the variable to change.
+    const lines = result.error.issues.map((i) => `${i.path.join(".") || "(env)"}: ${i.message}`);
+    throw new ConfigError(lines.join("\n"));
   }
   const env = result.data;
   const isEmulatorKey = env.STRIPE_SECRET_KEY === "sk_test_emulator";
@@ -128,8 +162,15 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
   // app would refuse every delivery, so it refuses to start instead.
   if (!env.STRIPE_WEBHOOK_SECRET && !usesStripeEmulator) {
     throw new ConfigError(
-      "Invalid configuration:\n  STRIPE_WEBHOOK_SECRET: required with real Stripe: run `stripe listen --forward-to localhost:3000/api/webhooks/stripe` " +
+      "STRIPE_WEBHOOK_SECRET: required with real Stripe: run `stripe listen --forward-to localhost:3000/api/webhooks/stripe` " +
         "and use the whsec_... it prints, or the signing secret of the Dashboard endpoint",
+    );
+  }
+  // The lab's naive lane charges on every request and its fault switches are
+  // global to the emulator: never against a provider that charges for real.
+  if (env.LAB_NAIVE_ENDPOINT && !usesStripeEmulator) {
+    throw new ConfigError(
+      "LAB_NAIVE_ENDPOINT: 1 only with the local Stripe emulator (the lab charges without idempotency); unset it or set 0",
     );
   }
   const STRIPE_WEBHOOK_SECRET = env.STRIPE_WEBHOOK_SECRET ?? EMULATOR_WEBHOOK_SECRET;

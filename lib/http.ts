@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { env } from "./env";
-import { isAllowedOrigin } from "./origin";
+import { isAllowedOrigin, shopperOrigin } from "./origin";
 
 /** JSON responses in the contract's shape: errors are `{ error, message, ...extra }`. */
 export function json(body: unknown, status = 200, headers?: HeadersInit): Response {
@@ -108,10 +108,22 @@ export function isForeignOrigin(request: Request): boolean {
   return !isAllowedOrigin(origin, request.headers, { appOrigins, trustProxy: TRUST_PROXY });
 }
 
-/** The origin the shopper's browser uses: the first of APP_ORIGIN when set (behind a proxy), else the request's own. */
+/**
+ * The origin the shopper's browser uses, for URLs the shop hands out (the
+ * 3-D Secure return): the request's Origin when the origin check accepts it
+ * as the shop's own (the browser sent it, so it is what the shopper typed:
+ * `127.0.0.1` stays `127.0.0.1`), else the first of APP_ORIGIN, else the
+ * Host the request was sent to. Never `request.url`, which Next builds from
+ * the address it listens on.
+ */
 export function publicOrigin(request: Request): string {
-  return env().appOrigins[0] ?? new URL(request.url).origin;
+  const { appOrigins, TRUST_PROXY } = env();
+  return shopperOrigin(request.headers, { appOrigins, trustProxy: TRUST_PROXY }, new URL(request.url).protocol);
 }
+
+/** 429 rate_limited: nothing was stored; the same request may be sent again after Retry-After. */
+export const rateLimited = (retryAfterSeconds: number, message = "Too many requests; try again shortly.") =>
+  jsonError(429, "rate_limited", message, { retryAfterSeconds }, { "Retry-After": String(retryAfterSeconds) });
 
 /** The answers to a cross-site write (403) and to a request without a session (401), the same on every route. */
 export const forbiddenOrigin = () => jsonError(403, "forbidden_origin", "Cross-site requests are not accepted.");

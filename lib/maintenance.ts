@@ -1,8 +1,10 @@
 import "server-only";
 import { reconcileAbandoned } from "./checkout/reconcile";
+import { deleteIdleCustomers } from "./customers/expire";
 import { deleteExpiredKeys } from "./idempotency/cleanup";
 import { observe, observeError } from "./observability";
 import { webhookDeps } from "./services";
+import { SESSION_TTL_SECONDS } from "./session";
 import { deleteProcessedEvents } from "./webhooks/inbox";
 import { processDueEvents } from "./webhooks/process";
 
@@ -29,6 +31,8 @@ export function startMaintenance(intervalMs: number): () => void {
         if (deleted > 0) observe("cleanup", { deleted });
         const events = await deleteProcessedEvents(deps.prisma);
         if (events > 0) observe("webhook_cleanup", { deleted: events });
+        const customers = await deleteIdleCustomers(deps.prisma, { olderThanSeconds: SESSION_TTL_SECONDS });
+        if (customers > 0) observe("customer_cleanup", { deleted: customers });
       });
     } finally {
       running = false;

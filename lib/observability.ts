@@ -21,6 +21,8 @@ interface Observability {
   lateSuccessRefunds: Counter;
   strayIntents: Counter<"action">;
   providerRefusals: Counter<"status">;
+  rateLimited: Counter<"rule">;
+  customersExpired: Counter;
 }
 
 /** Hears every event after it is logged and counted (the lab's timeline subscribes; see lib/lab/server/attach.ts). */
@@ -74,7 +76,7 @@ function create(): Observability {
     cleanupDeleted: counter("idempotency_cleanup_deleted_total", "Expired idempotency records deleted", []),
     webhookEvents: counter(
       "webhook_events_total",
-      "Stripe webhook events by stage: received, duplicate, rejected (bad signature), processed, deferred, failed, expired",
+      "Stripe webhook events by stage: received, duplicate, rejected (bad signature), unstorable (jsonb cannot hold it), processed, deferred, failed, expired",
       ["stage", "type"],
     ),
     lateSuccessRefunds: counter(
@@ -92,6 +94,8 @@ function create(): Observability {
       "Answers from Stripe refusing the shop's key (401) or a permission (403): configuration to fix",
       ["status"],
     ),
+    rateLimited: counter("rate_limited_total", "Requests refused with 429 by the abuse limits, by rule", ["rule"]),
+    customersExpired: counter("customers_expired_total", "Guest customers without orders deleted by the cleanup", []),
   };
 }
 
@@ -139,6 +143,12 @@ export function observe(event: string, fields: Fields = {}): void {
       break;
     case "provider_refused":
       o.providerRefusals.inc({ status: String(fields.status) });
+      break;
+    case "rate_limited":
+      o.rateLimited.inc({ rule: String(fields.rule) });
+      break;
+    case "customer_cleanup":
+      o.customersExpired.inc(Number(fields.deleted) || 0);
       break;
   }
   for (const listener of hooks().listeners) {

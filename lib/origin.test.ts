@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isAllowedOrigin } from "./origin";
+import { isAllowedOrigin, shopperOrigin } from "./origin";
 
 const headers = (h: Record<string, string>) => new Headers(h);
 const behindProxy = headers({ host: "10.0.0.7:3000", "x-forwarded-host": "shop.example" });
@@ -24,5 +24,41 @@ describe("the Origin check", () => {
     expect(isAllowedOrigin("https://www.shop.example", headers({ host: "internal:3000" }), policy)).toBe(true);
     expect(isAllowedOrigin("http://shop.example", behindProxy, policy)).toBe(false); // another scheme is another origin
     expect(isAllowedOrigin("http://10.0.0.7:3000", behindProxy, policy)).toBe(false); // the internal Host is not listed
+  });
+});
+
+describe("the origin the shopper's browser used", () => {
+  const none = { appOrigins: [], trustProxy: false };
+
+  it("is the request's Origin when the check accepts it: 127.0.0.1 stays 127.0.0.1", () => {
+    const h = headers({ host: "127.0.0.1:3000", origin: "http://127.0.0.1:3000" });
+    expect(shopperOrigin(h, none, "http:")).toBe("http://127.0.0.1:3000");
+    const behind = headers({
+      host: "10.0.0.7:3000",
+      "x-forwarded-host": "shop.example",
+      origin: "https://shop.example",
+    });
+    expect(shopperOrigin(behind, { appOrigins: [], trustProxy: true }, "http:")).toBe("https://shop.example");
+  });
+
+  it("is never a foreign Origin: then APP_ORIGIN, else the Host the request was sent to", () => {
+    const foreign = headers({ host: "127.0.0.1:3000", origin: "https://evil.example" });
+    expect(shopperOrigin(foreign, none, "http:")).toBe("http://127.0.0.1:3000");
+    expect(shopperOrigin(foreign, { appOrigins: ["https://shop.example"], trustProxy: false }, "http:")).toBe(
+      "https://shop.example",
+    );
+  });
+
+  it("without an Origin, is APP_ORIGIN's first, else the Host (and the proxy's scheme when trusted)", () => {
+    const policy = { appOrigins: ["https://shop.example", "https://www.shop.example"], trustProxy: false };
+    expect(shopperOrigin(headers({ host: "internal:3000" }), policy, "http:")).toBe("https://shop.example");
+    expect(shopperOrigin(headers({ host: "127.0.0.1:3000" }), none, "http:")).toBe("http://127.0.0.1:3000");
+    const proxied = headers({
+      host: "10.0.0.7:3000",
+      "x-forwarded-host": "shop.example",
+      "x-forwarded-proto": "https",
+    });
+    expect(shopperOrigin(proxied, { appOrigins: [], trustProxy: true }, "http:")).toBe("https://shop.example");
+    expect(shopperOrigin(proxied, none, "http:")).toBe("http://10.0.0.7:3000");
   });
 });

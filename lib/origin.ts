@@ -30,3 +30,19 @@ function requestHost(headers: Headers, trustProxy: boolean): string | null {
   const forwarded = trustProxy ? headers.get("x-forwarded-host")?.split(",")[0]?.trim() : undefined;
   return forwarded || headers.get("host");
 }
+
+/**
+ * The shop's origin as the shopper's browser addressed it: its Origin header
+ * when allowed (see isAllowedOrigin), else the first APP_ORIGIN, else the
+ * scheme and host the request was sent to.
+ */
+export function shopperOrigin(headers: Headers, policy: OriginPolicy, fallbackProtocol: string): string {
+  const origin = headers.get("origin");
+  if (origin !== null && isAllowedOrigin(origin, headers, policy)) return new URL(origin).origin;
+  if (policy.appOrigins[0]) return policy.appOrigins[0];
+  const forwardedProto = policy.trustProxy
+    ? headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase()
+    : undefined;
+  const protocol = forwardedProto === "https" || forwardedProto === "http" ? `${forwardedProto}:` : fallbackProtocol;
+  return `${protocol}//${requestHost(headers, policy.trustProxy) ?? "localhost"}`;
+}

@@ -2,7 +2,8 @@ import "server-only";
 import type Stripe from "stripe";
 import { observe } from "./observability";
 import type { CheckoutDeps } from "./checkout/checkout";
-import { db } from "./db";
+import { AbuseLimits } from "./abuse/limits";
+import { db, poolOf } from "./db";
 import { env, type Env } from "./env";
 import type { PrismaClient } from "./generated/prisma/client";
 import { IdempotencyEngine } from "./idempotency/engine";
@@ -51,4 +52,27 @@ let webhook: WebhookDeps | undefined;
 export function webhookDeps(): WebhookDeps {
   webhook ??= createWebhookDeps(env(), checkoutDeps());
   return webhook;
+}
+
+let limits: AbuseLimits | undefined;
+
+/** The app's abuse limits, counted on the app's own database pool. */
+export function abuseLimits(): AbuseLimits {
+  const config = env();
+  limits ??= new AbuseLimits(
+    poolOf(db()),
+    {
+      windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
+      scale: config.RATE_LIMIT_SCALE,
+      perWindow: {
+        session_per_address: config.RATE_LIMIT_SESSIONS_PER_ADDRESS,
+        checkout_per_address: config.RATE_LIMIT_CHECKOUTS_PER_ADDRESS,
+        checkout_per_session: config.RATE_LIMIT_CHECKOUTS_PER_SESSION,
+        return_per_address: config.RATE_LIMIT_RETURNS_PER_ADDRESS,
+        return_per_session: config.RATE_LIMIT_RETURNS_PER_SESSION,
+      },
+    },
+    observe,
+  );
+  return limits;
 }

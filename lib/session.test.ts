@@ -2,7 +2,7 @@ import { sealData } from "iron-session";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { currentCustomerId, sessionCookieOf } from "./session";
 
-const SECRET = "s".repeat(32) + "-session-test";
+const SECRET = "5e0c8a3f1b7d29e4c6a0f8b2d5e1c9a7f3b6d0e8c2a4f7b1d9e5c3a8f0b6d2e4";
 
 beforeAll(() => {
   process.env.SESSION_SECRET = SECRET;
@@ -52,15 +52,22 @@ describe("currentCustomerId", () => {
     expect(spy!.mock.calls.length).toBe(2 * first);
   });
 
-  it("keeps a seal no longer than its own expiry", async () => {
+  it("keeps a seal no longer than its own expiry, and refuses it once past it", async () => {
     const seal = await sealFor("cus_short", 1);
     derivations();
     expect(await currentCustomerId(request(`checkout_session=${seal}`))).toBe("cus_short");
     const first = spy!.mock.calls.length;
     await new Promise((resolve) => setTimeout(resolve, 1_100));
-    // Past the seal's expiry the cache no longer answers: the seal is unsealed (and judged by iron) again.
-    await currentCustomerId(request(`checkout_session=${seal}`));
-    expect(spy!.mock.calls.length).toBe(2 * first);
+    // Past the seal's expiry the cache no longer answers, and the seal is refused by its age
+    // (iron-session alone would still accept it for a minute of clock skew).
+    expect(await currentCustomerId(request(`checkout_session=${seal}`))).toBeNull();
+    expect(spy!.mock.calls.length).toBe(first);
+  });
+
+  it("refuses a genuine seal made without an expiry, which iron-session alone accepts forever", async () => {
+    const forever = await sealFor("cus_forever", 0);
+    expect(forever.split("*")[5]).toBe(""); // no expiry in it
+    expect(await currentCustomerId(request(`checkout_session=${forever}`))).toBeNull();
   });
 
   it.each([

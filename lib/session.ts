@@ -1,5 +1,5 @@
 import "server-only";
-import { getIronSession, unsealData, type SessionOptions } from "iron-session";
+import { sealData, unsealData } from "iron-session";
 import { cookies } from "next/headers";
 import type { PrismaClient } from "./generated/prisma/client";
 import { ConfigError, env } from "./env";
@@ -16,26 +16,18 @@ interface SessionData {
 const COOKIE_NAME = "checkout_session";
 
 /**
- * One lifetime for the sealed session and its cookie. iron-session makes the
- * cookie's Max-Age 60 s shorter than the seal's, so a browser never sends a
- * seal that has just expired (which would read as "no session" mid-attempt).
+ * One lifetime for the sealed session and its cookie. The cookie's Max-Age is
+ * 60 s shorter than the seal's, so a browser never sends a seal that has just
+ * expired (which would read as "no session" mid-attempt).
  */
 export const SESSION_TTL_SECONDS = 60 * 60 * 24 * 30;
 
-function password(): string {
-  const secret = env().SESSION_SECRET;
-  if (!secret) throw new ConfigError("SESSION_SECRET: required to sign session cookies (npm run demo generates one)");
-  return secret;
-}
-
-function options(secure: boolean): SessionOptions {
-  return {
-    password: password(),
-    cookieName: COOKIE_NAME,
-    ttl: SESSION_TTL_SECONDS,
-    // No maxAge here: iron-session derives it from ttl (see above).
-    cookieOptions: { httpOnly: true, sameSite: "lax", secure, path: "/" },
-  };
+/** The secrets a seal may be made with: the current one first, then the one before a rotation. */
+function secrets(): string[] {
+  const { SESSION_SECRET, SESSION_SECRET_PREVIOUS } = env();
+  if (!SESSION_SECRET)
+    throw new ConfigError("SESSION_SECRET: required to seal session cookies (npm run demo generates one)");
+  return SESSION_SECRET_PREVIOUS ? [SESSION_SECRET, SESSION_SECRET_PREVIOUS] : [SESSION_SECRET];
 }
 
 /**
@@ -48,16 +40,27 @@ const isHttps = (request: Request) =>
   new URL(request.url).protocol === "https:" ||
   request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() === "https";
 
-/** For writing the session. iron-session throws on some malformed seals instead of returning an empty session: such a cookie is dropped. */
-async function readSession(request: Request) {
-  const store = await cookies();
-  try {
-    return await getIronSession<SessionData>(store, options(isHttps(request)));
-  } catch (err) {
-    if (err instanceof ConfigError) throw err;
-    store.delete(COOKIE_NAME);
-    return getIronSession<SessionData>(store, options(isHttps(request)));
+/**
+ * The customer a seal names, or null. The seal must carry its expiry (ms
+ * since the epoch, covered by its HMAC) and not be past it: iron-session
+ * alone accepts a seal made without one forever, and one up to a minute past
+ * its expiry. Each secret is tried in turn, so a seal made before a rotation
+ * (SESSION_SECRET_PREVIOUS) still opens.
+ */
+async function unsealCustomer(seal: string, now: number): Promise<string | null> {
+  const expiration = Number(seal.split("*")[5] || NaN);
+  if (!(expiration > now)) return null;
+  // Fe26.2*id*…: the seal names the password id it was made with; each secret is offered under that id.
+  const id = seal.split("*")[1] || "1";
+  for (const secret of secrets()) {
+    try {
+      const data = await unsealData<SessionData>(seal, { password: { [id]: secret }, ttl: SESSION_TTL_SECONDS });
+      if (typeof data.customerId === "string") return data.customerId;
+    } catch {
+      // iron-session throws on some malformed seals instead of returning an empty session
+    }
   }
+  return null;
 }
 
 /** The signed-in customer, or null for a missing, expired or forged cookie. */
@@ -67,16 +70,10 @@ export async function currentCustomerId(request: Request): Promise<string | null
   const now = Date.now();
   const known = unsealed.get(seal);
   if (known && known.until > now) return known.customerId;
-  let data: SessionData;
-  try {
-    data = await unsealData<SessionData>(seal, { password: password(), ttl: SESSION_TTL_SECONDS });
-  } catch (err) {
-    if (err instanceof ConfigError) throw err;
-    return null; // iron-session throws on some malformed seals instead of returning an empty session
-  }
-  if (typeof data.customerId !== "string") return null;
-  remember(seal, data.customerId, now);
-  return data.customerId;
+  const customerId = await unsealCustomer(seal, now);
+  if (customerId === null) return null;
+  remember(seal, customerId, now);
+  return customerId;
 }
 
 /**
@@ -120,15 +117,27 @@ export function sessionCookieOf(header: string | null): string | null {
   return seal || null;
 }
 
-/** Returns the session's customer, creating the customer and the cookie when absent. */
+/** Returns the session's customer, creating the customer and the cookie when absent (or unreadable). */
 export async function startSession(
   request: Request,
   prisma: PrismaClient,
 ): Promise<{ customerId: string; created: boolean }> {
-  const session = await readSession(request);
-  if (typeof session.customerId === "string") return { customerId: session.customerId, created: false };
+  const known = await currentCustomerId(request);
+  if (known) return { customerId: known, created: false };
   const customer = await prisma.customer.create({ data: {}, select: { id: true } });
-  session.customerId = customer.id;
-  await session.save();
+  // Sealed with the current secret alone; its expiry travels inside the seal.
+  const seal = await sealData({ customerId: customer.id } satisfies SessionData, {
+    password: secrets()[0]!,
+    ttl: SESSION_TTL_SECONDS,
+  });
+  const store = await cookies();
+  store.set(COOKIE_NAME, seal, {
+    httpOnly: true,
+    sameSite: "lax",
+    secure: isHttps(request),
+    path: "/",
+    // A minute before the seal expires, so a browser never sends a seal that has just expired.
+    maxAge: SESSION_TTL_SECONDS - 60,
+  });
   return { customerId: customer.id, created: true };
 }

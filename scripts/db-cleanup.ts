@@ -1,12 +1,15 @@
 // npm run db:cleanup — deletes idempotency records whose retention ran out,
-// and webhook inbox rows processed more than WEBHOOK_RETENTION_DAYS ago.
+// webhook inbox rows processed more than WEBHOOK_RETENTION_DAYS ago, and
+// guest customers who never ordered once their session can no longer exist.
 // Safe from cron every minute and from several hosts at once, e.g.
 //   * * * * *  cd /srv/checkout && npm run -s db:cleanup >> /var/log/checkout-cleanup.log 2>&1
 import "./lib/dotenv";
 import { createPrismaClient } from "@/lib/db";
 import { provisionDatabase } from "@/lib/db/provision";
 import { parseEnv } from "@/lib/env";
+import { deleteIdleCustomers } from "@/lib/customers/expire";
 import { deleteExpiredKeys } from "@/lib/idempotency/cleanup";
+import { SESSION_TTL_SECONDS } from "@/lib/session";
 import { deleteProcessedEvents } from "@/lib/webhooks/inbox";
 import { runScript } from "./lib/run-script";
 
@@ -17,7 +20,13 @@ runScript(async () => {
     const started = Date.now();
     const { deleted, batches } = await deleteExpiredKeys(prisma);
     const webhookEvents = await deleteProcessedEvents(prisma, { maxBatches: Number.POSITIVE_INFINITY });
-    console.log(JSON.stringify({ event: "cleanup", deleted, batches, webhookEvents, ms: Date.now() - started }));
+    const customers = await deleteIdleCustomers(prisma, {
+      olderThanSeconds: SESSION_TTL_SECONDS,
+      maxBatches: Number.POSITIVE_INFINITY,
+    });
+    console.log(
+      JSON.stringify({ event: "cleanup", deleted, batches, webhookEvents, customers, ms: Date.now() - started }),
+    );
   } finally {
     await prisma.$disconnect();
     await database.stop();

@@ -22,10 +22,10 @@ runUntilSignal(async () => {
     instances,
     log,
     appLog: (line) => console.log(`[app] ${line}`),
-    // The demo shows the lab's naive lane unless LAB_NAIVE_ENDPOINT=0 says otherwise.
+    // The demo shows the lab (on the emulator only; LAB_NAIVE_ENDPOINT=0 hides it)
     // and finishes abandoned attempts every 15 s, as cron would in production.
     appEnv: {
-      LAB_NAIVE_ENDPOINT: process.env.LAB_NAIVE_ENDPOINT || "1",
+      LAB_NAIVE_ENDPOINT: process.env.LAB_NAIVE_ENDPOINT || (env.usesStripeEmulator ? "1" : "0"),
       MAINTENANCE_INTERVAL_MS: process.env.MAINTENANCE_INTERVAL_MS || "15000",
     },
   });

@@ -1,21 +1,29 @@
-// npm start — the built app against the configured services. Only the
-// embedded database is started here when DATABASE_URL is unset; Stripe (or an
-// emulator from `npm run stripe:emulator`) must already be reachable.
+// npm start — the built app (`npm run build`) against the configured services
+// and nothing else: no emulator, no embedded database, no migrations (those
+// are `npm run db:migrate`, an explicit step of a deploy). What it refuses,
+// it refuses in one line naming the variable, before the server starts.
 import "./lib/dotenv";
-import { parseEnv } from "@/lib/env";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { ConfigError } from "@/lib/env";
+import { assertReachable } from "@/lib/db/reachable";
+import { assertPortFree } from "@/lib/ports";
+import { configurationOrExit } from "@/lib/startup";
+import { startApp } from "./lib/app-process";
 import { runUntilSignal } from "./lib/run-until-signal";
-import { startStack } from "./lib/stack";
 
 runUntilSignal(async () => {
-  const env = parseEnv();
-  const stack = await startStack({
-    env,
-    appPort: env.PORT,
-    startEmulator: false,
-    build: false,
-    log: (line) => console.log(`[start] ${line}`),
-    appLog: (line) => console.log(line),
-  });
-  console.log(`[start] Ready on ${stack.app.url}`);
-  return stack;
+  // The same checks the server makes when it starts (lib/startup.ts), as production.
+  const env = configurationOrExit({ ...process.env, NODE_ENV: "production" });
+  const distDir = process.env.NEXT_DIST_DIR || ".next";
+  if (!existsSync(path.join(distDir, "BUILD_ID")))
+    throw new ConfigError(
+      `No production build in ${distDir}: run \`npm run build\` first (or set NEXT_DIST_DIR to where it is)`,
+    );
+  await assertPortFree(env.PORT, "PORT");
+  await assertReachable(env.DATABASE_URL!);
+  console.log(`[start] stripe ${env.stripeApiBase ?? "api.stripe.com (test mode)"}`);
+  const app = await startApp({ port: env.PORT, env: {}, log: (line) => console.log(line) });
+  console.log(`[start] Ready on ${app.url}`);
+  return { apps: [app], stop: () => app.stop() };
 });

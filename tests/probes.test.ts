@@ -6,10 +6,10 @@ import { sleep } from "./helpers/shopper";
  * What load balancers, orchestrators and scrapers call: liveness, readiness
  * (whose Stripe probe is cached, counted at the emulator: every /v1 request
  * adds one to stats.requests), and the metrics behind METRICS_TOKEN.
- * Without METRICS_TOKEN the metrics stay open: tests/metrics.test.ts.
+ * Without METRICS_TOKEN a production server serves none: tests/npm-start.test.ts.
  */
 const CACHE_MS = 2_000;
-const TOKEN = "metrics-token-0123456789abcdef";
+const TOKEN = "Jq7Xv2mR9sL4kT8wZ1cN6bH3fD0gY5pA_eU-iO7rW2s";
 const h = useTestApp({ HEALTH_PROVIDER_CACHE_MS: String(CACHE_MS), METRICS_TOKEN: TOKEN });
 
 const get = async (path: string, headers: Record<string, string> = {}) => {

@@ -41,9 +41,11 @@ export class CheckoutFailure extends Error {
 }
 
 // 409: the same attempt is still running; 503: the provider failed transiently
-// and the key stays retakeable; 502/504: a proxy lost the connection, the same
-// situation as a network error. Retrying any of them with the same key is safe.
-const RETRYABLE_STATUSES = new Set([409, 502, 503, 504]);
+// and the key stays retakeable; 429: the shop's abuse limits refused it before
+// storing anything (like 503, honouring Retry-After); 502/504: a proxy lost
+// the connection, the same situation as a network error. Retrying any of them
+// with the same key is safe.
+const RETRYABLE_STATUSES = new Set([409, 429, 502, 503, 504]);
 
 /**
  * Worth retrying with the same key. 400/401/402/403/422 never are: the answer

@@ -58,6 +58,17 @@ describe("the checkout mutation", () => {
     expect(new Set(sent.map((s) => s.body))).toEqual(new Set([attempt.bodyJson]));
   });
 
+  it("treats 429 rate_limited like 503: the same key and body again, after Retry-After", async () => {
+    const { data, sent } = await pay([
+      json(429, { error: "rate_limited", retryAfterSeconds: 0 }, { "Retry-After": "0" }),
+      json(201, paid),
+    ]);
+    expect(data).toEqual({ kind: "paid", order: paid });
+    expect(sent).toHaveLength(2);
+    expect(new Set(sent.map((s) => s.key))).toEqual(new Set([attempt.key]));
+    expect(new Set(sent.map((s) => s.body))).toEqual(new Set([attempt.bodyJson]));
+  });
+
   it("retries a lost connection", async () => {
     const { data, sent } = await pay([new TypeError("Failed to fetch"), json(201, paid)]);
     expect(data).toEqual({ kind: "paid", order: paid });

@@ -6,8 +6,9 @@ const http = (status: number, retryAfterMs?: number) =>
   new CheckoutFailure({ kind: "http", status, code: "x", retryAfterMs }, `HTTP ${status}`);
 
 describe("checkout retry options", () => {
-  it("retries 409, 503 and network errors", () => {
+  it("retries 409, 429, 503 and network errors", () => {
     const { retry } = checkoutRetryOptions(() => 0);
+    expect(retry(0, http(429))).toBe(true);
     expect(retry(0, http(409))).toBe(true);
     expect(retry(0, http(503))).toBe(true);
     expect(retry(0, CheckoutFailure.network(new TypeError("Failed to fetch")))).toBe(true);
@@ -41,6 +42,7 @@ describe("checkout retry options", () => {
     );
     expect(retryDelay(2, http(503))).toBe(6000);
     expect(retryDelay(0, http(409, 2000))).toBe(2000);
+    expect(retryDelay(0, http(429, 3000))).toBe(3000);
   });
 
   it("stops once the 60 s budget is spent", () => {

@@ -6,6 +6,7 @@ import { userInfo } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { isAlive } from "../is-alive";
+import { assertPortFree } from "../ports";
 
 /**
  * The embedded PostgreSQL that `npm run demo` and `npm test` use when
@@ -65,6 +66,8 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port?: n
     onError: (err) => keepTail(log, String(err)),
   });
   await mkdir(path.dirname(databaseDir), { recursive: true });
+  // Another PostgreSQL (or anything) on the port: one line naming the variable, not initdb's log.
+  await assertPortFree(port, "EMBEDDED_PG_PORT", ", or DATABASE_URL to use a PostgreSQL of your own");
   try {
     if (!existsSync(path.join(databaseDir, "PG_VERSION"))) await server.initialise();
     await server.start();

@@ -11,7 +11,18 @@ import { env } from "../env";
  */
 const globalForPrisma = globalThis as unknown as { prisma?: PrismaClient };
 
+/** The pool's defaults (DATABASE_POOL_SIZE, DATABASE_CONNECT_TIMEOUT_MS, DATABASE_STATEMENT_TIMEOUT_MS). */
 export const POOL_SIZE = 10;
+export const CONNECT_TIMEOUT_MS = 5_000;
+export const STATEMENT_TIMEOUT_MS = 15_000;
+
+export interface PoolOptions {
+  size?: number;
+  /** A request waits at most this long for a connection, new or pooled, then fails (503) instead of queueing forever. */
+  connectTimeoutMs?: number;
+  /** PostgreSQL cancels any one statement running longer, so a stuck query cannot hold a connection for good. */
+  statementTimeoutMs?: number;
+}
 
 /**
  * Names each statement after its text, so every pooled connection parses and
@@ -26,10 +37,17 @@ export function statementName(query: { sql: string }): string {
 /** Each client's pg pool, for `queryRows`. */
 const pools = new WeakMap<PrismaClient, pg.Pool>();
 
-/** A client on its own pool of POOL_SIZE connections, or on `pool` (the bench counts statements on one). */
-export function createPrismaClient(connection: string | pg.Pool): PrismaClient {
+/** A client on its own pool (POOL_SIZE connections unless told), or on `pool` (the bench counts statements on one). */
+export function createPrismaClient(connection: string | pg.Pool, options: PoolOptions = {}): PrismaClient {
   const owned = typeof connection === "string";
-  const pool = owned ? new pg.Pool({ connectionString: connection, max: POOL_SIZE }) : connection;
+  const pool = owned
+    ? new pg.Pool({
+        connectionString: connection,
+        max: options.size ?? POOL_SIZE,
+        connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+        statement_timeout: options.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS,
+      })
+    : connection;
   // Prisma's adapter listens for idle clients' errors once it connects; until then a lost idle connection must not crash the process (the pool drops it).
   if (owned) pool.on("error", () => undefined);
   const client = new PrismaClient({
@@ -57,12 +75,23 @@ export async function queryRows<T extends pg.QueryResultRow>(
   return result.rows;
 }
 
+/** The pg pool under a client made by createPrismaClient (the rate limiter counts on the same connections). */
+export function poolOf(client: PrismaClient): pg.Pool {
+  const pool = pools.get(client);
+  if (!pool) throw new Error("poolOf needs a client made by createPrismaClient");
+  return pool;
+}
+
 export function db(): PrismaClient {
   if (!globalForPrisma.prisma) {
-    const url = env().DATABASE_URL;
-    if (!url)
+    const config = env();
+    if (!config.DATABASE_URL)
       throw new Error("DATABASE_URL is not set: start the app with `npm start` or `npm run demo`, which provide it");
-    globalForPrisma.prisma = createPrismaClient(url);
+    globalForPrisma.prisma = createPrismaClient(config.DATABASE_URL, {
+      size: config.DATABASE_POOL_SIZE,
+      connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+      statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+    });
   }
   return globalForPrisma.prisma;
 }

@@ -1,6 +1,6 @@
-import pg from "pg";
-import { ConfigError, type Env } from "../env";
+import type { Env } from "../env";
 import { startEmbeddedPostgres } from "./embedded-postgres";
+import { assertReachable, withClient } from "./reachable";
 
 /**
  * Finds the PostgreSQL the scripts and tests use: DATABASE_URL when set,
@@ -56,25 +56,4 @@ async function ensureDatabase(adminUrl: string, name: string, recreate = false):
       });
     }
   });
-}
-
-async function assertReachable(url: string): Promise<void> {
-  await withClient(url, (client) => client.query("select 1"));
-}
-
-async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
-  try {
-    await client.connect();
-  } catch (err) {
-    const u = new URL(url);
-    throw new ConfigError(
-      `DATABASE_URL: cannot connect to PostgreSQL at ${u.hostname}:${u.port || 5432}${u.pathname}: ${(err as Error).message}`,
-    );
-  }
-  try {
-    return await fn(client);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
 }

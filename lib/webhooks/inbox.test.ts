@@ -38,9 +38,23 @@ const event = (id: string) => ({
 
 describe("the webhook inbox", () => {
   it("stores an event id once: 20 simultaneous deliveries, one insert", async () => {
-    const inserted = await Promise.all(Array.from({ length: 20 }, () => storeEvent(prisma, event("evt_same"))));
-    expect(inserted.filter(Boolean)).toHaveLength(1);
+    const stored = await Promise.all(Array.from({ length: 20 }, () => storeEvent(prisma, event("evt_same"))));
+    expect(stored.filter((s) => s === "inserted")).toHaveLength(1);
+    expect(stored.filter((s) => s === "duplicate")).toHaveLength(19);
     expect(await prisma.webhookEvent.count()).toBe(1);
+  });
+
+  it.each([
+    ["a \\u0000", String.raw`{"id":"evt_nul","note":"a\u0000b"}`],
+    ["an unpaired high surrogate", String.raw`{"id":"evt_high","note":"\ud800"}`],
+    ["an unpaired low surrogate", String.raw`{"id":"evt_low","note":"x\udc00"}`],
+  ])("reports an event whose JSON carries %s as unstorable, and stores nothing", async (_, payload) => {
+    expect(() => JSON.parse(payload)).not.toThrow(); // valid JSON, which only jsonb refuses
+    const id = (JSON.parse(payload) as { id: string }).id;
+    expect(await storeEvent(prisma, { id, type: "payment_intent.succeeded", paymentIntentId: null, payload })).toBe(
+      "unstorable",
+    );
+    expect(await prisma.webhookEvent.count({ where: { id } })).toBe(0);
   });
 
   it("hands each due event to exactly one of 10 simultaneous workers, and none while leased", async () => {

@@ -23,16 +23,41 @@ export interface InboxEvent {
   ageMs: number;
 }
 
-/** Stores a verified event; false when its id was already there (a redelivery). */
+/**
+ * Stores a verified event: "inserted", "duplicate" when its id was already
+ * there (a redelivery), or "unstorable" when PostgreSQL's jsonb cannot hold
+ * the payload (a `\u0000`, an unpaired surrogate: valid JSON, yet no jsonb
+ * value). Redelivering such an event would fail the same way for days, so it
+ * is reported, not thrown.
+ */
 export async function storeEvent(
   prisma: PrismaClient,
   event: { id: string; type: string; paymentIntentId: string | null; payload: string },
-): Promise<boolean> {
-  const inserted = await prisma.$executeRaw`
-    insert into webhook_events (id, type, payment_intent_id, payload)
-    values (${event.id}, ${event.type}, ${event.paymentIntentId}, ${event.payload}::jsonb)
-    on conflict (id) do nothing`;
-  return inserted === 1;
+): Promise<"inserted" | "duplicate" | "unstorable"> {
+  try {
+    const inserted = await prisma.$executeRaw`
+      insert into webhook_events (id, type, payment_intent_id, payload)
+      values (${event.id}, ${event.type}, ${event.paymentIntentId}, ${event.payload}::jsonb)
+      on conflict (id) do nothing`;
+    return inserted === 1 ? "inserted" : "duplicate";
+  } catch (err) {
+    if (UNSTORABLE_JSON.has(postgresCode(err) ?? "")) return "unstorable";
+    throw err;
+  }
+}
+
+/**
+ * 22P05: `\u0000` cannot be converted to text; 22P02: invalid input syntax for
+ * type json, which for a payload Stripe's SDK already parsed means an escape
+ * jsonb refuses (an unpaired surrogate).
+ */
+const UNSTORABLE_JSON = new Set(["22P05", "22P02"]);
+
+/** The SQLSTATE under Prisma's driver-adapter error, if any. */
+function postgresCode(err: unknown): string | undefined {
+  const meta = (err as { meta?: { driverAdapterError?: { cause?: { originalCode?: unknown } } } }).meta;
+  const code = meta?.driverAdapterError?.cause?.originalCode;
+  return typeof code === "string" ? code : undefined;
 }
 
 /**

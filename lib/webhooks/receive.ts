@@ -9,7 +9,10 @@ import { storeEvent } from "./inbox";
  * (see process.ts).
  */
 export type ReceiveResult =
-  { kind: "invalid"; message: string } | { kind: "accepted"; eventId: string; type: string; duplicate: boolean };
+  | { kind: "invalid"; message: string }
+  | { kind: "accepted"; eventId: string; type: string; duplicate: boolean }
+  /** Signed by Stripe, but PostgreSQL cannot store it (see storeEvent): acknowledged, logged and counted, never processed. */
+  | { kind: "unstorable"; eventId: string; type: string };
 
 export async function receiveEvent(
   deps: WebhookDeps,
@@ -31,19 +34,20 @@ export async function receiveEvent(
     return { kind: "invalid", message: "The payload is not a Stripe event." };
   }
   const paymentIntentId = paymentIntentOf(event);
-  const inserted = await storeEvent(deps.prisma, {
+  const stored = await storeEvent(deps.prisma, {
     id: event.id,
     type: event.type,
     paymentIntentId,
     payload: delivery.payload,
   });
   deps.log?.("webhook", {
-    stage: inserted ? "received" : "duplicate",
+    stage: stored === "inserted" ? "received" : stored,
     eventId: event.id,
     type: event.type,
     paymentIntentId,
   });
-  return { kind: "accepted", eventId: event.id, type: event.type, duplicate: !inserted };
+  if (stored === "unstorable") return { kind: "unstorable", eventId: event.id, type: event.type };
+  return { kind: "accepted", eventId: event.id, type: event.type, duplicate: stored === "duplicate" };
 }
 
 /** The PaymentIntent an event is about: the object itself, or the one a charge or refund belongs to. */

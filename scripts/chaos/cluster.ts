@@ -20,7 +20,8 @@ import { startProxy, type Proxy } from "./proxy";
  * `checkout_chaos_<pid>` database of the run's own, dropped at the end), the Stripe emulator in this process, N `next start`
  * instances of one production build, and the round-robin proxy in front.
  */
-export const SESSION_SECRET = "chaos-session-secret-0123456789abcdef0123456789";
+/** 32 random bytes, hex: the app refuses weaker session secrets. */
+export const SESSION_SECRET = "c4a9e1f7b3d8206e5a1c9f4b7e2d0a6c3f8b5e1d9a7c2f0b6e4d8a3c1f5b9e7d";
 export const WEBHOOK_SECRET = "whsec_chaos";
 
 /**
@@ -106,6 +107,8 @@ export async function startCluster(options: ChaosOptions, log: (line: string) =>
       APP_ORIGIN: proxy.url,
       NEXT_DIST_DIR: options.distDir,
       ...APP_SETTINGS,
+      // Every simulated shopper comes from 127.0.0.1: the abuse limits, raised (lib/abuse/limits.ts).
+      RATE_LIMIT_SCALE: "1000",
       ...(options.broken === "naive" ? { LAB_NAIVE_ENDPOINT: "1" } : {}),
     };
     const restart = async (instance: Instance) => {

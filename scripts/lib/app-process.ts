@@ -1,10 +1,13 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
+import { ConfigError } from "@/lib/env";
+import { portTaken } from "@/lib/ports";
 import { sleep } from "@/lib/sleep";
 
 /**
- * One `next start` server process. Tests use it too: they kill it with
- * SIGKILL mid-payment and start it again, as a crashed host would.
+ * One `next start` server process (or `next dev` with `dev`). Tests use it
+ * too: they kill it with SIGKILL mid-payment and start it again, as a crashed
+ * host would.
  */
 const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
 
@@ -21,13 +24,16 @@ export async function startApp(options: {
   env: Record<string, string>;
   log?: (line: string) => void;
   readyTimeoutMs?: number;
+  /** `next dev` (hot reload, compiled on demand) instead of the production build. */
+  dev?: boolean;
 }): Promise<AppProcess> {
   const url = `http://localhost:${options.port}`;
   const tail: string[] = [];
-  const child: ChildProcess = spawn(process.execPath, [nextBin, "start", "-p", String(options.port)], {
+  const command = options.dev ? "dev" : "start";
+  const child: ChildProcess = spawn(process.execPath, [nextBin, command, "-p", String(options.port)], {
     env: {
       ...process.env,
-      NODE_ENV: "production",
+      NODE_ENV: options.dev ? "development" : "production",
       NEXT_TELEMETRY_DISABLED: "1",
       ...options.env,
       PORT: String(options.port),
@@ -60,6 +66,11 @@ export async function startApp(options: {
   const ready = await waitForHttp(`${url}/api/health`, exited, options.readyTimeoutMs ?? 60_000);
   if (!ready) {
     await app.stop("SIGKILL");
+    // Taken between the start-up check and Next's own listen: still one line.
+    if (tail.some((line) => line.includes("EADDRINUSE"))) throw new ConfigError(portTaken(options.port, "PORT"));
+    // The server refused its configuration (see lib/startup.ts): its own lines say what to set.
+    const refusal = tail.filter((line) => /^[A-Z][A-Z0-9_]+: /.test(line));
+    if (refusal.length > 0) throw new ConfigError(refusal.join("\n"));
     throw new Error(`The app did not become ready on ${url}. Last output:\n${tail.join("\n")}`);
   }
   return app;

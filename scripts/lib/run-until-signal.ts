@@ -1,13 +1,17 @@
 import { ConfigError } from "@/lib/env";
-import type { Stack } from "./stack";
+/** What runs: the app processes, and how to stop everything in reverse order. */
+export interface Running {
+  apps: Array<{ url: string; exited: Promise<number | null> }>;
+  stop(): Promise<void>;
+}
 
 /**
  * Starts a stack and keeps it running until Ctrl-C or SIGTERM, then stops
  * every part of it in reverse order. If the app dies on its own, the rest is
  * stopped too, so no database is left running behind a dead demo.
  */
-export function runUntilSignal(start: () => Promise<Stack>): void {
-  let stack: Stack | undefined;
+export function runUntilSignal(start: () => Promise<Running>): void {
+  let stack: Running | undefined;
   let stopping = false;
   const shutdown = async (code: number) => {
     if (stopping) return;

@@ -7,7 +7,9 @@ import { seedCatalogue } from "@/lib/catalogue/seed";
 import { createPrismaClient } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
 import { provisionDatabase, type ProvisionedDatabase } from "@/lib/db/provision";
-import { ConfigError, type Env } from "@/lib/env";
+import { ConfigError, EMULATOR_WEBHOOK_SECRET, type Env } from "@/lib/env";
+import { assertPortFree, portTaken } from "@/lib/ports";
+import { SECRET_ADVICE } from "@/lib/security/secret-strength";
 import { startStripeEmulator, type StripeEmulator } from "../stripe-emulator/server";
 import { startApp, type AppProcess } from "./app-process";
 
@@ -18,7 +20,9 @@ export const WEBHOOK_PATH = "/api/webhooks/stripe";
  * Everything the app needs, started in order and stopped in reverse: the
  * database (embedded unless DATABASE_URL), migrations and the catalogue, the
  * Stripe emulator (when the configuration points at it), a production build,
- * and the server. `npm run demo`, `npm start` and the end-to-end tests share it.
+ * and the server (`next dev` for `npm run dev`). `npm run demo`, `npm run dev`,
+ * the benchmarks and the end-to-end tests share it; `npm start` never does
+ * (scripts/start.ts runs the built app against configured services only).
  */
 export interface StackOptions {
   env: Env;
@@ -37,10 +41,15 @@ export interface StackOptions {
   instances?: number;
   /**
    * Without SESSION_SECRET, invent one and keep it in DATA_DIR (the demo and
-   * test stacks). Otherwise start-up is refused: behind a load balancer, hosts
-   * with secrets of their own would refuse each other's cookies.
+   * test stacks); likewise the webhook signing secret the started emulator
+   * and the app share. Otherwise start-up is refused: behind a load
+   * balancer, hosts with secrets of their own would refuse each other's cookies.
    */
   generateSessionSecret?: boolean;
+  /** `next dev` with hot reload instead of `next start` (implies no build). */
+  dev?: boolean;
+  /** The npm command, for start-up messages (`npm run demo`). */
+  command?: string;
   log: (line: string) => void;
   appLog?: (line: string) => void;
 }
@@ -59,6 +68,11 @@ export interface Stack {
 export async function startStack(options: StackOptions): Promise<Stack> {
   const { env, log } = options;
   if (!env.SESSION_SECRET && !options.generateSessionSecret) throw new ConfigError(SESSION_SECRET_REQUIRED);
+  const instances = options.instances ?? 1;
+  // A taken port is one line naming its variable, before anything starts.
+  for (let i = 0; i < instances; i++) await assertPortFree(options.appPort + i, "PORT");
+  if (options.startEmulator && env.usesStripeEmulator)
+    await assertPortFree(Number(new URL(env.stripeApiBase!).port), "STRIPE_EMULATOR_PORT");
   const cleanups: Array<() => Promise<void>> = [];
   const stop = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch((err) => log(`cleanup failed: ${err}`));
@@ -73,16 +87,20 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     log(`migrations ${applied.length} applied · catalogue ${seeded} products`);
 
     let emulator: StripeEmulator | null = null;
+    // The emulator's well-known secret is for tests that sign events themselves; the demo and dev stacks,
+    // whose emulator delivers every event, make their own like the session secret.
+    const webhookSecret =
+      options.generateSessionSecret && options.emulatorWebhooks && env.STRIPE_WEBHOOK_SECRET === EMULATOR_WEBHOOK_SECRET
+        ? kept(env.DATA_DIR, "webhook-secret", () => `whsec_${randomBytes(32).toString("hex")}`)
+        : env.STRIPE_WEBHOOK_SECRET;
     if (options.startEmulator && env.usesStripeEmulator) {
       const port = Number(new URL(env.stripeApiBase!).port);
       const webhook = options.emulatorWebhooks
-        ? { url: `http://localhost:${options.appPort}${WEBHOOK_PATH}`, secret: env.STRIPE_WEBHOOK_SECRET }
+        ? { url: `http://localhost:${options.appPort}${WEBHOOK_PATH}`, secret: webhookSecret }
         : undefined;
       emulator = await startStripeEmulator({ port, webhook }).catch((err: NodeJS.ErrnoException) => {
         if (err.code !== "EADDRINUSE") throw err;
-        throw new ConfigError(
-          `STRIPE_EMULATOR_PORT: port ${port} is already in use (another demo?); choose another port`,
-        );
+        throw new ConfigError(portTaken(port, "STRIPE_EMULATOR_PORT"));
       });
       cleanups.push(() => emulator!.close());
       log(`stripe     emulator on ${emulator.url}${webhook ? ` · webhooks → ${webhook.url}` : ""}`);
@@ -90,24 +108,29 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       log(`stripe     ${env.stripeApiBase ?? "api.stripe.com (test mode)"}`);
     }
 
-    if (options.build) buildApp(options.distDir, log);
+    if (options.build && !options.dev) buildApp(options.distDir, log);
 
     const appEnv: Record<string, string> = {
       DATABASE_URL: database.url,
       STRIPE_SECRET_KEY: env.STRIPE_SECRET_KEY,
-      STRIPE_WEBHOOK_SECRET: env.STRIPE_WEBHOOK_SECRET,
-      SESSION_SECRET: env.SESSION_SECRET ?? sessionSecret(env.DATA_DIR),
+      STRIPE_WEBHOOK_SECRET: webhookSecret,
+      SESSION_SECRET: env.SESSION_SECRET ?? kept(env.DATA_DIR, "session-secret", () => randomBytes(32).toString("hex")),
+      // One person and their browser (or a test run) from one address: the abuse limits, raised (lib/abuse/limits.ts).
+      RATE_LIMIT_SCALE: process.env.RATE_LIMIT_SCALE || "1000",
       ...(env.stripeApiBase ? { STRIPE_API_BASE: env.stripeApiBase } : {}),
       ...(options.distDir ? { NEXT_DIST_DIR: options.distDir } : {}),
       ...options.appEnv,
     };
     const apps: AppProcess[] = [];
-    for (let i = 0; i < (options.instances ?? 1); i++) {
+    for (let i = 0; i < instances; i++) {
       const port = options.appPort + i;
-      const prefix = options.instances && options.instances > 1 ? `[${port}] ` : "";
+      const prefix = instances > 1 ? `[${port}] ` : "";
       const app = await startApp({
         port,
         env: appEnv,
+        dev: options.dev,
+        // `next dev` compiles each route on its first request.
+        readyTimeoutMs: options.dev ? 180_000 : undefined,
         log: options.appLog && ((line) => options.appLog!(prefix + line)),
       });
       cleanups.push(() => app.stop());
@@ -130,16 +153,14 @@ export function buildApp(distDir: string | undefined, log: (line: string) => voi
   if (result.status !== 0) throw new Error("next build failed (see its output above)");
 }
 
-export const SESSION_SECRET_REQUIRED =
-  "SESSION_SECRET: required by npm start: 32+ characters, the same on every instance (e.g. `openssl rand -hex 32`). " +
-  "A secret each host invented for itself would make every other request 401 behind a load balancer; only npm run demo generates one.";
+export const SESSION_SECRET_REQUIRED = `SESSION_SECRET: required without a generated one: ${SECRET_ADVICE}`;
 
-/** The demo's session secret: generated once, kept beside the data so sessions survive restarts. */
-function sessionSecret(dataDir: string): string {
-  const file = path.resolve(dataDir, "session-secret");
+/** A secret of the demo's: generated once, kept beside the data so sessions and webhooks survive restarts. */
+function kept(dataDir: string, name: string, generate: () => string): string {
+  const file = path.resolve(dataDir, name);
   if (existsSync(file)) return readFileSync(file, "utf8").trim();
   mkdirSync(path.dirname(file), { recursive: true });
-  const secret = randomBytes(32).toString("hex");
+  const secret = generate();
   writeFileSync(file, secret, { mode: 0o600 });
   return secret;
 }

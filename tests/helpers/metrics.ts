@@ -1,11 +1,12 @@
 import { expect } from "vitest";
+import { TEST_METRICS_TOKEN } from "../app-server";
 
 /** An instance's Prometheus counters, `name{labels}` → value. */
 export type Samples = Map<string, number>;
 
 /** Scrapes GET /api/metrics and parses the exposition format. */
-export async function scrape(appUrl: string): Promise<Samples> {
-  const response = await fetch(`${appUrl}/api/metrics`);
+export async function scrape(appUrl: string, token = TEST_METRICS_TOKEN): Promise<Samples> {
+  const response = await fetch(`${appUrl}/api/metrics`, { headers: { authorization: `Bearer ${token}` } });
   expect(response.status).toBe(200);
   expect(response.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
   expect(response.headers.get("cache-control")).toBe("no-store");

@@ -1,3 +1,5 @@
+import { admitCheckout } from "@/lib/abuse/checkout-gate";
+import { clientAddress } from "@/lib/abuse/client-address";
 import { checkout, UNAVAILABLE_RETRY_AFTER_SECONDS } from "@/lib/checkout/checkout";
 import { CHECKOUT_ENDPOINT, checkoutRequestSchema, INVALID_CHECKOUT } from "@/lib/checkout/request";
 import {
@@ -6,11 +8,13 @@ import {
   isUuid,
   jsonError,
   publicOrigin,
+  rateLimited,
   readValidJson,
   unauthenticated,
 } from "@/lib/http";
 import { observe, observeError, traceRequest } from "@/lib/observability";
-import { checkoutDeps } from "@/lib/services";
+import { env } from "@/lib/env";
+import { abuseLimits, checkoutDeps } from "@/lib/services";
 import { currentCustomerId } from "@/lib/session";
 import { toResponse, unavailable } from "./to-response";
 
@@ -46,6 +50,25 @@ async function handle(request: Request): Promise<Response> {
   if (!body.ok) return body.response;
 
   try {
+    // A fresh key costs provider calls: limited per address and session before anything is stored.
+    const admitted = await admitCheckout(
+      { prisma: checkoutDeps().prisma, limits: abuseLimits() },
+      {
+        customerId,
+        endpoint: CHECKOUT_ENDPOINT,
+        key: key.trim().toLowerCase(),
+        address: clientAddress(request.headers),
+        maxOpenAttempts: env().CHECKOUT_MAX_OPEN_ATTEMPTS * env().RATE_LIMIT_SCALE,
+      },
+    );
+    if (!admitted.ok) {
+      return rateLimited(
+        admitted.retryAfterSeconds,
+        admitted.rule === "open_attempts"
+          ? "Too many payments are still open for this session; finish one first. Retrying with the same key is safe."
+          : "Too many new payments; retrying with the same key is safe.",
+      );
+    }
     const result = await checkout(checkoutDeps(), {
       customerId,
       key: key.trim().toLowerCase(),

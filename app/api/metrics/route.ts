@@ -7,11 +7,23 @@ export const dynamic = "force-dynamic";
 
 /**
  * GET /api/metrics — this instance's counters in Prometheus text format.
- * With METRICS_TOKEN set, only for `Authorization: Bearer <token>`; without
- * it, open to anyone who can reach the port (keep it off the public internet).
+ * With METRICS_TOKEN set, only for `Authorization: Bearer <token>`. Without
+ * it, open in development (the demo) and 404 in production: a production
+ * server never hands its counters to whoever can reach the port.
  */
 export async function GET(request: Request) {
-  const token = env().METRICS_TOKEN;
+  const { METRICS_TOKEN: token, NODE_ENV } = env();
+  if (token === undefined && NODE_ENV === "production") {
+    return jsonError(
+      404,
+      "not_found",
+      "Metrics are off: set METRICS_TOKEN to serve them in production.",
+      {},
+      {
+        "Cache-Control": "no-store",
+      },
+    );
+  }
   if (token !== undefined && !hasBearerToken(request, token)) {
     return jsonError(
       401,

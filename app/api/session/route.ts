@@ -1,9 +1,16 @@
+import { clientAddress } from "@/lib/abuse/client-address";
 import { db } from "@/lib/db";
-import { forbiddenOrigin, isForeignOrigin, json } from "@/lib/http";
-import { startSession } from "@/lib/session";
+import { forbiddenOrigin, isForeignOrigin, json, rateLimited } from "@/lib/http";
+import { abuseLimits } from "@/lib/services";
+import { currentCustomerId, startSession } from "@/lib/session";
 
+/** POST /api/session: the current session's customer, or a new guest session (limited per address). */
 export async function POST(request: Request) {
   if (isForeignOrigin(request)) return forbiddenOrigin();
+  const known = await currentCustomerId(request);
+  if (known) return json({ customerId: known }, 200);
+  const admitted = await abuseLimits().consume([["session_per_address", clientAddress(request.headers)]]);
+  if (!admitted.ok) return rateLimited(admitted.retryAfterSeconds, "Too many new sessions from this address.");
   const { customerId, created } = await startSession(request, db());
   return json({ customerId }, created ? 201 : 200);
 }

@@ -1,5 +1,6 @@
 import "server-only";
 import type { Env } from "@/lib/env";
+import { labEnabled } from "@/lib/lab/enabled";
 import type { FaultPatch } from "@/lib/lab/fault-patch";
 
 /**
@@ -9,7 +10,7 @@ import type { FaultPatch } from "@/lib/lab/fault-patch";
  * real Stripe there is nothing to switch, and the route does not exist.
  */
 export function labFaultsEnabled(env: Env): boolean {
-  return env.LAB_NAIVE_ENDPOINT && env.usesStripeEmulator && env.stripeApiBase !== undefined;
+  return labEnabled(env) && env.stripeApiBase !== undefined;
 }
 
 /** GET or POST the emulator's `/_emulator/faults`; returns its answer (settings and stats). */

@@ -1,14 +1,14 @@
 import { env } from "@/lib/env";
 import { forbiddenOrigin, isForeignOrigin, json, jsonError, readValidJson, unauthenticated } from "@/lib/http";
 import { faultPatchSchema } from "@/lib/lab/fault-patch";
-import { emulatorFaults, labFaultsEnabled } from "@/lib/lab/server/emulator-faults";
+import { emulatorFaults } from "@/lib/lab/server/emulator-faults";
 import { observeError } from "@/lib/observability";
 import { currentCustomerId } from "@/lib/session";
 
 /**
  * GET/POST /api/lab/faults — DEMO ONLY: the Stripe emulator's faults, set by
- * the lab's scenarios. 404 unless LAB_NAIVE_ENDPOINT=1 and the app's Stripe
- * is the local emulator.
+ * the lab's scenarios. 404 unless the lab is on (lib/lab/enabled.ts), which
+ * needs the local emulator.
  */
 export async function GET(request: Request) {
   return forward(request, undefined);
@@ -22,9 +22,6 @@ export async function POST(request: Request) {
 }
 
 async function forward(request: Request, patch: Parameters<typeof emulatorFaults>[1]): Promise<Response> {
-  if (!labFaultsEnabled(env())) {
-    return jsonError(404, "not_found", "Lab faults need LAB_NAIVE_ENDPOINT=1 and the local Stripe emulator.");
-  }
   if (!(await currentCustomerId(request))) return unauthenticated();
   try {
     const answer = await emulatorFaults(env(), patch);

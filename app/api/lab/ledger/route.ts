@@ -1,4 +1,3 @@
-import { env } from "@/lib/env";
 import { isUuid, json, jsonError, unauthenticated } from "@/lib/http";
 import { labEvents } from "@/lib/lab/server/event-log";
 import { labLedger } from "@/lib/lab/server/ledger";
@@ -8,12 +7,10 @@ import { currentCustomerId } from "@/lib/session";
 
 /**
  * GET /api/lab/ledger?run={id} — the gateway's PaymentIntents of one of the
- * caller's lab runs, per lane. Demo only (LAB_NAIVE_ENDPOINT=1): each call is
+ * caller's lab runs, per lane. Demo only (lib/lab/enabled.ts): each call is
  * a call to Stripe, which a public endpoint should not hand out.
  */
 export async function GET(request: Request) {
-  if (!env().LAB_NAIVE_ENDPOINT)
-    return jsonError(404, "not_found", "The lab's ledger view is off (LAB_NAIVE_ENDPOINT=1 enables it).");
   const customerId = await currentCustomerId(request);
   if (!customerId) return unauthenticated();
   const runId = (new URL(request.url).searchParams.get("run") ?? "").toLowerCase();

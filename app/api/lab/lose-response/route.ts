@@ -1,4 +1,3 @@
-import { env } from "@/lib/env";
 import { jsonError } from "@/lib/http";
 import { recordLabEvent } from "@/lib/lab/server/event-log";
 import { labTagOf } from "@/lib/lab/server/lab-trace";
@@ -15,8 +14,6 @@ import { sleep } from "@/lib/sleep";
  * read it, what a phone losing signal mid-response looks like.
  */
 export async function POST(request: Request) {
-  if (!env().LAB_NAIVE_ENDPOINT)
-    return jsonError(404, "not_found", "The lab's lossy route is off (LAB_NAIVE_ENDPOINT=1 enables it).");
   const lane = new URL(request.url).searchParams.get("lane");
   const tag = labTagOf(request.headers);
   if ((lane !== "naive" && lane !== "idempotent") || !tag) {

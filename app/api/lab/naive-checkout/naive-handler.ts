@@ -1,5 +1,4 @@
 import { checkoutRequestSchema, INVALID_CHECKOUT } from "@/lib/checkout/request";
-import { env } from "@/lib/env";
 import {
   forbiddenOrigin,
   invalidRequest,
@@ -17,16 +16,14 @@ import { checkoutDeps } from "@/lib/services";
 import { currentCustomerId } from "@/lib/session";
 
 /**
- * POST /api/lab/naive-checkout — DEMO ONLY, no idempotency; 404 unless
- * LAB_NAIVE_ENDPOINT=1. Shared by the route and the lab's lossy route.
+ * POST /api/lab/naive-checkout — DEMO ONLY, no idempotency; 404 unless the
+ * lab is on (lib/lab/enabled.ts). Shared by the route and the lab's lossy route.
  */
 export async function handleNaiveCheckout(request: Request): Promise<Response> {
   return traceLabRequest(request, "naive", () => handle(request));
 }
 
 async function handle(request: Request): Promise<Response> {
-  if (!env().LAB_NAIVE_ENDPOINT)
-    return jsonError(404, "not_found", "The naive endpoint is off (LAB_NAIVE_ENDPOINT=1 enables it).");
   if (isForeignOrigin(request)) return forbiddenOrigin();
   const customerId = await currentCustomerId(request);
   if (!customerId) return unauthenticated();

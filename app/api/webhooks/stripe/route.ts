@@ -23,6 +23,8 @@ export async function POST(request: Request) {
       signature: request.headers.get("stripe-signature"),
     });
     if (result.kind === "invalid") return jsonError(400, "invalid_signature", result.message);
+    // Redelivering it would fail the same way until Stripe gives up: acknowledged (logged and counted in receiveEvent).
+    if (result.kind === "unstorable") return json({ received: true, stored: false });
     // A redelivery of an event not yet processed is a good moment to try again (a no-op unless it is due).
     after(() =>
       processDueEvents(deps, { eventId: result.eventId, limit: 1 }).catch((err) =>

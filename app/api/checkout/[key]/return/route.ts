@@ -1,8 +1,17 @@
 import { z } from "zod";
 import { returnFromAuthentication } from "@/lib/checkout/authentication-return";
-import { forbiddenOrigin, isForeignOrigin, isUuid, jsonError, readValidJson, unauthenticated } from "@/lib/http";
+import { clientAddress } from "@/lib/abuse/client-address";
+import {
+  forbiddenOrigin,
+  isForeignOrigin,
+  isUuid,
+  jsonError,
+  rateLimited,
+  readValidJson,
+  unauthenticated,
+} from "@/lib/http";
 import { observeError } from "@/lib/observability";
-import { checkoutDeps } from "@/lib/services";
+import { abuseLimits, checkoutDeps } from "@/lib/services";
 import { currentCustomerId } from "@/lib/session";
 import { toResponse, unavailable } from "../../to-response";
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from "@/lib/checkout/checkout";
@@ -31,6 +40,12 @@ export async function POST(request: Request, ctx: { params: Promise<{ key: strin
   const body = await readValidJson(request, returnSchema, "The return request is not valid.");
   if (!body.ok) return body.response;
   try {
+    // Each return costs a provider call: limited per address and session.
+    const admitted = await abuseLimits().consume([
+      ["return_per_address", clientAddress(request.headers)],
+      ["return_per_session", customerId],
+    ]);
+    if (!admitted.ok) return rateLimited(admitted.retryAfterSeconds, "Too many returns; reloading shortly is safe.");
     const result = await returnFromAuthentication(checkoutDeps(), {
       customerId,
       key: key.toLowerCase(),

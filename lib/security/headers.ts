@@ -1,0 +1,70 @@
+/**
+ * The security headers every response carries, decided in one place. Pages
+ * and assets get them from proxy.ts: scripts run only with this response's
+ * nonce, which Next.js puts on its own scripts when it finds it in the
+ * request's CSP; nothing is loaded from another origin, and no page may be
+ * framed. API routes get the static API_HEADERS from next.config.ts instead:
+ * a proxy makes Next.js buffer every request body (up to 10 MB) before the
+ * route runs, which would defeat the routes' own body limits (16 KiB,
+ * refused while streaming).
+ */
+export interface HeaderContext {
+  nonce: string;
+  pathname: string;
+  /** The browser reached the shop over https (directly or through a TLS-terminating proxy). */
+  https: boolean;
+  /** `next dev`: React's dev tooling needs eval. */
+  development: boolean;
+}
+
+/** The 3-D Secure return page's URL carries the PaymentIntent's client secret: it must never leave in a Referer. */
+const SECRET_IN_URL = /^\/checkout\/return(\/|$)/;
+
+export function contentSecurityPolicy({ nonce, development }: Pick<HeaderContext, "nonce" | "development">): string {
+  return [
+    "default-src 'self'",
+    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${development ? " 'unsafe-eval'" : ""}`,
+    `style-src 'self' 'nonce-${nonce}'`,
+    "img-src 'self' data: blob:",
+    "font-src 'self'",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
+
+const PERMISSIONS_POLICY = "camera=(), microphone=(), geolocation=(), payment=(), usb=(), interest-cohort=()";
+/** Only over https: an HSTS header on plain http is ignored, and would pin a local demo to https if it were not. */
+export const HSTS = "max-age=31536000; includeSubDomains";
+
+export function securityHeaders(context: HeaderContext): Record<string, string> {
+  return {
+    "Content-Security-Policy": contentSecurityPolicy(context),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": SECRET_IN_URL.test(context.pathname) ? "no-referrer" : "strict-origin-when-cross-origin",
+    "Permissions-Policy": PERMISSIONS_POLICY,
+    "X-Frame-Options": "DENY",
+    ...(context.https ? { "Strict-Transport-Security": HSTS } : {}),
+  };
+}
+
+/** JSON answers load nothing and are never framed. */
+export const API_HEADERS: Record<string, string> = {
+  "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "no-referrer",
+  "Permissions-Policy": PERMISSIONS_POLICY,
+  "X-Frame-Options": "DENY",
+};
+
+/** https to this server, or to the proxy in front of it (its first X-Forwarded-Proto). */
+export function servedOverHttps(url: URL, headers: Headers): boolean {
+  return url.protocol === "https:" || headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() === "https";
+}
+
+/** 128 random bits, base64: a fresh nonce per response. */
+export function newNonce(): string {
+  return Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64");
+}

@@ -1,0 +1,112 @@
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { describe, expect, it } from "vitest";
+import { useTestApp } from "./helpers/harness";
+import { cart, newKey, Shopper } from "./helpers/shopper";
+
+/**
+ * The abuse limits at the shop's door (docs/contract.md, "Abuse limits"):
+ * session creation per address, fresh checkout keys per session, open
+ * attempts per customer, and 3-D Secure returns per session. Over a limit:
+ * 429 rate_limited with Retry-After, and nothing stored. A proxy in front
+ * (TRUST_PROXY=1) tells each test's client address, so tests never share a
+ * count; a database of its own, so its rows can be counted.
+ */
+const h = useTestApp(
+  {
+    TRUST_PROXY: "1",
+    RATE_LIMIT_SCALE: "1",
+    RATE_LIMIT_SESSIONS_PER_ADDRESS: "5",
+    RATE_LIMIT_CHECKOUTS_PER_ADDRESS: "100",
+    RATE_LIMIT_CHECKOUTS_PER_SESSION: "3",
+    RATE_LIMIT_RETURNS_PER_ADDRESS: "100",
+    RATE_LIMIT_RETURNS_PER_SESSION: "3",
+    CHECKOUT_MAX_OPEN_ATTEMPTS: "2",
+  },
+  { ownDatabase: "limits" },
+);
+
+const address = () => `203.0.113.${1 + Math.floor(Math.random() * 250)}`;
+/** A shopper whose requests come through the proxy from `from`. */
+async function shopperFrom(from: string): Promise<Shopper> {
+  const shopper = new Shopper(h.url);
+  const answer = await shopper.startSession({ "x-forwarded-for": from });
+  expect(answer.status).toBe(201);
+  return shopper;
+}
+
+function expectRateLimited(answer: { status: number; headers: Headers; body: unknown }) {
+  expect(answer.status).toBe(429);
+  expect(answer.body).toMatchObject({ error: "rate_limited" });
+  const retryAfter = Number(answer.headers.get("retry-after"));
+  expect(Number.isInteger(retryAfter) && retryAfter >= 1).toBe(true);
+  expect((answer.body as { retryAfterSeconds: number }).retryAfterSeconds).toBe(retryAfter);
+}
+
+describe("abuse limits", () => {
+  it("a burst of session creations from one address meets 429 with Retry-After, and creates no customer", async () => {
+    const from = `client-${randomUUID()}`;
+    const customers = async () => {
+      const client = new pg.Client({ connectionString: h.app.env.DATABASE_URL });
+      await client.connect();
+      try {
+        return Number((await client.query<{ n: string }>("select count(*) as n from customers")).rows[0]!.n);
+      } finally {
+        await client.end();
+      }
+    };
+    const before = await customers();
+    const answers = [];
+    for (let i = 0; i < 8; i++) answers.push(await new Shopper(h.url).startSession({ "x-forwarded-for": from }));
+    expect(answers.map((a) => a.status)).toEqual([201, 201, 201, 201, 201, 429, 429, 429]);
+    for (const refused of answers.slice(5)) {
+      expectRateLimited(refused);
+      expect(refused.headers.getSetCookie()).toEqual([]);
+    }
+    expect((await customers()) - before).toBe(5);
+    // Another address has a count of its own; a shopper who has a session keeps it.
+    expect((await new Shopper(h.url).startSession({ "x-forwarded-for": address() })).status).toBe(201);
+  });
+
+  it("a shopper over the fresh-key limit gets 429 and nothing is stored; their first attempts still replay", async () => {
+    const shopper = await shopperFrom(address());
+    const keys = [newKey(), newKey(), newKey(), newKey()];
+    const statuses = [];
+    for (const key of keys) statuses.push((await shopper.checkout(key, cart())).status);
+    expect(statuses).toEqual([201, 201, 201, 429]);
+    const refused = await shopper.checkout(keys[3]!, cart());
+    expectRateLimited(refused);
+    expect(await h.db.stored(null, keys[3]!)).toEqual({ keys: 0, orders: 0 });
+    expect((await h.emulator.ledger()).filter((i) => i.metadata.customerId === shopper.customerId)).toHaveLength(3);
+    // A retry of an attempt it already made is never limited.
+    const replay = await shopper.checkout(keys[0]!, cart());
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+  });
+
+  it("a shopper with as many open attempts as allowed gets 429 for another, not for the open ones", async () => {
+    const shopper = await shopperFrom(address());
+    const open = [newKey(), newKey()];
+    for (const key of open)
+      expect((await shopper.checkout(key, cart("pm_card_threeDSecure2Required"))).status).toBe(202);
+    const third = newKey();
+    const refused = await shopper.checkout(third, cart());
+    expectRateLimited(refused);
+    expect((refused.body as { message: string }).message).toMatch(/still open/);
+    expect(await h.db.stored(null, third)).toEqual({ keys: 0, orders: 0 });
+    expect((await shopper.checkout(open[0]!, cart("pm_card_threeDSecure2Required"))).status).toBe(202);
+  });
+
+  it("3-D Secure returns are limited per session, before the provider is asked", async () => {
+    const shopper = await shopperFrom(address());
+    const key = newKey();
+    expect((await shopper.checkout(key, cart("pm_card_threeDSecure2Required"))).status).toBe(202);
+    const report = () => shopper.request("POST", `/api/checkout/${key}/return`, { body: { paymentIntent: null } });
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await report()).status);
+    expect(statuses.every((s) => s !== 429)).toBe(true);
+    const requestsBefore = (await h.emulator.stats()).requests;
+    expectRateLimited(await report());
+    expect((await h.emulator.stats()).requests).toBe(requestsBefore);
+  });
+});
