@@ -68,6 +68,8 @@ const schema = z
     SESSION_SECRET_PREVIOUS: secret(),
     /** Run the reconciler and the expiry cleanup inside each app process this often (0: off; use cron instead). */
     MAINTENANCE_INTERVAL_MS: z.coerce.number().int().min(0).default(15_000),
+    /** With the maintenance loop on: read Stripe's event list back into the webhook inbox this often (0: off). */
+    EVENTS_CATCH_UP_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
     /** After this an attempt is settled for good: a success stands, anything else is cancelled and stored as a failure. */
     PAYMENT_ATTEMPT_DEADLINE_MS: z.coerce.number().int().positive().default(1_800_000),
     /** How long an attempt may wait for the shopper's 3-D Secure authentication before it is cancelled. */

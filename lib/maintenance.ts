@@ -5,18 +5,21 @@ import { deleteExpiredKeys } from "./idempotency/cleanup";
 import { observe, observeError } from "./observability";
 import { webhookDeps } from "./services";
 import { SESSION_TTL_SECONDS } from "./session";
+import { catchUpEvents } from "./webhooks/catch-up";
 import { deleteProcessedEvents } from "./webhooks/inbox";
 import { processDueEvents } from "./webhooks/process";
 
 /**
- * Optional in-process upkeep (MAINTENANCE_INTERVAL_MS): the webhook inbox's
- * due events, the reconciler and the expiry cleanup on a timer in every app
- * instance. All are safe to run from several instances at once; cron with
+ * Optional in-process upkeep (MAINTENANCE_INTERVAL_MS): Stripe's event list
+ * read back into the webhook inbox (nothing depends on a delivery arriving),
+ * the inbox's due events, the reconciler and the expiry cleanup on a timer in
+ * every app instance. All are safe to run from several instances at once; cron with
  * `npm run reconcile` / `db:cleanup` does the same from outside. Each step
  * runs even when another failed.
  */
-export function startMaintenance(intervalMs: number): () => void {
+export function startMaintenance(intervalMs: number, catchUpIntervalMs: number): () => void {
   let running = false;
+  let caughtUpAt = -Infinity;
   const tick = async () => {
     if (running) return; // a slow round is never overlapped by the next
     running = true;
@@ -24,6 +27,11 @@ export function startMaintenance(intervalMs: number): () => void {
       run().catch((err: unknown) => observeError("maintenance_error", err, { step: name }));
     try {
       const deps = webhookDeps();
+      // One list call per pass at Stripe: paced apart from the loop's own interval.
+      if (catchUpIntervalMs > 0 && Date.now() - caughtUpAt >= catchUpIntervalMs) {
+        caughtUpAt = Date.now();
+        await step("events", () => catchUpEvents(deps));
+      }
       await step("webhooks", () => processDueEvents(deps));
       await step("reconcile", () => reconcileAbandoned(deps));
       await step("cleanup", async () => {

@@ -18,6 +18,7 @@ const TTL_MS = 10_000;
 const h = useTestApp(
   {
     MAINTENANCE_INTERVAL_MS: "300",
+    EVENTS_CATCH_UP_INTERVAL_MS: "0", // the inbox is fed by these tests alone
     IDEMPOTENCY_IN_PROGRESS_TTL_MS: String(TTL_MS),
     STRIPE_TIMEOUT_MS: "4000",
     STRIPE_MAX_NETWORK_RETRIES: "0",

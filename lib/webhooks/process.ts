@@ -84,6 +84,16 @@ async function expire(deps: WebhookDeps, event: InboxEvent, reason: string): Pro
 
 const REFUND_EVENTS = new Set(["charge.refunded", "refund.created", "refund.updated"]);
 
+/** Every event type the processing acts on: what the events catch-up reads back from Stripe. */
+export const HANDLED_EVENT_TYPES = [
+  "payment_intent.created",
+  "payment_intent.requires_action",
+  "payment_intent.succeeded",
+  "payment_intent.payment_failed",
+  "payment_intent.canceled",
+  ...REFUND_EVENTS,
+];
+
 async function decide(deps: WebhookDeps, event: InboxEvent): Promise<Verdict> {
   if (event.type.startsWith("payment_intent.") && event.paymentIntentId)
     return onPaymentIntent(deps, event.paymentIntentId);

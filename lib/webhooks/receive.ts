@@ -51,7 +51,7 @@ export async function receiveEvent(
 }
 
 /** The PaymentIntent an event is about: the object itself, or the one a charge or refund belongs to. */
-function paymentIntentOf(event: Stripe.Event): string | null {
+export function paymentIntentOf(event: Stripe.Event): string | null {
   const object = event.data.object as { object?: string; id?: string; payment_intent?: string | { id: string } | null };
   if (object.object === "payment_intent") return object.id ?? null;
   const pi = object.payment_intent;

@@ -61,9 +61,11 @@ export class EventLog {
     limit: number,
     startingAfter: string | undefined,
     types: string[] | null,
+    created: (seconds: number) => boolean = () => true,
   ): { data: StripeEvent[]; hasMore: boolean } | null {
-    const matching =
-      types === null ? this.events : this.events.filter((event) => types.some((type) => typeMatches(type, event.type)));
+    const matching = this.events.filter(
+      (event) => created(event.created) && (types === null || types.some((type) => typeMatches(type, event.type))),
+    );
     return page(matching, limit, startingAfter);
   }
 

@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startStripeEmulator, type StripeEmulator } from "@/scripts/stripe-emulator/server";
+import { createOwnDatabase, type OwnDatabase } from "@/tests/helpers/own-database";
+import { createPrismaClient } from "../db";
+import type { PrismaClient } from "../generated/prisma/client";
+import { IdempotencyEngine } from "../idempotency/engine";
+import { createStripeClient } from "../payments/stripe-client";
+import { CATCH_UP_OVERLAP_SECONDS, catchUpEvents } from "./catch-up";
+import type { WebhookDeps } from "./deps";
+
+/**
+ * The catch-up's bookkeeping, on a real database and the emulator through the
+ * real SDK: what it stores, that it stores each event once however often it
+ * reads it, and that its cursor only moves forward. A database of its own, so
+ * the inbox holds only this file's events.
+ */
+let database: OwnDatabase;
+let prisma: PrismaClient;
+let emulator: StripeEmulator;
+let deps: WebhookDeps;
+
+beforeAll(async () => {
+  database = await createOwnDatabase("catchupcursor");
+  prisma = createPrismaClient(database.url);
+  emulator = await startStripeEmulator({ port: 0 });
+  deps = {
+    prisma,
+    stripe: createStripeClient({ secretKey: "sk_test_catch_up", apiBase: emulator.url, maxNetworkRetries: 0 }),
+    idempotency: new IdempotencyEngine(prisma, {
+      inProgressTtlMs: 60_000,
+      retentionHours: 24,
+      attemptDeadlineMs: 1_800_000,
+    }),
+    appOrigin: "http://localhost:3000",
+    actionTimeoutMs: 1_800_000,
+    webhookSecret: "whsec_emulator",
+    leaseMs: 60_000,
+  };
+});
+afterAll(async () => {
+  await emulator.close();
+  await prisma.$disconnect();
+  await database.drop();
+});
+
+const cursor = async () =>
+  Number((await prisma.providerCursor.findUniqueOrThrow({ where: { name: "events" } })).createdSeconds);
+
+describe("reading Stripe's event list into the inbox", () => {
+  it("stores the handled events once, however often they are read, and moves the cursor forward only", async () => {
+    const intent = await deps.stripe.paymentIntents.create({
+      amount: 1_800,
+      currency: "usd",
+      payment_method: "pm_card_visa",
+      confirm: true,
+      allowed_payment_method_types: ["card"],
+    });
+    const first = await catchUpEvents(deps);
+    expect(first).toEqual({ seen: 2, stored: 2 }); // payment_intent.created and .succeeded
+    const rows = await prisma.webhookEvent.findMany({
+      select: { type: true, paymentIntentId: true, processedAt: true },
+    });
+    expect(rows.map((r) => r.type).sort()).toEqual(["payment_intent.created", "payment_intent.succeeded"]);
+    expect(rows.every((r) => r.paymentIntentId === intent.id && r.processedAt === null)).toBe(true);
+    const after = await cursor();
+    expect(after).toBeGreaterThanOrEqual(intent.created);
+
+    // Read again (the overlap, or another instance): nothing new.
+    expect(await catchUpEvents(deps)).toEqual({ seen: 2, stored: 0 });
+    expect(await prisma.webhookEvent.count()).toBe(2);
+
+    // A cursor ahead of everything reads nothing, and is not moved back.
+    const ahead = after + 10 * CATCH_UP_OVERLAP_SECONDS;
+    await prisma.providerCursor.update({ where: { name: "events" }, data: { createdSeconds: ahead } });
+    expect(await catchUpEvents(deps)).toEqual({ seen: 0, stored: 0 });
+    expect(await cursor()).toBe(ahead);
+  });
+});

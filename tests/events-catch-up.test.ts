@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import { createStripeClient } from "@/lib/payments/stripe-client";
+import { EmulatorWebhooks } from "./helpers/emulator-webhooks";
+import { useTestApp } from "./helpers/harness";
+import { cart, newKey, waitFor } from "./helpers/shopper";
+
+/**
+ * A shop that receives no webhook at all — no endpoint, or a stopped
+ * `stripe listen` — still converges: the maintenance loop reads Stripe's
+ * event list back into the inbox. The emulator delivers nothing here (no
+ * webhook URL), which each test checks. A database of its own: the
+ * maintenance loop takes over whatever it finds.
+ */
+const h = useTestApp(
+  { MAINTENANCE_INTERVAL_MS: "300", EVENTS_CATCH_UP_INTERVAL_MS: "300" },
+  { ownDatabase: "catchup" },
+);
+
+const webhooks = () => new EmulatorWebhooks(h.app.emulator.url);
+const stripe = () => createStripeClient({ secretKey: "sk_test_emulator", apiBase: h.app.emulator.url });
+
+async function expectNothingDelivered() {
+  const view = await webhooks().view();
+  expect(view.url).toBeNull();
+  expect(view.stats).toMatchObject({ delivered: 0 });
+}
+
+describe("the events catch-up, with no webhook delivered", () => {
+  it("refunds a payment that succeeded after the shop stored a decline", async () => {
+    const shopper = await h.shopper();
+    expect((await shopper.checkout(newKey(), cart("pm_card_chargeDeclined"))).status).toBe(402);
+    const [intent] = await h.emulator.ledger();
+    // Confirmed behind the shop's back (a late request) after the shopper was told "declined".
+    expect((await stripe().paymentIntents.confirm(intent!.id, { payment_method: "pm_card_visa" })).status).toBe(
+      "succeeded",
+    );
+
+    const refunds = await waitFor("the catch-up's refund", async () => {
+      const found = await webhooks().refunds(intent!.id);
+      return found.length > 0 ? found : null;
+    });
+    expect(refunds).toEqual([expect.objectContaining({ amount: intent!.amount, status: "succeeded" })]);
+    const [order] = await waitFor("the order to record the refund", async () => {
+      const orders = await h.db.ordersOf(shopper.customerId!);
+      return orders[0]?.refund_reason ? orders : null;
+    });
+    expect(order).toMatchObject({ status: "failed", refund_id: refunds[0]!.id, refund_reason: "late_success" });
+    await expectNothingDelivered();
+  });
+
+  it("records a refund made in the Dashboard", async () => {
+    const shopper = await h.shopper();
+    const paid = await shopper.checkout(newKey(), cart());
+    expect(paid.status).toBe(201);
+    const refund = await stripe().refunds.create({ payment_intent: paid.body.paymentIntentId });
+
+    const order = await waitFor("the order to record the Dashboard's refund", async () => {
+      const row = await h.db.order(paid.body.orderId);
+      return row?.refund_id ? row : null;
+    });
+    expect(order).toMatchObject({ status: "paid", refund_id: refund.id, refund_reason: "provider" });
+    await expectNothingDelivered();
+  });
+});
