@@ -90,6 +90,11 @@ async function write(request: ApiRequest, run: Run, isCreate: boolean, params: P
       return { kind: "drop" }; // the emulator is shutting down before executing anything
     }
   }
+  // The gate: held, key claimed, until a test lets it go (an event, not a clock).
+  if (!(await faults.passGate(request.shutdown))) {
+    release();
+    return { kind: "drop" };
+  }
 
   // Stripe's stored 500: nothing happened, yet the key replays the 500 from now on.
   const stored500 = isCreate && key !== undefined ? faults.takeStoreCreate500() : null;
