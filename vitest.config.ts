@@ -10,9 +10,9 @@ import { fileURLToPath } from "node:url";
  *   configuration; runs beside `unit`;
  * - `serial`: the journeys that kill servers or load the machine (crashes,
  *   several instances, the chaos soak), one file at a time after the others.
- * Both cores: two workers unless VITEST_MAX_WORKERS says otherwise.
+ * Both cores: two workers.
  */
-const workers = Number(process.env.VITEST_MAX_WORKERS) || 2;
+const workers = 2;
 
 /** Files that need an app server (tests/app-server.ts, the demo, npm start); the rest are `unit`. */
 const SERIAL = ["tests/checkout-crash.test.ts", "tests/multi-instance.test.ts", "tests/chaos.test.ts"];

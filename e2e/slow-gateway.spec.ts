@@ -29,37 +29,41 @@ test("A slow gateway shows still processing and then the confirmation", async ({
   expect(new Set(keys)).toEqual(new Set([intents[0]!.metadata.idempotencyKey]));
 });
 
-test("Reloading during a slow payment ends in one paid order", async ({ page, shopper, emulator }) => {
-  const keys = recordCheckoutKeys(page);
-  await page.goto("/");
-  await addToCart(page, "Merino Socks", 3);
-  await goToCheckout(page);
-  await emulator.setFaults({ latencyMs: LATENCY_MS });
+test(
+  "Reloading during a slow payment ends in one paid order",
+  { tag: "@phone" },
+  async ({ page, shopper, emulator }) => {
+    const keys = recordCheckoutKeys(page);
+    await page.goto("/");
+    await addToCart(page, "Merino Socks", 3);
+    await goToCheckout(page);
+    await emulator.setFaults({ latencyMs: LATENCY_MS });
 
-  await payButton(page).click();
-  await expect(paymentStatus(page)).toContainText("Paying…");
-  // Reload only once the charge is underway at the provider.
-  await expect.poll(async () => (await emulator.stats()).delayed).toBeGreaterThanOrEqual(1);
-  await page.reload();
+    await payButton(page).click();
+    await expect(paymentStatus(page)).toContainText("Paying…");
+    // Reload only once the charge is underway at the provider.
+    await expect.poll(async () => (await emulator.stats()).delayed).toBeGreaterThanOrEqual(1);
+    await page.reload();
 
-  // The page picks the attempt up by itself, with the same key.
-  await expect(paymentStatus(page)).toContainText(/Paying…|Still processing — retry \d+/);
-  await expect(page.getByRole("radio", { name: /Visa — succeeds/ })).toBeChecked();
-  await expect(confirmationHeading(page)).toBeVisible({ timeout: 40_000 });
+    // The page picks the attempt up by itself, with the same key.
+    await expect(paymentStatus(page)).toContainText(/Paying…|Still processing — retry \d+/);
+    await expect(page.getByRole("radio", { name: /Visa — succeeds/ })).toBeChecked();
+    await expect(confirmationHeading(page)).toBeVisible({ timeout: 40_000 });
 
-  await emulator.setFaults({ latencyMs: 0 });
-  const intents = await shopper.paymentIntents();
-  expect(intents).toHaveLength(1);
-  expect(intents[0]).toMatchObject({ status: "succeeded", amount: 4200 });
-  expect(keys.length).toBeGreaterThan(1);
-  expect(new Set(keys)).toEqual(new Set([intents[0]!.metadata.idempotencyKey]));
+    await emulator.setFaults({ latencyMs: 0 });
+    const intents = await shopper.paymentIntents();
+    expect(intents).toHaveLength(1);
+    expect(intents[0]).toMatchObject({ status: "succeeded", amount: 4200 });
+    expect(keys.length).toBeGreaterThan(1);
+    expect(new Set(keys)).toEqual(new Set([intents[0]!.metadata.idempotencyKey]));
 
-  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Orders", exact: true }).click();
-  const orders = page.getByRole("list", { name: "Orders" }).getByRole("listitem");
-  await expect(orders).toHaveCount(1);
-  await expect(orders.first()).toContainText("Paid");
-  await expect(orders.first()).toContainText("3 × Merino Socks");
-});
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Orders", exact: true }).click();
+    const orders = page.getByRole("list", { name: "Orders" }).getByRole("listitem");
+    await expect(orders).toHaveCount(1);
+    await expect(orders.first()).toContainText("Paid");
+    await expect(orders.first()).toContainText("3 × Merino Socks");
+  },
+);
 
 test("An item added in another tab during a slow payment stays in the cart after it is paid", async ({
   page,

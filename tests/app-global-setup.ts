@@ -35,7 +35,11 @@ export default async function setup(project: TestProject) {
     const count = project.config.maxWorkers;
     const started = await Promise.all(
       Array.from({ length: count }, async (_, i) => {
-        const env = testAppEnv({ databaseUrl, stripeApiBase: emulator.url, stripeKey: `sk_test_vitest_worker_${i + 1}` });
+        const env = testAppEnv({
+          databaseUrl,
+          stripeApiBase: emulator.url,
+          stripeKey: `sk_test_vitest_worker_${i + 1}`,
+        });
         const port = await freePort();
         const app = await startApp({ port, env });
         apps.push(app);

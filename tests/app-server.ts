@@ -73,7 +73,9 @@ export function sharedTestApp(): TestApp | null {
   const shared = apps?.[index];
   if (!shared) return null;
   const refuse = (): never => {
-    throw new Error("The worker's shared app server is not this file's to stop: give the file a configuration of its own");
+    throw new Error(
+      "The worker's shared app server is not this file's to stop: give the file a configuration of its own",
+    );
   };
   return {
     url: shared.url,
