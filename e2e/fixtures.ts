@@ -78,12 +78,13 @@ export const test = base.extend<
       const port = workerInfo.parallelIndex === 0 ? E2E.appPort : await freePort();
       const log = process.env.E2E_APP_LOG ? (line: string) => console.log(`[app:${port}] ${line}`) : undefined;
       const app = await startApp({ port, env, log });
+      // Every test's baseURL (Playwright's default for the option; this fixture is set up first, automatically).
+      process.env.PLAYWRIGHT_TEST_BASE_URL = app.url;
       await use({ url: app.url, apiKey, env });
       await app.stop();
     },
-    { scope: "worker", timeout: 90_000 },
+    { scope: "worker", auto: true, timeout: 90_000 },
   ],
-  baseURL: async ({ workerApp }, use) => use(workerApp.url),
   // A journey that "passes" while React reports a hydration mismatch or a crash is not passing.
   pageErrors: [
     async ({ page }, use) => {
