@@ -2,7 +2,7 @@ import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config
 import { fileURLToPath } from "node:url";
 
 /**
- * Three tiers (Vitest projects), listed in docs/reliability.md:
+ * Three tiers (Vitest projects), described in docs/testing.md:
  * - `unit`: pure units and the database tests, no app server and no build
  *   (`npm run test:fast` runs it, with format, lint and typecheck);
  * - `app`: tests through HTTP against the production build, one shared
