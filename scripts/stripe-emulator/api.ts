@@ -83,8 +83,9 @@ async function write(request: ApiRequest, run: Run, isCreate: boolean, params: P
   const release = () => key !== undefined && idempotency.release(apiKey, key);
 
   // The key is already claimed, so a duplicate arriving during this wait is answered 409.
+  // `delayed` counts each write that waited, for latency, at the gate, or both.
+  if (faults.settings.latencyMs > 0 || faults.settings.gate) faults.stats.delayed += 1;
   if (faults.settings.latencyMs > 0) {
-    faults.stats.delayed += 1;
     if (!(await pause(faults.settings.latencyMs, request.shutdown))) {
       release();
       return { kind: "drop" }; // the emulator is shutting down before executing anything

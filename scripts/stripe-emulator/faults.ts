@@ -73,12 +73,11 @@ export class Faults {
     return structuredClone({ ...this.settings, held: this.held.length, stats: this.stats });
   }
 
-  /** Waits at the gate if it is closed: true to execute, false when the emulator shuts down meanwhile. */
+  /** Waits at the gate if it is closed (counted in `gated`): true to execute, false when the emulator shuts down meanwhile. */
   async passGate(shutdown: AbortSignal): Promise<boolean> {
     if (!this.settings.gate) return true;
     if (shutdown.aborted) return false;
     this.stats.gated += 1;
-    this.stats.delayed += 1;
     return new Promise<boolean>((resolve) => {
       const onAbort = () => {
         this.held = this.held.filter((entry) => entry !== go);
