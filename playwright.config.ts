@@ -1,13 +1,15 @@
 import { register } from "node:module";
 import { defineConfig, devices } from "@playwright/test";
-import { E2E } from "./e2e/settings";
 import { findBrowser, realBrowserProbes } from "./scripts/lib/browser";
 
 /**
  * End-to-end tests drive a production build in Chromium: CHROMIUM_PATH, the
  * system's, or Playwright's own, the one `scripts/ensure-browser.ts` (the first
  * step of `npm test`) found or installed. e2e/global-setup.ts starts the
- * database, the emulator and the server once per run.
+ * database and the emulator once per run; each worker runs its own server
+ * with an emulator account of its own (e2e/fixtures.ts), so journeys run side
+ * by side on both cores. Journeys tagged `@serial` (a server killed, a
+ * reconciler sweeping the whole database) run after the others, one at a time.
  */
 // The global setup starts the stack from server modules marked `server-only`.
 register("./scripts/lib/allow-server-only.mjs", import.meta.url);
@@ -28,37 +30,38 @@ export default defineConfig({
   globalSetup: "./e2e/global-setup.ts",
   timeout: 60_000,
   expect: { timeout: 15_000 },
-  // One worker: tests inject faults into the one shared emulator (latency,
-  // dropped connections), which would leak into tests running beside them.
-  fullyParallel: false,
-  workers: 1,
+  fullyParallel: true,
+  workers: 2, // both cores
   forbidOnly: !!process.env.CI,
   retries: 0,
   reporter: [["list"]],
-  use: {
-    baseURL: E2E.appUrl,
-    trace: "retain-on-failure",
-  },
+  // baseURL: the worker's server (the workerApp fixture).
+  use: { trace: "retain-on-failure" },
   projects: [
     {
       name: "chromium",
       testIgnore: ["phone.spec.ts"],
+      grepInvert: /@serial/,
       use: { ...devices["Desktop Chrome"], launchOptions },
     },
     {
-      // A phone: touch, 360 px wide, the same Chromium. The journeys where a
-      // phone differs: a double tap, a network that drops, a reload; the shop
-      // holds at 360 px; and axe on every page at that width.
+      // A phone: touch, 360 px wide, the same Chromium. The journeys tagged
+      // `@phone`, where a phone differs: a double tap, a network that drops, a
+      // reload; the shop holds at 360 px; and axe on every page at that width.
       name: "phone",
-      testMatch: [
-        "phone.spec.ts",
-        "accessibility.spec.ts",
-        "reliability/double-submit.spec.ts",
-        "reliability/lost-response.spec.ts",
-        "slow-gateway.spec.ts",
-      ],
-      grep: [/360 px phone/, /accessibility violation/, /double click that lands/, /offline/, /reload/i],
+      grep: /@phone/,
+      grepInvert: /@serial/,
       use: { ...devices["Galaxy S8"], launchOptions },
+    },
+    {
+      // After the others, one at a time: the journeys that kill a server or
+      // run a reconciler over the whole database, which every worker shares.
+      name: "serial",
+      grep: /@serial/,
+      testIgnore: ["phone.spec.ts"],
+      dependencies: ["chromium", "phone"],
+      workers: 1,
+      use: { ...devices["Desktop Chrome"], launchOptions },
     },
   ],
 });

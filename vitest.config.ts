@@ -1,5 +1,58 @@
-import { defineConfig } from "vitest/config";
+import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
 import { fileURLToPath } from "node:url";
+
+/**
+ * Three tiers (Vitest projects), described in docs/testing.md:
+ * - `unit`: pure units and the database tests, no app server and no build
+ *   (`npm run test:fast` runs it, with format, lint and typecheck);
+ * - `app`: tests through HTTP against the production build, one shared
+ *   `next start` per worker plus servers of their own for files that test a
+ *   configuration; runs beside `unit`;
+ * - `serial`: the journeys that kill servers or load the machine (crashes,
+ *   several instances, the chaos soak), one file at a time after the others.
+ * Both cores: two workers.
+ */
+const workers = 2;
+
+/** Files that need an app server (tests/app-server.ts, the demo, npm start); the rest are `unit`. */
+const SERIAL = ["tests/checkout-crash.test.ts", "tests/multi-instance.test.ts", "tests/chaos.test.ts"];
+const APP = [
+  "tests/checkout-convergence.test.ts",
+  "tests/checkout-faults.test.ts",
+  "tests/checkout-http.test.ts",
+  "tests/checkout-reconcile.test.ts",
+  "tests/checkout-rows-lost.test.ts",
+  "tests/checkout-slow-gateway.test.ts",
+  "tests/checkout-timeout.test.ts",
+  "tests/demo.test.ts",
+  "tests/dev.test.ts",
+  "tests/events-catch-up.test.ts",
+  "tests/lab-switch.test.ts",
+  "tests/maintenance-first.test.ts",
+  "tests/metrics.test.ts",
+  "tests/npm-start.test.ts",
+  "tests/origin.test.ts",
+  "tests/probes.test.ts",
+  "tests/provider-refusals.test.ts",
+  "tests/rate-limits.test.ts",
+  "tests/security-headers.test.ts",
+  "tests/webhooks-delivery.test.ts",
+  "tests/webhooks-inbox.test.ts",
+  "tests/webhooks-unstorable.test.ts",
+  "tests/webhooks.test.ts",
+];
+
+const shared: TestProjectInlineConfiguration["test"] = {
+  // Fails a test that logs console.error/warn it did not expect (tests/helpers/console.ts).
+  setupFiles: ["tests/setup/fail-on-console.ts"],
+  pool: "forks",
+  testTimeout: 60_000,
+  hookTimeout: 120_000,
+};
+
+function tier(name: string, test: TestProjectInlineConfiguration["test"]): TestProjectInlineConfiguration {
+  return { extends: true, test: { name, ...shared, ...test } };
+}
 
 export default defineConfig({
   resolve: {
@@ -13,12 +66,23 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ["lib/**/*.test.ts", "scripts/**/*.test.ts", "app/**/*.test.ts", "tests/**/*.test.ts"],
-    globalSetup: ["tests/global-setup.ts"],
-    // Fails a test that logs console.error/warn it did not expect (tests/helpers/console.ts).
-    setupFiles: ["tests/setup/fail-on-console.ts"],
-    pool: "forks",
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
+    projects: [
+      tier("unit", {
+        include: ["lib/**/*.test.ts", "scripts/**/*.test.ts", "app/**/*.test.ts", "tests/**/*.test.ts"],
+        exclude: [...APP, ...SERIAL, "**/node_modules/**"],
+        globalSetup: ["tests/global-setup.ts"],
+        maxWorkers: workers,
+      }),
+      tier("app", {
+        include: APP,
+        globalSetup: ["tests/global-setup.ts", "tests/app-global-setup.ts"],
+        maxWorkers: workers,
+      }),
+      tier("serial", {
+        include: SERIAL,
+        globalSetup: ["tests/global-setup.ts", "tests/app-global-setup.ts"],
+        maxWorkers: 1,
+      }),
+    ],
   },
 });

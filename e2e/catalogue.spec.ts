@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { CATALOGUE } from "@/lib/catalogue/catalogue";
 
 test("A shopper sees the seeded catalogue with prices from the database", async ({ page }) => {

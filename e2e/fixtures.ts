@@ -6,15 +6,19 @@ import {
   type Page,
   type Request,
 } from "@playwright/test";
-import type { FaultStats } from "@/scripts/stripe-emulator/faults";
 import type { OrderView } from "@/lib/checkout-client/types";
-import { E2E } from "./settings";
+import { startApp } from "@/scripts/lib/app-process";
+import type { FaultStats } from "@/scripts/stripe-emulator/faults";
+import { freePort } from "@/tests/app-env";
+import { E2E, STACK_APP_ENV } from "./settings";
 
 /**
- * Fixtures for shopper journeys. `emulator` resets the one shared Stripe
- * emulator before every test (faults are global to it) and reads its ledger,
- * the provider's truth that tests count charges in. `shopper` is the page's
- * guest session, whose customer id tags every PaymentIntent it pays for.
+ * Fixtures for shopper journeys. `workerApp` is the worker's own `next start`
+ * (every test's baseURL), whose API key has an account of its own at the one
+ * shared Stripe emulator. `emulator` resets that account before every test
+ * and reads its ledger, the provider's truth that tests count charges in, so
+ * workers side by side never see each other's faults or charges. `shopper` is
+ * the page's guest session, whose customer id tags every PaymentIntent it pays for.
  */
 export interface LedgerIntent {
   id: string;
@@ -29,6 +33,10 @@ export interface Faults {
   latencyMs?: number;
   failNext?: { status: 500 | 503 | 429; times: number } | null;
   dropAfterCharge?: number;
+  /** true: hold every write (key claimed) until released; false: open and let every held write go. */
+  gate?: boolean;
+  /** Let the n oldest held writes go, the gate staying closed. */
+  release?: number;
 }
 
 export type { FaultStats };
@@ -36,6 +44,8 @@ export type { FaultStats };
 export interface Emulator {
   setFaults(faults: Faults): Promise<void>;
   stats(): Promise<FaultStats>;
+  /** Writes waiting at the closed gate now. */
+  held(): Promise<number>;
   /** The ledger's PaymentIntents for one customer, newest first. */
   paymentIntents(customerId: string): Promise<LedgerIntent[]>;
 }
@@ -47,7 +57,34 @@ export interface Shopper {
   orders(): Promise<OrderView[]>;
 }
 
-export const test = base.extend<{ emulator: Emulator; shopper: Shopper; pageErrors: string[] }>({
+/** The worker's app server: its URL, API key (its emulator account) and variables (for specs that start another). */
+export interface WorkerApp {
+  url: string;
+  apiKey: string;
+  env: Record<string, string>;
+}
+
+export const test = base.extend<
+  { emulator: Emulator; shopper: Shopper; pageErrors: string[] },
+  { workerApp: WorkerApp }
+>({
+  workerApp: [
+    async ({}, use, workerInfo) => {
+      const stackEnv = JSON.parse(process.env[STACK_APP_ENV] ?? "null") as Record<string, string> | null;
+      if (!stackEnv) throw new Error(`${STACK_APP_ENV} is not set: e2e/global-setup.ts starts the stack`);
+      const apiKey = `sk_test_e2e_worker_${workerInfo.parallelIndex}`;
+      const env = { ...stackEnv, STRIPE_SECRET_KEY: apiKey };
+      // The first worker on E2E_APP_PORT (a port the run owns), the others on free ports.
+      const port = workerInfo.parallelIndex === 0 ? E2E.appPort : await freePort();
+      const log = process.env.E2E_APP_LOG ? (line: string) => console.log(`[app:${port}] ${line}`) : undefined;
+      const app = await startApp({ port, env, log });
+      // Every test's baseURL (Playwright's default for the option; this fixture is set up first, automatically).
+      process.env.PLAYWRIGHT_TEST_BASE_URL = app.url;
+      await use({ url: app.url, apiKey, env });
+      await app.stop();
+    },
+    { scope: "worker", auto: true, timeout: 90_000 },
+  ],
   // A journey that "passes" while React reports a hydration mismatch or a crash is not passing.
   pageErrors: [
     async ({ page }, use) => {
@@ -64,8 +101,12 @@ export const test = base.extend<{ emulator: Emulator; shopper: Shopper; pageErro
     { auto: true },
   ],
   emulator: [
-    async ({ playwright }, use) => {
-      const api = await playwright.request.newContext({ baseURL: E2E.emulatorUrl });
+    async ({ playwright, workerApp }, use) => {
+      // Every control names the worker's key: its own account (scripts/stripe-emulator/accounts.ts).
+      const api = await playwright.request.newContext({
+        baseURL: E2E.emulatorUrl,
+        extraHTTPHeaders: { Authorization: `Bearer ${workerApp.apiKey}` },
+      });
       expect((await api.post("/_emulator/reset")).ok()).toBe(true);
       await use(emulatorClient(api));
       await api.dispose();
@@ -95,10 +136,11 @@ function emulatorClient(api: APIRequestContext): Emulator {
     async stats() {
       return ((await (await api.get("/_emulator/faults")).json()) as { stats: FaultStats }).stats;
     },
+    async held() {
+      return ((await (await api.get("/_emulator/faults")).json()) as { held: number }).held;
+    },
     async paymentIntents(customerId) {
-      const response = await api.get("/v1/payment_intents?limit=100", {
-        headers: { Authorization: "Bearer sk_test_x" },
-      });
+      const response = await api.get("/v1/payment_intents?limit=100");
       expect(response.ok(), await response.text()).toBe(true);
       const { data } = (await response.json()) as { data: LedgerIntent[] };
       return data.filter((intent) => intent.metadata.customerId === customerId);

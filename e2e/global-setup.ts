@@ -5,8 +5,10 @@ import { E2E, STACK_APP_ENV } from "./settings";
 
 /**
  * Starts once per run: a recreated `checkout_e2e` database (embedded, or on
- * DATABASE_URL's server), the Stripe emulator, a production build in its own
- * folder, and `next start`. Returns the teardown.
+ * DATABASE_URL's server), the Stripe emulator and a production build in its
+ * own folder. The app servers are the workers' (the `workerApp` fixture in
+ * e2e/fixtures.ts: one `next start` per worker, each with an API key of its
+ * own and so an emulator account of its own). Returns the teardown.
  */
 export default async function globalSetup() {
   const env = parseEnv({
@@ -17,6 +19,7 @@ export default async function globalSetup() {
   const stack = await startStack({
     env,
     appPort: E2E.appPort,
+    instances: 0,
     database: E2E.database,
     recreateDatabase: true,
     startEmulator: true,
@@ -27,7 +30,7 @@ export default async function globalSetup() {
     log: (line) => console.log(`[e2e] ${line}`),
     appLog: process.env.E2E_APP_LOG ? (line) => console.log(`[app] ${line}`) : undefined,
   });
-  // For specs that run an app server of their own against this stack (workers inherit process.env).
+  // For the workers' servers, and specs that run one of their own (workers inherit process.env).
   process.env[STACK_APP_ENV] = JSON.stringify(stack.appEnv);
   return () => stack.stop();
 }

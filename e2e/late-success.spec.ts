@@ -8,6 +8,7 @@ test("A payment that succeeds after the shopper was told “declined” is refun
   page,
   shopper,
   emulator,
+  workerApp,
 }) => {
   await page.goto("/");
   await addToCart(page, "Enamel Mug");
@@ -19,11 +20,11 @@ test("A payment that succeeds after the shopper was told “declined” is refun
   expect(declined).toMatchObject({ status: "requires_payment_method" });
 
   // A late confirmation succeeds behind the shop's back; Stripe tells the shop, twice, by webhook.
-  const stripe = createStripeClient({ secretKey: "sk_test_emulator", apiBase: E2E.emulatorUrl });
+  const stripe = createStripeClient({ secretKey: workerApp.apiKey, apiBase: E2E.emulatorUrl });
   const late = await stripe.paymentIntents.confirm(declined!.id, { payment_method: "pm_card_visa" });
   expect(late.status).toBe("succeeded");
   const event = stripeEvent("payment_intent.succeeded", late);
-  for (let i = 0; i < 2; i++) expect((await deliver(E2E.appUrl, event)).status).toBe(200);
+  for (let i = 0; i < 2; i++) expect((await deliver(workerApp.url, event)).status).toBe(200);
   await expect.poll(async () => (await shopper.orders())[0]?.refundReason).toBe("late_success");
 
   const [order] = await shopper.orders();

@@ -15,7 +15,7 @@ async function expectFitsScreen(page: Page, where: string): Promise<void> {
   expect(scrollWidth, `${where} is no wider than the screen`).toBeLessThanOrEqual(innerWidth);
 }
 
-test("On a 360 px phone every page fits the screen", async ({ page }) => {
+test("On a 360 px phone every page fits the screen", { tag: "@phone" }, async ({ page }) => {
   await page.goto("/");
   await expect(page.getByRole("list", { name: "Products" }).getByRole("listitem").first()).toBeVisible();
   await expectFitsScreen(page, "the shop");
@@ -33,28 +33,32 @@ test("On a 360 px phone every page fits the screen", async ({ page }) => {
   await expectFitsScreen(page, "the lab");
 });
 
-test("On a 360 px phone a double tap on Pay charges the card once", async ({ page, shopper, emulator }) => {
-  const traffic = recordCheckoutTraffic(page);
-  await page.goto("/");
-  await addToCart(page, "Classic Tee");
-  await goToCheckout(page);
-  const presses = await watchPresses(page);
-  // The payment's Stripe call takes two seconds, so the second tap lands while the first is paying.
-  await emulator.setFaults({ latencyMs: 2_000 });
+test(
+  "On a 360 px phone a double tap on Pay charges the card once",
+  { tag: "@phone" },
+  async ({ page, shopper, emulator }) => {
+    const traffic = recordCheckoutTraffic(page);
+    await page.goto("/");
+    await addToCart(page, "Classic Tee");
+    await goToCheckout(page);
+    const presses = await watchPresses(page);
+    // The payment's Stripe call takes two seconds, so the second tap lands while the first is paying.
+    await emulator.setFaults({ latencyMs: 2_000 });
 
-  await payButton(page).scrollIntoViewIfNeeded(); // a touch lands on the screen, not below the fold
-  const box = (await payButton(page).boundingBox())!;
-  const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
-  await page.touchscreen.tap(x, y);
-  await page.touchscreen.tap(x, y);
-  // Both taps reached the page as touches (whether the second found the button
-  // already disabled or not), and the first one paid.
-  expect((await presses()).pointerDowns).toBe(2);
+    await payButton(page).scrollIntoViewIfNeeded(); // a touch lands on the screen, not below the fold
+    const box = (await payButton(page).boundingBox())!;
+    const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
+    await page.touchscreen.tap(x, y);
+    await page.touchscreen.tap(x, y);
+    // Both taps reached the page as touches (whether the second found the button
+    // already disabled or not), and the first one paid.
+    expect((await presses()).pointerDowns).toBe(2);
 
-  await expect(confirmationHeading(page)).toBeVisible();
-  const exchanges = await traffic.settled();
-  const key = onlyKey(exchanges);
-  const paid = exchanges.find((e) => e.status === 201 && !e.replayed);
-  expect(await emulator.stats()).toMatchObject({ charges: 1, delayed: 1 });
-  await expectChargedOnce(shopper, { amountCents: 2500, key, orderId: orderIdOf(paid) });
-});
+    await expect(confirmationHeading(page)).toBeVisible();
+    const exchanges = await traffic.settled();
+    const key = onlyKey(exchanges);
+    const paid = exchanges.find((e) => e.status === 201 && !e.replayed);
+    expect(await emulator.stats()).toMatchObject({ charges: 1, delayed: 1 });
+    await expectChargedOnce(shopper, { amountCents: 2500, key, orderId: orderIdOf(paid) });
+  },
+);

@@ -13,5 +13,5 @@ export const E2E = {
   distDir: TEST_DIST_DIR,
 } as const;
 
-/** Set by global-setup: the environment (database URL, emulator, session secret, build) of the stack's app server, as JSON. */
+/** Set by global-setup: the environment (database URL, emulator, session secret, build) the workers' app servers start from, as JSON. */
 export const STACK_APP_ENV = "E2E_STACK_APP_ENV";

@@ -154,29 +154,30 @@ test("A return URL carrying another customer's payment shows nothing of it", asy
   expect((await shopper.paymentIntents()).map((i) => i.status)).toEqual(["succeeded"]);
 });
 
-test("An authentication nobody finishes is cancelled by the reconciler, stored, and replayed to the shopper", async ({
-  page,
-  shopper,
-}) => {
-  test.setTimeout(90_000);
-  // A server of its own whose maintenance loop gives up on authentication after 3 s.
-  const stackEnv = JSON.parse(process.env[STACK_APP_ENV] ?? "null") as Record<string, string> | null;
-  expect(stackEnv, `${STACK_APP_ENV}, set by e2e/global-setup.ts`).not.toBeNull();
-  const app: AppProcess = await startApp({
-    port: Number(process.env.E2E_ABANDON_APP_PORT || E2E.appPort + 2),
-    env: { ...stackEnv!, PAYMENT_ACTION_TIMEOUT_MS: "3000", MAINTENANCE_INTERVAL_MS: "500" },
-  });
-  try {
-    await payWith3DS(page, app.url);
-    await page.goto(`${app.url}/orders`); // the shopper walks away from the bank's page
-    await expect
-      .poll(async () => (await shopper.paymentIntents()).map((i) => i.status), { timeout: 30_000 })
-      .toEqual(["canceled"]);
+test(
+  "An authentication nobody finishes is cancelled by the reconciler, stored, and replayed to the shopper",
+  { tag: "@serial" },
+  async ({ page, shopper, workerApp }) => {
+    test.setTimeout(90_000);
+    // A server of its own whose maintenance loop gives up on authentication after 3 s.
+    const stackEnv = JSON.parse(process.env[STACK_APP_ENV] ?? "null") as Record<string, string> | null;
+    expect(stackEnv, `${STACK_APP_ENV}, set by e2e/global-setup.ts`).not.toBeNull();
+    const app: AppProcess = await startApp({
+      port: Number(process.env.E2E_ABANDON_APP_PORT || E2E.appPort + 2),
+      env: { ...workerApp.env, PAYMENT_ACTION_TIMEOUT_MS: "3000", MAINTENANCE_INTERVAL_MS: "500" },
+    });
+    try {
+      await payWith3DS(page, app.url);
+      await page.goto(`${app.url}/orders`); // the shopper walks away from the bank's page
+      await expect
+        .poll(async () => (await shopper.paymentIntents()).map((i) => i.status), { timeout: 30_000 })
+        .toEqual(["canceled"]);
 
-    await page.goto(`${app.url}/checkout`);
-    await expect(paymentStatus(page)).toContainText("authentication was never completed");
-    expect((await shopper.orders()).map((o) => o.status)).toEqual(["failed"]);
-  } finally {
-    await app.stop();
-  }
-});
+      await page.goto(`${app.url}/checkout`);
+      await expect(paymentStatus(page)).toContainText("authentication was never completed");
+      expect((await shopper.orders()).map((o) => o.status)).toEqual(["failed"]);
+    } finally {
+      await app.stop();
+    }
+  },
+);

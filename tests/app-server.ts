@@ -1,20 +1,25 @@
 import { inject } from "vitest";
 import { startApp, type AppProcess } from "@/scripts/lib/app-process";
-import { startStripeEmulator, type StripeEmulator } from "@/scripts/stripe-emulator/server";
+import { startStripeEmulator } from "@/scripts/stripe-emulator/server";
+import { freePort, testAppEnv } from "./app-env";
+
+export { freePort, TEST_METRICS_TOKEN, TEST_SESSION_SECRET, testAppEnv } from "./app-env";
 
 /**
  * A real `next start` server (the production build in TEST_DIST_DIR) against
- * the test database and an emulator of its own, for tests that go through
- * HTTP. Each call gets fresh ports, so test files can run in parallel.
+ * the test database and a Stripe emulator, for tests that go through HTTP.
+ * Each call gets fresh ports, so test files can run in parallel.
  */
-import { TEST_DIST_DIR } from "./constants";
-/** 32 random bytes, hex, as `openssl rand -hex 32` makes them (the app refuses weaker secrets). */
-export const TEST_SESSION_SECRET = "9f3c1e7a5b2d48c6a0e4f7b19d3c5a8e2b6f0d4c7a1e9b3f5d8c2a6e0b4f7d1c";
-export const TEST_METRICS_TOKEN = "4b8e2f6a0c3d7e1b5f9a2c6e0d4b8f3a7c1e5d9b2f6a0c4e8d3b7f1a5c9e2d6b";
+/** The emulator a test app talks to, and the API key it uses there (its account: scripts/stripe-emulator/accounts.ts). */
+export interface TestProvider {
+  url: string;
+  apiKey: string;
+}
 
 export interface TestApp {
   url: string;
-  emulator: StripeEmulator;
+  emulator: TestProvider;
+  /** The server's process (only for servers a test file started itself: see `shared`). */
   app: AppProcess;
   env: Record<string, string>;
   /** Starts the server again on the same port (after a crash). */
@@ -22,29 +27,26 @@ export interface TestApp {
   stop(): Promise<void>;
 }
 
-export async function startTestApp(env: Record<string, string> = {}, emulator?: StripeEmulator): Promise<TestApp> {
-  const ownEmulator = !emulator;
-  const stripe = emulator ?? (await startStripeEmulator({ port: 0 }));
+/** Starts a server; without `emulator` it gets an emulator of its own (stopped with it). */
+export async function startTestApp(
+  env: Record<string, string> = {},
+  emulator?: { url: string; apiKey?: string },
+): Promise<TestApp> {
+  const own = emulator ? null : await startStripeEmulator({ port: 0 });
+  const provider: TestProvider = { url: emulator?.url ?? own!.url, apiKey: emulator?.apiKey ?? "sk_test_emulator" };
   const port = await freePort();
-  const appEnv = {
-    DATABASE_URL: inject("databaseUrl"),
-    STRIPE_SECRET_KEY: "sk_test_emulator",
-    STRIPE_API_BASE: stripe.url,
-    SESSION_SECRET: TEST_SESSION_SECRET,
-    METRICS_TOKEN: TEST_METRICS_TOKEN,
-    // Many tests start sessions and attempts from 127.0.0.1 at once: the abuse limits, raised (lib/abuse/limits.ts).
-    RATE_LIMIT_SCALE: "1000",
-    NEXT_DIST_DIR: TEST_DIST_DIR,
-    // Off unless a test asks for it: a reconciler takes over every abandoned attempt in its database, other tests' included.
-    MAINTENANCE_INTERVAL_MS: "0",
-    ...env,
-  };
+  const appEnv = testAppEnv({
+    databaseUrl: inject("databaseUrl"),
+    stripeApiBase: provider.url,
+    stripeKey: provider.apiKey,
+    overrides: env,
+  });
   const log = process.env.TEST_APP_LOG ? (line: string) => console.log(`[app:${port}] ${line}`) : undefined;
   const testApp: TestApp = {
     url: `http://localhost:${port}`,
-    emulator: stripe,
+    emulator: provider,
     app: await startApp({ port, env: appEnv, log }).catch(async (err: unknown) => {
-      if (ownEmulator) await stripe.close();
+      await own?.close();
       throw err;
     }),
     env: appEnv,
@@ -54,20 +56,35 @@ export async function startTestApp(env: Record<string, string> = {}, emulator?: 
     },
     async stop() {
       await testApp.app.stop();
-      if (ownEmulator) await stripe.close();
+      await own?.close();
     },
   };
   return testApp;
 }
 
-export async function freePort(): Promise<number> {
-  const { createServer } = await import("node:net");
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
+/**
+ * This worker's server on the default configuration, started once per run by
+ * tests/app-global-setup.ts and shared by the files the worker runs one after
+ * another; null outside the `app` tier. It cannot be killed or restarted.
+ */
+export function sharedTestApp(): TestApp | null {
+  const apps = inject("workerApps");
+  const index = Number(process.env.VITEST_POOL_ID ?? "1") - 1;
+  const shared = apps?.[index];
+  if (!shared) return null;
+  const refuse = (): never => {
+    throw new Error(
+      "The worker's shared app server is not this file's to stop: give the file a configuration of its own",
+    );
+  };
+  return {
+    url: shared.url,
+    emulator: { url: shared.env.STRIPE_API_BASE!, apiKey: shared.env.STRIPE_SECRET_KEY! },
+    get app(): AppProcess {
+      return refuse();
+    },
+    env: shared.env,
+    restart: async () => refuse(),
+    stop: async () => undefined,
+  };
 }

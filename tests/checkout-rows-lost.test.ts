@@ -100,7 +100,7 @@ describe("a create whose 500 the provider stored", () => {
     // Stripe charged, then failed and stored a 500 for the shop's key: the
     // charge is made here, with the metadata the shop sends, and then the
     // shop's own create meets the stored 500.
-    const stripe = createStripeClient({ secretKey: "sk_test_emulator", apiBase: h.app.emulator.url });
+    const stripe = createStripeClient({ secretKey: h.app.emulator.apiKey, apiBase: h.app.emulator.url });
     const charged = await stripe.paymentIntents.create({
       amount: 6_800,
       currency: "usd",

@@ -17,7 +17,7 @@ const h = useTestApp(
 );
 
 const webhooks = () => new EmulatorWebhooks(h.app.emulator.url);
-const stripe = () => createStripeClient({ secretKey: "sk_test_emulator", apiBase: h.app.emulator.url });
+const stripe = () => createStripeClient({ secretKey: h.app.emulator.apiKey, apiBase: h.app.emulator.url });
 
 async function expectNothingDelivered() {
   const view = await webhooks().view();

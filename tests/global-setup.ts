@@ -6,21 +6,42 @@ import { migrate } from "@/lib/db/migrate";
 import { provisionDatabase } from "@/lib/db/provision";
 import { parseEnv } from "@/lib/env";
 import { isAlive } from "@/lib/is-alive";
-import { buildApp } from "@/scripts/lib/stack";
-import { TEST_DIST_DIR, testEnvironment } from "./constants";
+import { testEnvironment } from "./constants";
 
 /**
  * One real PostgreSQL for the whole Vitest run: the embedded server by default
  * (or DATABASE_URL's server), with a database of its own, recreated, migrated
- * and seeded. Tests read its URL with `inject("databaseUrl")`.
+ * and seeded. Tests read its URL with `inject("databaseUrl")`. Every project
+ * (tier) lists this file; the first to start provisions the database, the
+ * last to finish drops it (projects share the main process, so the count
+ * lives on globalThis).
  */
 /** One database per run, so runs side by side (or beside a demo) never share state. */
 export const TEST_DATABASE = `checkout_vitest_${process.pid}`;
 
+interface SharedDatabase {
+  ready: Promise<{ url: string; admin: string; stop: () => Promise<void> }>;
+  users: number;
+}
+const shared = globalThis as { __checkoutTestDatabase?: SharedDatabase };
+
 export default async function setup(project: TestProject) {
+  const entry = (shared.__checkoutTestDatabase ??= { ready: provision(), users: 0 });
+  entry.users += 1;
+  const { url, admin, stop } = await entry.ready;
+  project.provide("databaseUrl", url);
+  project.provide("adminDatabaseUrl", admin);
+  return async () => {
+    entry.users -= 1;
+    if (entry.users > 0) return;
+    shared.__checkoutTestDatabase = undefined;
+    await dropDatabase(admin, TEST_DATABASE).catch(() => undefined);
+    await stop();
+  };
+}
+
+async function provision() {
   const env = parseEnv(testEnvironment());
-  // Tests that go through HTTP run the production build (see tests/app-server.ts).
-  if (process.env.TEST_REUSE_BUILD !== "1") buildApp(TEST_DIST_DIR, (line) => console.log(line));
   const database = await provisionDatabase(env, { database: TEST_DATABASE, recreate: true });
   const admin = new URL("/postgres", database.url).toString();
   await dropDatabasesOfDeadRuns(admin);
@@ -28,12 +49,7 @@ export default async function setup(project: TestProject) {
   const prisma = createPrismaClient(database.url);
   await seedCatalogue(prisma);
   await prisma.$disconnect();
-  project.provide("databaseUrl", database.url);
-  project.provide("adminDatabaseUrl", admin);
-  return async () => {
-    await dropDatabase(admin, TEST_DATABASE).catch(() => undefined);
-    await database.stop();
-  };
+  return { url: database.url, admin, stop: () => database.stop() };
 }
 
 async function dropDatabase(adminUrl: string, name: string): Promise<void> {

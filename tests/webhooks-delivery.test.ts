@@ -130,7 +130,7 @@ describe("the emulator's own webhook deliveries", () => {
     const before = await scrape(h.url);
 
     // Confirmed again behind the shop's back (a late request), after the shopper was told "declined".
-    const stripe = createStripeClient({ secretKey: "sk_test_emulator", apiBase: h.app.emulator.url });
+    const stripe = createStripeClient({ secretKey: h.app.emulator.apiKey, apiBase: h.app.emulator.url });
     expect((await stripe.paymentIntents.confirm(intent!.id, { payment_method: "pm_card_visa" })).status).toBe(
       "succeeded",
     );

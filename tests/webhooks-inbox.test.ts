@@ -27,7 +27,7 @@ const h = useTestApp(
 );
 
 const stripe = () =>
-  createStripeClient({ secretKey: "sk_test_emulator", apiBase: h.app.emulator.url, maxNetworkRetries: 0 });
+  createStripeClient({ secretKey: h.app.emulator.apiKey, apiBase: h.app.emulator.url, maxNetworkRetries: 0 });
 
 const row = (eventId: string) => h.db.webhookEvent(eventId);
 

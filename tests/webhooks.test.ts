@@ -157,7 +157,7 @@ describe("Stripe webhooks", () => {
 
     // A confirmation the shop never sent succeeds after the shopper was told
     // "declined" (standing in for a request that executed after its caller gave up).
-    const stripe = createStripeClient({ secretKey: "sk_test_emulator", apiBase: h.app.emulator.url });
+    const stripe = createStripeClient({ secretKey: h.app.emulator.apiKey, apiBase: h.app.emulator.url });
     const late = await stripe.paymentIntents.confirm(intent!.id, { payment_method: "pm_card_visa" });
     expect(late.status).toBe("succeeded");
     expect((await h.emulator.stats()).charges).toBe(1);
@@ -198,7 +198,7 @@ describe("Stripe webhooks", () => {
     const before = await scrape(h.url);
 
     // Intents the shop never made for this order (the Dashboard, a script, a bug), carrying its id.
-    const stripe = createStripeClient({ secretKey: "sk_test_emulator", apiBase: h.app.emulator.url });
+    const stripe = createStripeClient({ secretKey: h.app.emulator.apiKey, apiBase: h.app.emulator.url });
     const metadata = { orderId: order!.id, customerId: shopper.customerId!, idempotencyKey: key };
     const charged = await stripe.paymentIntents.create({
       amount: order!.amount_cents,
@@ -261,7 +261,7 @@ describe("Stripe webhooks", () => {
     const key = newKey();
     expect((await shopper.checkout(key, cart())).status).toBe(201);
     const [order] = await h.db.ordersOf(shopper.customerId!);
-    const stripe = createStripeClient({ secretKey: "sk_test_emulator", apiBase: h.app.emulator.url });
+    const stripe = createStripeClient({ secretKey: h.app.emulator.apiKey, apiBase: h.app.emulator.url });
     const stray = await stripe.paymentIntents.create({
       amount: order!.amount_cents,
       currency: "usd",

@@ -28,38 +28,42 @@ async function bothInFlightThenConfirmed(page: Page, traffic: ReturnType<typeof 
   return { exchanges, key };
 }
 
-test("A double click that lands before React re-renders charges the card once", async ({ page, shopper, emulator }) => {
-  const traffic = recordCheckoutTraffic(page);
-  await page.goto("/");
-  await addToCart(page, "Classic Tee");
-  await goToCheckout(page);
-  const presses = await watchPresses(page);
-  await emulator.setFaults({ latencyMs: LATENCY_MS });
+test(
+  "A double click that lands before React re-renders charges the card once",
+  { tag: "@phone" },
+  async ({ page, shopper, emulator }) => {
+    const traffic = recordCheckoutTraffic(page);
+    await page.goto("/");
+    await addToCart(page, "Classic Tee");
+    await goToCheckout(page);
+    const presses = await watchPresses(page);
+    await emulator.setFaults({ latencyMs: LATENCY_MS });
 
-  // Both clicks run in one task, before React can disable the button.
-  const enabledForSecondClick = await payButton(page).evaluate((button: HTMLButtonElement) => {
-    const click = () => button.dispatchEvent(new MouseEvent("click", { bubbles: true, cancelable: true }));
-    click();
-    const enabled = !button.disabled;
-    click();
-    return enabled;
-  });
-  expect(enabledForSecondClick).toBe(true);
-  expect((await presses()).submits).toBe(2);
+    // Both clicks run in one task, before React can disable the button.
+    const enabledForSecondClick = await payButton(page).evaluate((button: HTMLButtonElement) => {
+      const click = () => button.dispatchEvent(new MouseEvent("click", { bubbles: true, cancelable: true }));
+      click();
+      const enabled = !button.disabled;
+      click();
+      return enabled;
+    });
+    expect(enabledForSecondClick).toBe(true);
+    expect((await presses()).submits).toBe(2);
 
-  const { exchanges, key } = await bothInFlightThenConfirmed(page, traffic);
-  // After the two POSTs, one more per 409 the duplicate got while the first was charging.
-  const conflicts = exchanges.filter((e) => e.status === 409).length;
-  expect(conflicts).toBeGreaterThanOrEqual(1);
-  expect(exchanges).toHaveLength(2 + conflicts);
-  const paid = exchanges.find((e) => e.status === 201 && !e.replayed);
-  expect(orderIdOf(exchanges.find((e) => e.replayed))).toBe(orderIdOf(paid));
-  await expect(page).toHaveURL(`/orders/${orderIdOf(paid)}`);
+    const { exchanges, key } = await bothInFlightThenConfirmed(page, traffic);
+    // After the two POSTs, one more per 409 the duplicate got while the first was charging.
+    const conflicts = exchanges.filter((e) => e.status === 409).length;
+    expect(conflicts).toBeGreaterThanOrEqual(1);
+    expect(exchanges).toHaveLength(2 + conflicts);
+    const paid = exchanges.find((e) => e.status === 201 && !e.replayed);
+    expect(orderIdOf(exchanges.find((e) => e.replayed))).toBe(orderIdOf(paid));
+    await expect(page).toHaveURL(`/orders/${orderIdOf(paid)}`);
 
-  // The provider was called once, for the one payment.
-  expect(await emulator.stats()).toMatchObject({ charges: 1, delayed: 1 });
-  await expectChargedOnce(shopper, { amountCents: 2500, key, orderId: orderIdOf(paid) });
-});
+    // The provider was called once, for the one payment.
+    expect(await emulator.stats()).toMatchObject({ charges: 1, delayed: 1 });
+    await expectChargedOnce(shopper, { amountCents: 2500, key, orderId: orderIdOf(paid) });
+  },
+);
 
 test("A rapid triple click on Pay charges the card once", async ({ page, shopper, emulator }) => {
   const traffic = recordCheckoutTraffic(page);

@@ -2,7 +2,7 @@ import { expect, recordCheckoutTraffic, test } from "../fixtures";
 import { addToCart, confirmationHeading, goToCheckout, payButton, paymentStatus, watchPresses } from "../shop";
 import { expectChargedOnce, onlyKey, orderIdOf, outcomes } from "./evidence";
 
-test("A shopper who clicks again and reloads during a 15-second gateway delay is charged once", async ({
+test("A shopper who clicks again and reloads while the gateway holds the payment is charged once", async ({
   page,
   shopper,
   emulator,
@@ -13,8 +13,8 @@ test("A shopper who clicks again and reloads during a 15-second gateway delay is
   await addToCart(page, "Dot-grid Notebook", 2);
   await goToCheckout(page);
   const presses = await watchPresses(page);
-  // The payment's one Stripe call waits 15 s (the app's Stripe timeout is 20 s).
-  await emulator.setFaults({ latencyMs: 15_000 });
+  // The gateway holds the payment (the gate) until the shopper has clicked again and reloaded.
+  await emulator.setFaults({ gate: true });
 
   await payButton(page).click();
   await expect(paymentStatus(page)).toContainText(/Still processing — retry \d+/, { timeout: 20_000 });
@@ -27,6 +27,8 @@ test("A shopper who clicks again and reloads during a 15-second gateway delay is
   await page.reload();
   // The reloaded page resumes the open attempt by itself, with the same key.
   await expect(paymentStatus(page)).toContainText(/Paying…|Still processing — retry \d+/);
+  await expect.poll(() => traffic.exchanges.find((e) => e.sentAt > reloadedAt)?.status).toBe(409);
+  await emulator.setFaults({ gate: false });
   await expect(confirmationHeading(page)).toBeVisible({ timeout: 60_000 });
 
   const exchanges = await traffic.settled();
@@ -37,8 +39,8 @@ test("A shopper who clicks again and reloads during a 15-second gateway delay is
   expect(resumed.json).toMatchObject({ error: "in_progress", retryAfterSeconds: 1 });
   expect(resumed.retryAfter).toBe("1");
   expect(outcomes(exchanges).at(-1)).toBe("201 replayed");
-  // The gateway was slow: the call sat in the injected delay, and the first request gave up waiting.
-  expect(await emulator.stats()).toMatchObject({ delayed: 1, charges: 1 });
+  // The gateway was slow: the payment sat at the gate, and the first request gave up waiting.
+  expect(await emulator.stats()).toMatchObject({ gated: 1, charges: 1 });
   expect(exchanges[0]!.failure).toBe("net::ERR_ABORTED");
   await expectChargedOnce(shopper, { amountCents: 2 * 1200, key });
 });

@@ -68,50 +68,50 @@ test("A provider response dropped after the charge is recovered on the server: o
   await expectChargedOnce(shopper, { amountCents: 1600, key, orderId: orderIdOf(exchanges[0]) });
 });
 
-test("Going offline mid-payment and coming back online completes the payment once", async ({
-  page,
-  context,
-  shopper,
-  emulator,
-}) => {
-  const traffic = recordCheckoutTraffic(page);
-  await page.goto("/");
-  await addToCart(page, "Merino Socks");
-  await goToCheckout(page);
-  // A 6 s payment (its one Stripe call): the request the page has out outlives its 5 s timeout.
-  await emulator.setFaults({ latencyMs: 6_000 });
+test(
+  "Going offline mid-payment and coming back online completes the payment once",
+  { tag: "@phone" },
+  async ({ page, context, shopper, emulator }) => {
+    const traffic = recordCheckoutTraffic(page);
+    await page.goto("/");
+    await addToCart(page, "Merino Socks");
+    await goToCheckout(page);
+    // The payment is held at the gateway (the gate): the request the page has out outlives its 5 s timeout.
+    await emulator.setFaults({ gate: true });
 
-  await payButton(page).click();
-  await expect.poll(async () => (await emulator.stats()).delayed).toBe(1);
-  await context.setOffline(true);
-  // The page knows it is offline, and the network really is gone for it.
-  expect(await page.evaluate(() => navigator.onLine)).toBe(false);
-  expect(
-    await page.evaluate(() =>
-      fetch("/api/health").then(
-        () => "reached the shop",
-        (err: unknown) => String(err),
+    await payButton(page).click();
+    await expect.poll(async () => (await emulator.stats()).delayed).toBe(1);
+    await context.setOffline(true);
+    // The page knows it is offline, and the network really is gone for it.
+    expect(await page.evaluate(() => navigator.onLine)).toBe(false);
+    expect(
+      await page.evaluate(() =>
+        fetch("/api/health").then(
+          () => "reached the shop",
+          (err: unknown) => String(err),
+        ),
       ),
-    ),
-  ).toMatch(/Failed to fetch/);
-  await expect(paymentStatus(page)).toContainText(/Still processing — retry \d+/, { timeout: 20_000 });
-  // The shop finished the charge while the browser could not hear about it.
-  await expect
-    .poll(async () => (await shopper.paymentIntents()).map((i) => i.status), { timeout: 20_000 })
-    .toEqual(["succeeded"]);
+    ).toMatch(/Failed to fetch/);
+    await expect(paymentStatus(page)).toContainText(/Still processing — retry \d+/, { timeout: 20_000 });
+    await emulator.setFaults({ gate: false });
+    // The shop finished the charge while the browser could not hear about it.
+    await expect
+      .poll(async () => (await shopper.paymentIntents()).map((i) => i.status), { timeout: 20_000 })
+      .toEqual(["succeeded"]);
 
-  const onlineAt = Date.now(); // taken first: whatever was sent before it was sent offline
-  await context.setOffline(false);
-  await expect(confirmationHeading(page)).toBeVisible();
+    const onlineAt = Date.now(); // taken first: whatever was sent before it was sent offline
+    await context.setOffline(false);
+    await expect(confirmationHeading(page)).toBeVisible();
 
-  const exchanges = await traffic.settled();
-  const key = onlyKey(exchanges);
-  // The request out when the network went never got its answer, nor did anything sent while offline…
-  expect(exchanges[0]!.failure).toMatch(/net::ERR_(ABORTED|INTERNET_DISCONNECTED)/);
-  expect(exchanges.filter((e) => e.sentAt < onlineAt && e.status !== null)).toEqual([]);
-  // …the first retry once back online got the stored result.
-  const answered = exchanges.filter((e) => e.status !== null);
-  expect(outcomes(answered)).toEqual(["201 replayed"]);
-  expect(await emulator.stats()).toMatchObject({ charges: 1, delayed: 1 });
-  await expectChargedOnce(shopper, { amountCents: 1400, key, orderId: orderIdOf(answered[0]) });
-});
+    const exchanges = await traffic.settled();
+    const key = onlyKey(exchanges);
+    // The request out when the network went never got its answer, nor did anything sent while offline…
+    expect(exchanges[0]!.failure).toMatch(/net::ERR_(ABORTED|INTERNET_DISCONNECTED)/);
+    expect(exchanges.filter((e) => e.sentAt < onlineAt && e.status !== null)).toEqual([]);
+    // …the first retry once back online got the stored result.
+    const answered = exchanges.filter((e) => e.status !== null);
+    expect(outcomes(answered)).toEqual(["201 replayed"]);
+    expect(await emulator.stats()).toMatchObject({ charges: 1, gated: 1 });
+    await expectChargedOnce(shopper, { amountCents: 1400, key, orderId: orderIdOf(answered[0]) });
+  },
+);

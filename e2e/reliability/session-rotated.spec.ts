@@ -14,8 +14,8 @@ test("A session rotated during a slow payment keeps the attempt, tells the shopp
   await page.goto("/");
   await addToCart(page, "Enamel Mug");
   await goToCheckout(page);
-  // The payment's Stripe call waits 8 s: the page's first request gives up after 5 s and retries.
-  await emulator.setFaults({ latencyMs: 8_000 });
+  // The payment is held at the gateway (the gate): the page's first request gives up after 5 s and retries.
+  await emulator.setFaults({ gate: true });
 
   await payButton(page).click();
   await expect.poll(async () => (await emulator.stats()).delayed).toBeGreaterThanOrEqual(1); // the payment is at the slow gateway
@@ -28,6 +28,7 @@ test("A session rotated during a slow payment keeps the attempt, tells the shopp
   await expect(paymentStatus(page)).toContainText("Your session with the shop ended during this payment.");
   const sent = await traffic.settled();
   expect(outcomes(sent)).toEqual(["failed: net::ERR_ABORTED", "401"]);
+  await emulator.setFaults({ gate: false });
   const key = onlyKey(sent);
   // The attempt stays open, with its key; the cart stays locked, so no second attempt can start.
   expect(
@@ -51,6 +52,6 @@ test("A session rotated during a slow payment keeps the attempt, tells the shopp
   await paymentStatus(page).getByRole("button", { name: "Check again" }).click();
   await expect(confirmationHeading(page)).toBeVisible();
   expect(traffic.exchanges).toHaveLength(2); // asked, never paid again
-  expect(await emulator.stats()).toMatchObject({ delayed: 1, charges: 1 });
+  expect(await emulator.stats()).toMatchObject({ gated: 1, charges: 1 });
   await expectChargedOnce(shopper, { amountCents: 1800, key });
 });

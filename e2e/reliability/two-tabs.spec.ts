@@ -16,8 +16,8 @@ test("Two tabs carrying the same open attempt charge the card once and confirm t
   await goToCheckout(page);
   const second = await context.newPage();
   await second.goto("/");
-  // Slow enough that the second tab joins while the first is still being charged.
-  await emulator.setFaults({ latencyMs: 8_000 });
+  // Held (the gate) until the second tab has joined while the first is still being charged.
+  await emulator.setFaults({ gate: true });
 
   await payButton(page).click();
   await expect.poll(async () => (await emulator.stats()).delayed).toBe(1);
@@ -28,6 +28,8 @@ test("Two tabs carrying the same open attempt charge the card once and confirm t
   await second.evaluate(([k, v]) => sessionStorage.setItem(k, v), [ATTEMPT_STORAGE_KEY, attempt!] as const);
   await goToCheckout(second);
   await expect(paymentStatus(second)).toContainText(/Paying…|Still processing/);
+  await expect.poll(() => traffic.exchanges.find((e) => e.tab === 2)?.status).toBe(409);
+  await emulator.setFaults({ gate: false });
 
   await expect(confirmationHeading(page)).toBeVisible({ timeout: 30_000 });
   await expect(confirmationHeading(second)).toBeVisible({ timeout: 30_000 });
@@ -47,7 +49,7 @@ test("Two tabs carrying the same open attempt charge the card once and confirm t
   await expect(page).toHaveURL(`/orders/${orderId}`);
   await expect(second).toHaveURL(`/orders/${orderId}`);
 
-  expect(await emulator.stats()).toMatchObject({ charges: 1, delayed: 1 });
+  expect(await emulator.stats()).toMatchObject({ charges: 1, gated: 1 });
   await expectChargedOnce(shopper, { amountCents: 2500 + 1400, key, orderId });
 });
 
@@ -75,7 +77,7 @@ test("A second tab's late confirmation does not take items added after the payme
     }
     await route.fallback().catch(() => undefined); // the page may have given up on a held request (its timeout)
   });
-  await emulator.setFaults({ latencyMs: 8_000 });
+  await emulator.setFaults({ gate: true });
 
   await payButton(page).click();
   await expect.poll(async () => (await emulator.stats()).delayed).toBe(1);
@@ -83,6 +85,7 @@ test("A second tab's late confirmation does not take items added after the payme
   await second.evaluate(([k, v]) => sessionStorage.setItem(k, v), [ATTEMPT_STORAGE_KEY, attempt!] as const);
   await goToCheckout(second);
   await expect.poll(() => traffic.exchanges.find((e) => e.tab === 2)?.status).toBe(409);
+  await emulator.setFaults({ gate: false });
   await expect(confirmationHeading(page)).toBeVisible({ timeout: 30_000 });
   await expect.poll(() => held).toBeGreaterThanOrEqual(1);
 

@@ -17,9 +17,13 @@ import { assertPortFree } from "../ports";
 // calls process.exit(0) (turning a failing test run green) and whose other
 // handlers race our own ordered shutdown or crash at exit. Every caller here
 // stops the server it started itself (ProvisionedDatabase.stop), so all of
-// them are removed.
-for (const event of ["exit", "beforeExit", "SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK", "message"])
-  exitHook.unhookEvent(event);
+// them are removed, once per process (a test runner may evaluate this module more than once).
+const unhooked = globalThis as { __embeddedPostgresExitHooksRemoved?: boolean };
+if (!unhooked.__embeddedPostgresExitHooksRemoved) {
+  for (const event of ["exit", "beforeExit", "SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK", "message"])
+    exitHook.unhookEvent(event);
+  unhooked.__embeddedPostgresExitHooksRemoved = true;
+}
 
 const USER = "postgres";
 const PASSWORD = "postgres"; // loopback-only server; see README

@@ -85,12 +85,18 @@ async function write(request: ApiRequest, run: Run, isCreate: boolean, params: P
   const release = () => key !== undefined && idempotency.release(apiKey, key);
 
   // The key is already claimed, so a duplicate arriving during this wait is answered 409.
+  // `delayed` counts each write that waited, for latency, at the gate, or both.
+  if (faults.settings.latencyMs > 0 || faults.settings.gate) faults.stats.delayed += 1;
   if (faults.settings.latencyMs > 0) {
-    faults.stats.delayed += 1;
     if (!(await pause(faults.settings.latencyMs, request.shutdown))) {
       release();
       return { kind: "drop" }; // the emulator is shutting down before executing anything
     }
+  }
+  // The gate: held, key claimed, until a test lets it go (an event, not a clock).
+  if (!(await faults.passGate(request.shutdown))) {
+    release();
+    return { kind: "drop" };
   }
 
   // Stripe's stored 500: nothing happened, yet the key replays the 500 from now on.

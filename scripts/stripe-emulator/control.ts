@@ -1,18 +1,29 @@
-import { invalidRequest, ok, unrecognizedUrl, type ApiResponse } from "./responses";
+import { Accounts } from "./accounts";
+import { invalidRequest, ok, stripeError, unrecognizedUrl, type ApiResponse } from "./responses";
 import type { State } from "./state";
 import { parseWebhookPatch } from "./webhook-config";
 
 /**
- * `/_emulator/*`: the test and demo controls. No API key, because these are
- * not Stripe's API and nothing outside this machine can reach 127.0.0.1.
+ * `/_emulator/*`: the test and demo controls. No API key needed, because these
+ * are not Stripe's API and nothing outside this machine can reach 127.0.0.1;
+ * an `Authorization: Bearer sk_test_…` names the account of that key
+ * (accounts.ts), none the default account.
  */
 export function handleControl(
   method: string,
   path: string,
   body: string,
-  state: State,
-  reset: () => void,
+  accounts: Accounts,
+  authorization: string | undefined,
 ): ApiResponse {
+  const named = Accounts.controlKey(authorization);
+  if (!named.ok)
+    return stripeError(401, {
+      type: "invalid_request_error",
+      message:
+        "Authorization on /_emulator/* names an account: send Bearer sk_test_… (any test key), or no Authorization for the default account.",
+    });
+  const state: State = accounts.forKey(named.apiKey);
   if (path === "/_emulator/faults" && method === "GET") return ok(state.faults.snapshot());
   if (path === "/_emulator/faults" && method === "POST") {
     const input = parseJson(body);
@@ -34,7 +45,7 @@ export function handleControl(
     return ok(webhookView(state));
   }
   if (path === "/_emulator/reset" && method === "POST") {
-    reset();
+    accounts.reset(named.apiKey);
     return ok({ ok: true });
   }
   return unrecognizedUrl(method, path);

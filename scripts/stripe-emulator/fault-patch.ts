@@ -8,11 +8,14 @@ const MAX_TIMES = 10_000;
 const MAX_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 const FAIL_STATUSES: readonly number[] = [500, 503, 429];
 const KNOWN =
-  "latencyMs, answerLatencyMs, failNext, dropAfterCharge, storeCreate500, idempotencyKeyTtlMs, rateLimit, lateExecution";
+  "latencyMs, answerLatencyMs, failNext, dropAfterCharge, storeCreate500, idempotencyKeyTtlMs, rateLimit, lateExecution, refuse, gate, release";
 
-export function parsePatch(input: unknown): Partial<FaultSettings> | string {
+/** A patch: settings to merge, and `release`, an action (let the n oldest writes held at the gate go on). */
+export type Patch = Partial<FaultSettings> & { release?: number };
+
+export function parsePatch(input: unknown): Patch | string {
   if (!isObject(input)) return "Expected a JSON object.";
-  const patch: Partial<FaultSettings> = {};
+  const patch: Patch = {};
   for (const [name, value] of Object.entries(input)) {
     const error = parseField(patch, name, value);
     if (error) return error;
@@ -20,8 +23,16 @@ export function parsePatch(input: unknown): Partial<FaultSettings> | string {
   return patch;
 }
 
-function parseField(patch: Partial<FaultSettings>, name: string, value: unknown): string | null {
+function parseField(patch: Patch, name: string, value: unknown): string | null {
   switch (name) {
+    case "gate":
+      if (typeof value !== "boolean") return "gate must be true (hold every write) or false (open: let them all go).";
+      patch.gate = value;
+      return null;
+    case "release":
+      if (!isCount(value, MAX_TIMES) || value < 1) return `release must be an integer between 1 and ${MAX_TIMES}.`;
+      patch.release = value;
+      return null;
     case "latencyMs":
     case "answerLatencyMs":
       if (!isCount(value, MAX_LATENCY_MS)) return `${name} must be an integer between 0 and ${MAX_LATENCY_MS}.`;

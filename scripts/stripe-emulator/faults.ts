@@ -23,6 +23,8 @@ export interface FaultSettings {
   lateExecution: { delayMs: number; times: number } | null;
   /** While set, every /v1 request is refused as Stripe refuses a revoked key (401) or a restricted key's missing permission (403). */
   refuse: { status: 401 | 403 } | null;
+  /** Closed: every write waits, after claiming its key, until the gate opens or a `release` lets it go. */
+  gate: boolean;
 }
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
@@ -47,6 +49,7 @@ const STAT_NAMES = [
   "lateAnswered",
   "lateExecuted",
   "refused",
+  "gated",
 ] as const;
 export type FaultStats = Record<(typeof STAT_NAMES)[number], number>;
 
@@ -61,6 +64,7 @@ export function defaultSettings(): FaultSettings {
     rateLimit: null,
     lateExecution: null,
     refuse: null,
+    gate: false,
   };
 }
 
@@ -69,10 +73,47 @@ export class Faults {
   readonly stats = Object.fromEntries(STAT_NAMES.map((name) => [name, 0])) as FaultStats;
   /** Arrival times (ms) of /v1 requests in the last second, for rateLimit. */
   private recent: number[] = [];
+  /** Writes waiting at the closed gate, oldest first: each resolves true to go on, false to give up. */
+  private held: Array<(go: boolean) => void> = [];
 
-  /** What GET and POST /_emulator/faults answer. */
-  snapshot(): FaultSettings & { stats: FaultStats } {
-    return structuredClone({ ...this.settings, stats: this.stats });
+  /** What GET and POST /_emulator/faults answer; `held` is how many writes wait at the gate now. */
+  snapshot(): FaultSettings & { held: number; stats: FaultStats } {
+    return structuredClone({ ...this.settings, held: this.held.length, stats: this.stats });
+  }
+
+  /** Waits at the gate if it is closed (counted in `gated`): true to execute, false when the emulator shuts down meanwhile. */
+  async passGate(shutdown: AbortSignal): Promise<boolean> {
+    if (!this.settings.gate) return true;
+    if (shutdown.aborted) return false;
+    this.stats.gated += 1;
+    return new Promise<boolean>((resolve) => {
+      const onAbort = () => {
+        this.held = this.held.filter((entry) => entry !== go);
+        resolve(false);
+      };
+      const go = (pass: boolean) => {
+        shutdown.removeEventListener("abort", onAbort);
+        resolve(pass);
+      };
+      shutdown.addEventListener("abort", onAbort, { once: true });
+      this.held.push(go);
+    });
+  }
+
+  /** Lets the n oldest held writes go on; the gate stays as it is. */
+  release(n: number): void {
+    for (const go of this.held.splice(0, n)) go(true);
+  }
+
+  /** Opens the gate and lets every held write go on, oldest first. */
+  openGate(): void {
+    this.settings.gate = false;
+    this.release(this.held.length);
+  }
+
+  /** Held writes give up without executing (the emulator is closing). */
+  dropHeld(): void {
+    for (const go of this.held.splice(0)) go(false);
   }
 
   /** A rolling one-second window: true when this request is over the limit (it is then not counted as admitted). */
@@ -146,7 +187,10 @@ export class Faults {
   apply(input: unknown): string | null {
     const parsed = parsePatch(input);
     if (typeof parsed === "string") return parsed;
-    this.settings = { ...this.settings, ...parsed };
+    const { release, ...settings } = parsed;
+    this.settings = { ...this.settings, ...settings };
+    if (settings.gate === false) this.openGate();
+    if (release !== undefined) this.release(release);
     return null;
   }
 }

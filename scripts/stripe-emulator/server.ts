@@ -1,11 +1,13 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { Accounts } from "./accounts";
 import { handleApi, send, type ApiRequest, type Reply } from "./api";
+import { authenticate } from "./auth";
 import { handleAuthenticationPage } from "./authentication-page";
 import { handleControl } from "./control";
 import { randomId } from "./ids";
 import { unrecognizedUrl, stripeError } from "./responses";
-import { freshState, type State, type WebhookDefaults } from "./state";
+import type { WebhookDefaults } from "./state";
 
 export interface StripeEmulatorOptions {
   /** 0 picks a free port. */
@@ -28,11 +30,7 @@ const MAX_BODY_BYTES = 1024 * 1024;
 export async function startStripeEmulator(options: StripeEmulatorOptions = {}): Promise<StripeEmulator> {
   const host = options.host ?? "127.0.0.1";
   const log = options.log ?? (() => {});
-  let state: State = freshState(options.webhook);
-  const reset = () => {
-    state.webhooks.stop(); // retries of the old state must not reach the next test's endpoint
-    state = freshState(options.webhook);
-  };
+  const accounts = new Accounts(options.webhook);
   const shutdown = new AbortController();
   let publicUrl = "";
 
@@ -44,8 +42,7 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
     const requestId = randomId("req_", 14);
     const url = new URL(req.url ?? "/", "http://emulator.invalid");
     const note: ApiRequest["note"] = {};
-    const captured = state; // a reset during this request must not redirect it
-    respond(req, url, requestId, captured, note)
+    respond(req, url, requestId, note)
       .catch((error: unknown): Reply => {
         const message = `Unexpected error in the Stripe emulator: ${error instanceof Error ? error.message : String(error)}`;
         return send(stripeError(500, { type: "api_error", message }));
@@ -60,23 +57,24 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
       });
   });
 
-  async function respond(
-    req: http.IncomingMessage,
-    url: URL,
-    requestId: string,
-    captured: State,
-    note: ApiRequest["note"],
-  ) {
+  async function respond(req: http.IncomingMessage, url: URL, requestId: string, note: ApiRequest["note"]) {
     const method = req.method ?? "GET";
     const body = await readBody(req);
     // The unread rest of the body would be parsed as the next request, so close the connection.
     if (body === null) return send(tooLarge(), { Connection: "close" });
     // Links the emulator hands out (the authentication page) use the address the caller reached it by.
     const origin = req.headers.host ? `http://${req.headers.host}` : publicUrl;
-    if (url.pathname.startsWith("/_emulator/3ds/"))
-      return handleAuthenticationPage(method, url, body, captured, origin);
-    if (url.pathname.startsWith("/_emulator/")) return send(handleControl(method, url.pathname, body, captured, reset));
+    if (url.pathname.startsWith("/_emulator/3ds/")) {
+      // Reached by a browser, without a key: the account is the one holding the PaymentIntent.
+      const account = accounts.holding(url.pathname.slice("/_emulator/3ds/".length));
+      return handleAuthenticationPage(method, url, body, account, origin);
+    }
+    if (url.pathname.startsWith("/_emulator/"))
+      return send(handleControl(method, url.pathname, body, accounts, req.headers.authorization));
     if (url.pathname.startsWith("/v1/")) {
+      // The account of the request's key, taken once: a reset during this request must not redirect it.
+      const auth = authenticate(req.headers.authorization);
+      const captured = accounts.forKey(auth.ok ? auth.apiKey : null);
       return handleApi({
         method,
         url,
@@ -108,7 +106,7 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
     port,
     async close() {
       shutdown.abort(); // requests sleeping in injected latency give up without executing
-      state.webhooks.stop();
+      accounts.close();
       const closed = new Promise<void>((resolve, reject) =>
         server.close((error) => (error ? reject(error) : resolve())),
       );

@@ -1,14 +1,17 @@
 import { afterAll, beforeAll, beforeEach } from "vitest";
-import { startTestApp, type TestApp } from "../app-server";
+import { sharedTestApp, startTestApp, type TestApp } from "../app-server";
 import { TestDb } from "./db";
 import { createOwnDatabase, type OwnDatabase } from "./own-database";
 import { Emulator } from "./emulator";
 import { Shopper } from "./shopper";
 
 /**
- * One real app server (and its own Stripe emulator) per test file, started in
- * beforeAll; the emulator is reset before every test so faults, counters and
- * the ledger never leak from one test into the next.
+ * A real app server for a test file. On the default configuration it is the
+ * worker's shared server (tests/app-global-setup.ts); a file that sets
+ * variables or wants its own database starts a server (and a Stripe emulator)
+ * of its own in beforeAll. The app's account at the emulator is reset before
+ * every test, so faults, counters and the ledger never leak from one test
+ * into the next, nor into the files other workers run beside it.
  */
 export interface Harness {
   readonly app: TestApp;
@@ -27,8 +30,9 @@ export function useTestApp(env: Record<string, string> = {}, options: { ownDatab
 
   beforeAll(async () => {
     own = options.ownDatabase ? await createOwnDatabase(options.ownDatabase) : undefined;
-    app = await startTestApp(own ? { ...env, DATABASE_URL: own.url } : env);
-    emulator = new Emulator(app.emulator.url);
+    const shared = own || Object.keys(env).length > 0 ? null : sharedTestApp();
+    app = shared ?? (await startTestApp(own ? { ...env, DATABASE_URL: own.url } : env));
+    emulator = new Emulator(app.emulator.url, shared ? app.emulator.apiKey : null);
     db = new TestDb(own?.url);
   });
   afterAll(async () => {

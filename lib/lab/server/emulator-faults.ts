@@ -13,12 +13,20 @@ export function labFaultsEnabled(env: Env): boolean {
   return labEnabled(env) && env.stripeApiBase !== undefined;
 }
 
-/** GET or POST the emulator's `/_emulator/faults`; returns its answer (settings and stats). */
+/**
+ * GET or POST the emulator's `/_emulator/faults`; returns its answer (settings
+ * and stats). It names the app's own key, so the faults are those of the
+ * account the app's payments use (the default one unless a test gave the key
+ * an account of its own).
+ */
 export async function emulatorFaults(env: Env, patch?: FaultPatch): Promise<{ status: number; body: unknown }> {
   const url = new URL("/_emulator/faults", env.stripeApiBase);
   const response = await fetch(url, {
     method: patch ? "POST" : "GET",
-    headers: patch ? { "Content-Type": "application/json" } : undefined,
+    headers: {
+      Authorization: `Bearer ${env.STRIPE_SECRET_KEY}`,
+      ...(patch ? { "Content-Type": "application/json" } : {}),
+    },
     body: patch ? JSON.stringify(patch) : undefined,
     signal: AbortSignal.timeout(5_000),
   });
