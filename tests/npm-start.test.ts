@@ -218,11 +218,16 @@ describe("npm start", () => {
   });
 
   it("starts with it, seals sessions for as long as their cookie lives, and serves neither lab nor open metrics", async () => {
-    const start = await runStart({ SESSION_SECRET: TEST_SESSION_SECRET });
+    // Behind a proxy naming the client: the session limit's count is shared through
+    // PostgreSQL with the test apps running beside this one, which all come from 127.0.0.1.
+    const start = await runStart({ SESSION_SECRET: TEST_SESSION_SECRET, TRUST_PROXY: "1" });
     try {
       expect(await start.outcome, start.output()).toBe("ready");
       const before = Date.now();
-      const response = await fetch(`${start.url}/api/session`, { method: "POST" });
+      const response = await fetch(`${start.url}/api/session`, {
+        method: "POST",
+        headers: { "x-forwarded-for": `198.51.100.${1 + Math.floor(Math.random() * 250)}` },
+      });
       expect(response.status).toBe(201);
       const cookie = response.headers.getSetCookie()[0] ?? "";
       const maxAge = Number(/Max-Age=(\d+)/i.exec(cookie)?.[1]);
