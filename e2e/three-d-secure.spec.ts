@@ -42,9 +42,10 @@ test("A shopper who completes 3-D Secure is charged once and sees the payment co
 test("A shopper who opened the shop at 127.0.0.1 comes back from 3-D Secure to 127.0.0.1, signed in, and sees it paid", async ({
   page,
   emulator,
+  workerApp,
 }) => {
   // Not the host Next listens on (localhost): the return URL must be the one this browser used, where its cookie is.
-  const shop = `http://127.0.0.1:${E2E.appPort}`;
+  const shop = `http://127.0.0.1:${new URL(workerApp.url).port}`;
   const traffic = recordCheckoutTraffic(page);
   await payWith3DS(page, shop);
   expect(new URL(page.url()).origin).not.toBe(shop); // on the provider's page now
