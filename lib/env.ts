@@ -8,7 +8,7 @@ import { secretWeakness } from "./security/secret-strength";
  * variable's name (t3-env style). docs/contract.md §6 is the contract.
  */
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]", "::1"]);
-/** The emulator's default signing secret (SPEC section 10). */
+/** The emulator's default signing secret (docs/contract.md, "The Stripe emulator"). */
 export const EMULATOR_WEBHOOK_SECRET = "whsec_emulator";
 
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
@@ -48,7 +48,7 @@ const schema = z
       }),
     STRIPE_API_BASE: z.url({ protocol: /^https?$/ }).optional(),
     STRIPE_EMULATOR_PORT: port(12111),
-    /** Verifies `POST /api/webhooks/stripe` (SPEC section 8). Default only with the emulator; see parseEnv. */
+    /** Verifies `POST /api/webhooks/stripe` (docs/contract.md, "Webhooks"). Default only with the emulator; see parseEnv. */
     STRIPE_WEBHOOK_SECRET: z
       .string()
       .trim()

@@ -6,8 +6,8 @@ import { goal, type Scenario } from "../lib/scenario";
  * A duplicate storm: the owner of a key is held in a 40 s charge (emulated
  * Stripe latency, which delays `/v1` POSTs only) while 200 connections send
  * the same key over and over. Each must get 409 at once, about as fast as a
- * health check (which reads the database; its provider probe is cached since
- * issue 15), measured right after with the same connections.
+ * health check (which reads the database; its provider probe is cached),
+ * measured right after with the same connections.
  */
 const HOLD_MS = 40_000;
 

@@ -1,7 +1,7 @@
 import type { PrismaClient } from "../generated/prisma/client";
 
 /**
- * The webhook inbox (SPEC section 8): Stripe delivers each event at least
+ * The webhook inbox (docs/contract.md, "Webhooks"): Stripe delivers each event at least
  * once, so the event id is the key and a redelivery changes nothing. An event
  * is processed under a lease: claiming it pushes `next_attempt_at` to the end
  * of the lease, so another worker skips it while it runs, and a worker that

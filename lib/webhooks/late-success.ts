@@ -4,7 +4,7 @@ import { refundIntentOnce } from "../payments/refund";
 import type { WebhookDeps } from "./deps";
 
 /**
- * Late success (SPEC section 8): the PaymentIntent succeeded for an attempt
+ * Late success (docs/contract.md, "Webhooks"): the PaymentIntent succeeded for an attempt
  * already recorded as failed — the shopper was told "declined" and may have
  * paid again since. The money goes back, once (`refundIntentOnce`).
  */

@@ -3,7 +3,7 @@ import type { WebhookDeps } from "./deps";
 import { storeEvent } from "./inbox";
 
 /**
- * Receiving a delivery (SPEC section 8): verify Stripe's signature on the raw
+ * Receiving a delivery (docs/contract.md, "Webhooks"): verify Stripe's signature on the raw
  * body, then store the event by its id. Nothing else happens before the
  * acknowledgement, so it takes one HMAC and one insert; processing follows
  * (see process.ts).

@@ -1,4 +1,4 @@
-// npm run chaos — a thousand checkouts through every fault at once (issue 17).
+// npm run chaos — a thousand checkouts through every fault at once (docs/reliability.md).
 // Three instances behind a round-robin proxy, one database, the Stripe
 // emulator; seeded faults; then convergence and the invariant checker.
 // Exit 0: no violation. Exit 1: violations (printed with their evidence).

@@ -2,7 +2,7 @@ import type { AttemptLog } from "@/scripts/chaos/journal";
 import type { Evidence, LedgerIntent } from "./evidence";
 
 /**
- * The six invariants of issue 17, judged from the evidence alone: the
+ * The six invariants (docs/reliability.md), judged from the evidence alone: the
  * provider's ledger (what was charged and refunded), the database (what the
  * shop recorded) and the answers shoppers saw. Pure, so its own test can feed
  * it fabricated evidence of every kind of failure.

@@ -7,7 +7,7 @@ import { processDueEvents } from "@/lib/webhooks/process";
 import { receiveEvent } from "@/lib/webhooks/receive";
 
 /**
- * POST /api/webhooks/stripe — SPEC section 8. Verify and store, answer, then
+ * POST /api/webhooks/stripe (docs/contract.md, "Webhooks"). Verify and store, answer, then
  * process: the acknowledgement waits for one HMAC and one insert, never for
  * Stripe or the payment path. Processing starts right after the answer is
  * sent (`after`), in this process; if the process dies first, the stored
