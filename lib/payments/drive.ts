@@ -99,7 +99,8 @@ async function createAndConfirm(stripe: Stripe, request: PaymentRequest): Promis
     return { intent, reason: "created" };
   } catch (err) {
     if (!keyCannotTell(err)) throw err;
-    const intent = await findAttemptIntent(stripe, request.attemptId);
+    // Only a read from here: whatever the search answers, nothing was decided by it.
+    const intent = await findAttemptIntent(stripe, request.attemptId).catch(() => null);
     return { intent, reason: describeKeyError(err) };
   }
 }
