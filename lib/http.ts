@@ -129,8 +129,4 @@ export const rateLimited = (retryAfterSeconds: number, message = "Too many reque
 export const forbiddenOrigin = () => jsonError(403, "forbidden_origin", "Cross-site requests are not accepted.");
 export const unauthenticated = () => jsonError(401, "unauthenticated", "Start a session first (POST /api/session).");
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export function isUuid(value: string): boolean {
-  return UUID.test(value);
-}
+export { isUuid } from "./uuid";

@@ -20,6 +20,7 @@ interface Observability {
   webhookEvents: Counter<"stage" | "type">;
   lateSuccessRefunds: Counter;
   strayIntents: Counter<"action">;
+  ordersRestored: Counter<"outcome">;
   providerRefusals: Counter<"status">;
   rateLimited: Counter<"rule">;
   customersExpired: Counter;
@@ -89,6 +90,11 @@ function create(): Observability {
       "PaymentIntents for an order already paid by another intent, undone (refunded or canceled)",
       ["action"],
     ),
+    ordersRestored: counter(
+      "checkout_orders_restored_total",
+      "Succeeded PaymentIntents no order accounted for (the shop lost its rows): restored as paid, restored and refunded, or refunded as unrestorable",
+      ["outcome"],
+    ),
     providerRefusals: counter(
       "stripe_refusals_total",
       "Answers from Stripe refusing the shop's key (401) or a permission (403): configuration to fix",
@@ -140,6 +146,9 @@ export function observe(event: string, fields: Fields = {}): void {
       break;
     case "stray_intent":
       o.strayIntents.inc({ action: String(fields.action) });
+      break;
+    case "order_restored":
+      o.ordersRestored.inc({ outcome: String(fields.outcome) });
       break;
     case "provider_refused":
       o.providerRefusals.inc({ status: String(fields.status) });

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { createStripeClient } from "@/lib/payments/stripe-client";
 import { EmulatorWebhooks } from "./helpers/emulator-webhooks";
 import { useTestApp } from "./helpers/harness";
-import { cart, newKey, waitFor } from "./helpers/shopper";
+import { delta, scrape } from "./helpers/metrics";
+import { CART_TOTAL_CENTS, cart, newKey, waitFor } from "./helpers/shopper";
 
 /**
  * A shop that receives no webhook at all — no endpoint, or a stopped
@@ -60,5 +61,64 @@ describe("the events catch-up, with no webhook delivered", () => {
     });
     expect(order).toMatchObject({ status: "paid", refund_id: refund.id, refund_reason: "provider" });
     await expectNothingDelivered();
+  });
+});
+
+describe("the provider's record, when the shop lost an attempt's rows", () => {
+  const restoredAs = (outcome: string) => `checkout_orders_restored_total{outcome="${outcome}"}`;
+
+  it("restores the paid order, its lines and amount, from the intent's metadata", async () => {
+    const shopper = await h.shopper();
+    const key = newKey();
+    const paid = await shopper.checkout(key, cart());
+    expect(paid.status).toBe(201);
+    const { body: before } = await shopper.orders();
+    expect(before).toHaveLength(1);
+    const metrics = await scrape(h.app.url);
+    // As a failover to an asynchronous replica loses the last commits.
+    expect(await h.db.loseAttempt(shopper.customerId!, key)).toEqual({ keys: 1, orders: 1 });
+    expect(await h.db.order(paid.body.orderId)).toBeNull();
+
+    const restored = await waitFor("the catch-up to restore the order", () => h.db.order(paid.body.orderId));
+    expect(restored).toMatchObject({
+      status: "paid",
+      customer_id: shopper.customerId,
+      amount_cents: CART_TOTAL_CENTS,
+      payment_intent_id: paid.body.paymentIntentId,
+      refund_id: null,
+    });
+    const { body: after } = await shopper.orders();
+    expect(after).toHaveLength(1);
+    expect(after[0]!.lines).toEqual(before[0]!.lines);
+    expect(delta(metrics, await scrape(h.app.url), restoredAs("paid"))).toBe(1);
+
+    // The shopper's retry finds the restored order and Stripe's first answer: still one charge.
+    const retry = await shopper.checkout(key, cart());
+    expect(retry.status).toBe(201);
+    expect(retry.body).toMatchObject({ orderId: paid.body.orderId, paymentIntentId: paid.body.paymentIntentId });
+    const charges = (await h.emulator.ledger()).filter((pi) => pi.metadata.customerId === shopper.customerId);
+    expect(charges.map((pi) => pi.id)).toEqual([paid.body.paymentIntentId]);
+    expect(await webhooks().refunds(paid.body.paymentIntentId)).toEqual([]);
+    await expectNothingDelivered();
+  });
+
+  it("refunds a charge whose order cannot be restored: its product left the catalogue", async () => {
+    const shopper = await h.shopper();
+    const key = newKey();
+    const sku = `restore-${key.slice(0, 8)}`;
+    await h.db.addProduct(sku, 1_200);
+    const paid = await shopper.checkout(key, cart("pm_card_visa", [{ sku, quantity: 1 }]));
+    expect(paid.status).toBe(201);
+    const metrics = await scrape(h.app.url);
+    expect(await h.db.loseAttempt(shopper.customerId!, key)).toEqual({ keys: 1, orders: 1 });
+    await h.db.retireProduct(sku);
+
+    const refunds = await waitFor("the catch-up's refund", async () => {
+      const found = await webhooks().refunds(paid.body.paymentIntentId);
+      return found.length > 0 ? found : null;
+    });
+    expect(refunds).toEqual([expect.objectContaining({ amount: 1_200, status: "succeeded" })]);
+    expect(await h.db.order(paid.body.orderId)).toBeNull();
+    expect(delta(metrics, await scrape(h.app.url), restoredAs("unrestorable_refunded"))).toBe(1);
   });
 });

@@ -4,6 +4,7 @@ import { EmulatorWebhooks } from "./helpers/emulator-webhooks";
 import { useTestApp } from "./helpers/harness";
 import { delta, scrape } from "./helpers/metrics";
 import { cart, newKey, sleep, waitFor, type Shopper } from "./helpers/shopper";
+import { authenticate } from "./helpers/three-d-secure";
 import { vanishAfterCharge } from "./helpers/vanish";
 import { deliver, sign, stripeEvent } from "./helpers/webhooks";
 
@@ -306,5 +307,63 @@ describe("Stripe webhooks", () => {
       body: "x".repeat(600 * 1024),
     });
     expect(res.status).toBe(413);
+  });
+});
+
+describe("a success whose order the shop lost", () => {
+  const stripe = () => createStripeClient({ secretKey: h.app.emulator.apiKey, apiBase: h.app.emulator.url });
+
+  it("restores the order as paid from the intent's metadata; the retry replays it", async () => {
+    const shopper = await h.shopper();
+    const key = newKey();
+    const paid = await shopper.checkout(key, cart());
+    expect(paid.status).toBe(201);
+    expect(await h.db.loseAttempt(shopper.customerId!, key)).toEqual({ keys: 1, orders: 1 });
+    const before = await scrape(h.url);
+
+    const intent = await stripe().paymentIntents.retrieve(paid.body.paymentIntentId);
+    const event = stripeEvent("payment_intent.succeeded", intent);
+    expect((await deliver(h.url, event)).status).toBe(200);
+    expect(await processed(event.id)).toMatchObject({ outcome: "order_restored", attempts: 1 });
+    expect(await h.db.order(paid.body.orderId)).toMatchObject({
+      status: "paid",
+      customer_id: shopper.customerId,
+      amount_cents: paid.body.amountCents,
+      payment_intent_id: intent.id,
+      idempotency_key_id: null,
+    });
+    expect(delta(before, await scrape(h.url), 'checkout_orders_restored_total{outcome="paid"}')).toBe(1);
+
+    const retry = await shopper.checkout(key, cart());
+    expect(retry.status).toBe(201);
+    expect(retry.body).toMatchObject({ orderId: paid.body.orderId, paymentIntentId: intent.id });
+    expect((await h.emulator.ledger()).filter((pi) => pi.metadata.customerId === shopper.customerId)).toHaveLength(1);
+  });
+
+  it("restores it as failed and refunds it when the surviving attempt told the shopper it failed", async () => {
+    const shopper = await h.shopper();
+    const key = newKey();
+    const parked = await shopper.checkout(key, cart("pm_card_threeDSecure2Required"));
+    expect(parked.status).toBe(202);
+    // The attempt was settled as failed (its deadline passed) and its order lost; the shopper authenticated late.
+    await h.db.failAttemptLosingOrder(shopper.customerId!, key);
+    expect(await h.db.order(parked.body.orderId)).toBeNull();
+    const returned = await authenticate(parked.body.nextAction.url, "complete");
+    expect(returned.searchParams.get("payment_intent")).toMatch(/^pi_/);
+    const intent = await stripe().paymentIntents.retrieve(returned.searchParams.get("payment_intent")!);
+    expect(intent.status).toBe("succeeded");
+
+    const event = stripeEvent("payment_intent.succeeded", intent);
+    expect((await deliver(h.url, event)).status).toBe(200);
+    expect(await processed(event.id)).toMatchObject({ outcome: "order_restored_refunded" });
+    const refunds = await new EmulatorWebhooks(h.app.emulator.url).refunds(intent.id);
+    expect(refunds).toEqual([expect.objectContaining({ amount: intent.amount, status: "succeeded" })]);
+    const record = await h.db.record(shopper.customerId!, key);
+    expect(await h.db.order(parked.body.orderId)).toMatchObject({
+      status: "failed",
+      idempotency_key_id: record!.id,
+      refund_id: refunds[0]!.id,
+      refund_reason: "late_success",
+    });
   });
 });

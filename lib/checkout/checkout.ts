@@ -3,6 +3,7 @@ import type { PrismaClient } from "../generated/prisma/client";
 import { IN_PROGRESS_RETRY_AFTER_SECONDS, type IdempotencyEngine } from "../idempotency/engine";
 import { fingerprint } from "../idempotency/fingerprint";
 import type { Ownership, StoredResponse } from "../idempotency/types";
+import { linesMetadata } from "../payments/attempt-intent";
 import { drivePayment } from "../payments/drive";
 import { attemptExpired, type FinalOutcome, type PaymentOutcome } from "../payments/outcome";
 import { settleForGood } from "../payments/settle-for-good";
@@ -149,7 +150,12 @@ export async function settleAttempt(
             currency: order.currency,
             paymentMethod: order.paymentMethod,
             paymentIntentId: order.paymentIntentId,
-            metadata: { orderId: order.id, customerId: ids.customerId, idempotencyKey: ids.key },
+            metadata: {
+              orderId: order.id,
+              customerId: ids.customerId,
+              idempotencyKey: ids.key,
+              ...linesMetadata(order.lines),
+            },
             returnUrl: order.returnUrl ?? returnUrlFor(deps.appOrigin, ids.key),
           },
           fence,

@@ -1,6 +1,7 @@
 import { Prisma, type PrismaClient } from "../generated/prisma/client";
 import { heldBy, type OutcomeEffect } from "../idempotency/engine";
 import type { Ownership } from "../idempotency/types";
+import type { MetadataLine } from "../payments/attempt-intent";
 import type { CheckoutRequest, ValidationIssue } from "./request";
 
 /** Order persistence for checkout: one pending order per attempt, its id derived from the attempt. */
@@ -12,6 +13,8 @@ export interface PendingOrder {
   paymentIntentId: string | null;
   /** Where 3-D Secure returns the shopper, as the first request of the attempt sent it to Stripe. */
   returnUrl: string | null;
+  /** What was priced, as the PaymentIntent's metadata carries it. */
+  lines: MetadataLine[];
 }
 
 const pendingSelect = {
@@ -21,6 +24,7 @@ const pendingSelect = {
   paymentMethod: true,
   paymentIntentId: true,
   returnUrl: true,
+  lines: { select: { sku: true, quantity: true, unitPriceCents: true } },
 } as const;
 
 export type AttemptOrder =
@@ -37,6 +41,7 @@ interface AttemptOrderRow {
   paymentMethod: string | null;
   paymentIntentId: string | null;
   returnUrl: string | null;
+  lines: MetadataLine[] | null;
   line: number | null;
   sku: string | null;
 }
@@ -106,13 +111,21 @@ export async function createAttemptOrder(
     ),
     found as (select * from created union all select * from existing)
     select 'order' as kind, id, amount_cents as "amountCents", currency, payment_method as "paymentMethod",
-           payment_intent_id as "paymentIntentId", return_url as "returnUrl", null::int as line, null as sku
+           payment_intent_id as "paymentIntentId", return_url as "returnUrl",
+           -- An existing order keeps its own lines; a created one's are not visible to this statement yet.
+           coalesce(
+             (select jsonb_agg(jsonb_build_object('sku', l.sku, 'quantity', l.quantity, 'unitPriceCents', l.unit_price_cents) order by l.sku)
+                from order_lines l where l.order_id = found.id),
+             (select jsonb_agg(jsonb_build_object('sku', p.sku, 'quantity', p.quantity, 'unitPriceCents', p.price_cents) order by p.sku)
+                from priced p)
+           ) as lines,
+           null::int as line, null as sku
       from found
     union all
-    select 'missing', null, null, null, null, null, null, w.line, w.sku from wanted w, owner
+    select 'missing', null, null, null, null, null, null, null, w.line, w.sku from wanted w, owner
      where not exists (select 1 from existing) and not exists (select 1 from priced where priced.line = w.line)
     union all
-    select 'currencies', null, null, null, null, null, null, null, null from valid, owner
+    select 'currencies', null, null, null, null, null, null, null, null, null from valid, owner
      where not exists (select 1 from existing) and not valid.ok
        and (select count(*) from priced) = (select count(*) from wanted)`;
   const order = rows.find((row) => row.kind === "order");
@@ -134,6 +147,7 @@ function toPending(row: AttemptOrderRow): PendingOrder {
     paymentMethod: row.paymentMethod,
     paymentIntentId: row.paymentIntentId,
     returnUrl: row.returnUrl,
+    lines: row.lines ?? [],
   };
 }
 

@@ -1,5 +1,6 @@
 import type Stripe from "stripe";
 import type { PrismaClient } from "../generated/prisma/client";
+import { isUuid } from "../uuid";
 
 /** An order and the checkout attempt (idempotency record) that created it, as a webhook finds them. */
 export interface PaymentAttempt {
@@ -22,8 +23,6 @@ export interface PaymentAttempt {
   } | null;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * The attempt a PaymentIntent belongs to: by the `orderId` the app put in its
  * metadata at creation (found even before the intent's id was recorded on the
@@ -37,7 +36,7 @@ export async function findPaymentAttempt(
   const orderId = intent.metadata?.orderId;
   const order = await prisma.order.findFirst({
     where:
-      orderId && UUID.test(orderId)
+      orderId && isUuid(orderId)
         ? { OR: [{ id: orderId.toLowerCase() }, { paymentIntentId: intent.id }] }
         : { paymentIntentId: intent.id },
     select: {
@@ -58,5 +57,5 @@ export async function findPaymentAttempt(
 
 /** Whether the app created this intent (it always sets metadata.orderId), so its order should exist. */
 export function isOurs(intent: Pick<Stripe.PaymentIntent, "metadata">): boolean {
-  return typeof intent.metadata?.orderId === "string" && UUID.test(intent.metadata.orderId);
+  return typeof intent.metadata?.orderId === "string" && isUuid(intent.metadata.orderId);
 }

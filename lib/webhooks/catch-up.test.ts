@@ -56,7 +56,7 @@ describe("reading Stripe's event list into the inbox", () => {
       allowed_payment_method_types: ["card"],
     });
     const first = await catchUpEvents(deps);
-    expect(first).toEqual({ seen: 2, stored: 2 }); // payment_intent.created and .succeeded
+    expect(first).toEqual({ seen: 2, stored: 2, restored: 0 }); // payment_intent.created and .succeeded
     const rows = await prisma.webhookEvent.findMany({
       select: { type: true, paymentIntentId: true, processedAt: true },
     });
@@ -66,13 +66,13 @@ describe("reading Stripe's event list into the inbox", () => {
     expect(after).toBeGreaterThanOrEqual(intent.created);
 
     // Read again (the overlap, or another instance): nothing new.
-    expect(await catchUpEvents(deps)).toEqual({ seen: 2, stored: 0 });
+    expect(await catchUpEvents(deps)).toEqual({ seen: 2, stored: 0, restored: 0 });
     expect(await prisma.webhookEvent.count()).toBe(2);
 
     // A cursor ahead of everything reads nothing, and is not moved back.
     const ahead = after + 10 * CATCH_UP_OVERLAP_SECONDS;
     await prisma.providerCursor.update({ where: { name: "events" }, data: { createdSeconds: ahead } });
-    expect(await catchUpEvents(deps)).toEqual({ seen: 0, stored: 0 });
+    expect(await catchUpEvents(deps)).toEqual({ seen: 0, stored: 0, restored: 0 });
     expect(await cursor()).toBe(ahead);
   });
 });

@@ -1,6 +1,8 @@
+import type Stripe from "stripe";
 import type { PrismaClient } from "../generated/prisma/client";
 import type { WebhookDeps } from "./deps";
 import { storeEvent } from "./inbox";
+import { accountForSucceeded } from "./lost-order";
 import { HANDLED_EVENT_TYPES } from "./process";
 import { paymentIntentOf } from "./receive";
 
@@ -12,7 +14,10 @@ import { paymentIntentOf } from "./receive";
  * stored cursor, with an overlap, and stores what it finds in the same inbox
  * as the webhooks: by event id, so an event delivered and also read back is
  * processed once. Several instances may run it at once: the inbox ignores
- * duplicates and the cursor only moves forward.
+ * duplicates and the cursor only moves forward. Each pass also audits the
+ * successes it lists against the shop's orders: one the shop lost (a
+ * failover to an asynchronous replica) is restored from the provider's
+ * record (lost-order.ts), however long ago its event was processed.
  */
 /** Each pass reads this far behind the cursor: events of one second, or listed late, are not skipped. */
 export const CATCH_UP_OVERLAP_SECONDS = 300;
@@ -28,11 +33,14 @@ export interface CatchUpResult {
   seen: number;
   /** Of those, events the inbox did not hold yet. */
   stored: number;
+  /** Succeeded intents of this shop listed that no order accounted for, restored or refunded. */
+  restored: number;
 }
 
 export async function catchUpEvents(deps: WebhookDeps, now = Date.now()): Promise<CatchUpResult> {
   const cursor = (await readCursor(deps.prisma)) ?? Math.floor(now / 1000) - CATCH_UP_FIRST_LOOKBACK_SECONDS;
-  const result: CatchUpResult = { seen: 0, stored: 0 };
+  const result: CatchUpResult = { seen: 0, stored: 0, restored: 0 };
+  const succeeded: Stripe.PaymentIntent[] = [];
   let newest = cursor;
   let complete = true;
   const events = deps.stripe.events.list({
@@ -54,10 +62,14 @@ export async function catchUpEvents(deps: WebhookDeps, now = Date.now()): Promis
       payload: JSON.stringify(event),
     });
     if (stored === "inserted") result.stored += 1;
+    if (event.type === "payment_intent.succeeded") succeeded.push(event.data.object as Stripe.PaymentIntent);
   }
+  // Delivered or not, processed long ago or not: a success the shop has no order for is a lost order.
+  const audit = await accountForSucceeded(deps, succeeded);
+  result.restored = audit.order_restored + audit.order_restored_refunded + audit.unaccounted_refunded;
   // Newest first: a pass cut short has not read the older events yet, so the cursor waits.
   if (complete) await advanceCursor(deps.prisma, newest);
-  if (result.stored > 0) deps.log?.("events_catch_up", { ...result, cursor: newest });
+  if (result.stored > 0 || result.restored > 0) deps.log?.("events_catch_up", { ...result, cursor: newest });
   return result;
 }
 

@@ -88,7 +88,10 @@ describe("processing the inbox", () => {
   it("an order that never appears: deferred, then given up after three days, logged and counted", async () => {
     const id = await orphanEvent();
     expect(await processDueEvents(deps, { eventId: id })).toMatchObject({ deferred: 1 });
-    expect(await row(id)).toMatchObject({ processedAt: null, lastError: expect.stringMatching(/^no order .* yet$/) });
+    expect(await row(id)).toMatchObject({
+      processedAt: null,
+      lastError: expect.stringMatching(/^no order .*, intent requires_confirmation$/),
+    });
 
     // Three days and a minute later (received_at moved back), due again.
     await prisma.webhookEvent.update({

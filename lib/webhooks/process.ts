@@ -6,6 +6,7 @@ import { findPaymentAttempt, isOurs, type PaymentAttempt } from "./attempt";
 import type { WebhookDeps } from "./deps";
 import { backoffMs, claimDueEvents, markProcessed, retryLater, type InboxEvent } from "./inbox";
 import { refundLateSuccess } from "./late-success";
+import { accountForIntent } from "./lost-order";
 import { undoStrayIntent } from "./stray-intent";
 
 /**
@@ -107,8 +108,13 @@ async function onPaymentIntent(deps: WebhookDeps, paymentIntentId: string): Prom
   if (!intent) return { done: "ignored_unknown_intent" };
   const attempt = await findPaymentAttempt(deps.prisma, intent);
   if (!attempt) {
-    // Ours, but its order is not visible yet: keep the event and look again.
-    return isOurs(intent) ? { later: `no order ${intent.metadata.orderId} yet` } : { done: "ignored" };
+    if (!isOurs(intent)) return { done: "ignored" };
+    // Its order is written before the intent is created: the shop lost it. A
+    // charge is restored as its order (or refunded); nothing charged needs no
+    // order, since the shopper's retry writes it again.
+    if (intent.status === "succeeded") return { done: await accountForIntent(deps, intent) };
+    if (intent.status === "canceled" || intent.last_payment_error) return { done: "lost_order_unpaid" };
+    return { later: `no order ${intent.metadata.orderId}, intent ${intent.status}` };
   }
   const { order, record } = attempt;
   if (order.paymentIntentId !== null && order.paymentIntentId !== intent.id) {

@@ -38,6 +38,8 @@ export const APP_SETTINGS: Record<string, string> = {
   MAINTENANCE_INTERVAL_MS: "1000",
   PAYMENT_ACTION_TIMEOUT_MS: "8000",
   PAYMENT_ATTEMPT_DEADLINE_MS: "15000",
+  // Restores lost rows from the provider's record within seconds.
+  EVENTS_CATCH_UP_INTERVAL_MS: "3000",
 };
 
 export interface Instance {

@@ -3,13 +3,21 @@ import pg from "pg";
 /**
  * After the faults stop: wait, bounded, until the maintenance loop has
  * finished everything — no attempt in progress, no order pending, no webhook
- * delivery outstanding and no stored event unprocessed — and it stays that way for two looks in a row.
+ * delivery outstanding, no stored event unprocessed, and no charge that no
+ * order accounts for and nobody refunded (lost rows the catch-up has not
+ * restored yet) — and it stays that way for two looks in a row.
  */
 export interface Convergence {
   converged: boolean;
   ms: number;
   /** What was still open at the last look. */
-  open: { inProgress: number; pendingOrders: number; unprocessedEvents: number; webhooksPending: number };
+  open: {
+    inProgress: number;
+    pendingOrders: number;
+    unprocessedEvents: number;
+    webhooksPending: number;
+    unaccountedCharges: number;
+  };
 }
 
 export async function awaitConvergence(options: {
@@ -18,18 +26,22 @@ export async function awaitConvergence(options: {
   timeoutMs: number;
   /** Deliveries the provider still holds, waits to retry, or has in flight. */
   webhooksPending: () => Promise<number>;
+  /** The provider's succeeded, unrefunded PaymentIntents, by id, with the attempt id their metadata names. */
+  charges: () => Promise<Array<{ id: string; orderId: string | undefined }>>;
 }): Promise<Convergence> {
   const { databaseUrl, probeCustomers, timeoutMs } = options;
   const started = Date.now();
   let quietLooks = 0;
-  let open = { inProgress: 0, pendingOrders: 0, unprocessedEvents: 0, webhooksPending: 0 };
+  let open = { inProgress: 0, pendingOrders: 0, unprocessedEvents: 0, webhooksPending: 0, unaccountedCharges: 0 };
   for (;;) {
     const webhooksPending = await options.webhooksPending().catch(() => -1);
+    const charges = await options.charges().catch(() => null);
     open = {
-      ...(await look(databaseUrl, probeCustomers).catch(() => ({
+      ...(await look(databaseUrl, probeCustomers, charges).catch(() => ({
         inProgress: -1,
         pendingOrders: -1,
         unprocessedEvents: -1,
+        unaccountedCharges: -1,
       }))),
       webhooksPending,
     };
@@ -40,7 +52,11 @@ export async function awaitConvergence(options: {
   }
 }
 
-async function look(databaseUrl: string, probeCustomers: string[]) {
+async function look(
+  databaseUrl: string,
+  probeCustomers: string[],
+  charges: Array<{ id: string; orderId: string | undefined }> | null,
+) {
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
   try {
@@ -63,7 +79,16 @@ async function look(databaseUrl: string, probeCustomers: string[]) {
       );
       unprocessedEvents = rows.rows[0]!.n;
     }
-    return { inProgress: keys.rows[0]!.n, pendingOrders: orders.rows[0]!.n, unprocessedEvents };
+    let unaccountedCharges = -1;
+    if (charges) {
+      const accounted = await db.query<{ id: string; payment_intent_id: string | null }>(
+        `select id::text, payment_intent_id from orders where payment_intent_id = any($1::text[]) or id::text = any($2::text[])`,
+        [charges.map((c) => c.id), charges.flatMap((c) => (c.orderId ? [c.orderId.toLowerCase()] : []))],
+      );
+      const ids = new Set(accounted.rows.flatMap((r) => [r.id, r.payment_intent_id]));
+      unaccountedCharges = charges.filter((c) => !ids.has(c.id) && !ids.has(c.orderId?.toLowerCase() ?? "")).length;
+    }
+    return { inProgress: keys.rows[0]!.n, pendingOrders: orders.rows[0]!.n, unprocessedEvents, unaccountedCharges };
   } finally {
     await db.end();
   }

@@ -2,7 +2,9 @@ import type { Capabilities } from "./capabilities";
 import { isAlive } from "@/lib/is-alive";
 import type { Cluster, Instance } from "./cluster";
 import { within, type EmulatorControl } from "./emulator-control";
+import type { Journal } from "./journal";
 import type { Random } from "./random";
+import { loseRecentAttempt } from "./rows-lost";
 
 /**
  * Every fault the soak can inject, as a table. A kind is enabled when the
@@ -14,6 +16,8 @@ export interface FaultContext {
   cluster: Cluster;
   emulator: EmulatorControl;
   random: Random;
+  /** The attempts so far: the "rows lost" kind picks one of the newest. */
+  journal: Journal;
   /** Work that outlives the injection (an instance restarting): awaited before convergence. */
   background: (work: Promise<unknown>) => void;
 }
@@ -198,6 +202,15 @@ export const FAULT_KINDS: FaultKind[] = [
     async inject(ctx) {
       await ctx.cluster.database.restart!(ctx.random.int(800, 2_500));
       return true;
+    },
+  },
+  {
+    name: "rows_lost",
+    what: "a recent attempt's record, order and lines are deleted at a random point (a failover to an asynchronous replica)",
+    disabled: () => null,
+    async inject(ctx) {
+      const lost = await loseRecentAttempt(ctx.cluster.database.url, ctx.journal, ctx.random);
+      return lost !== null && lost.keys + lost.orders > 0;
     },
   },
   webhookWindow(

@@ -1,6 +1,6 @@
 import { detectCapabilities, type Capabilities } from "./capabilities";
 import { CARD_KINDS, enabledCards, type CardKind } from "./cards";
-import { gatherEvidence } from "./checker/gather";
+import { gatherEvidence, standingCharges } from "./checker/gather";
 import { check, type Verdict } from "./checker/invariants";
 import { startCluster } from "./cluster";
 import { awaitConvergence, type Convergence } from "./converge";
@@ -76,6 +76,7 @@ export async function runSoak(options: ChaosOptions, log: (line: string) => void
         cluster,
         emulator,
         random: random.fork("faults"),
+        journal,
         background: (work) => restarts.push(work.catch((err) => log(`restart failed: ${err}`))),
       },
       (kind, err) => log(`fault ${kind} failed: ${err instanceof Error ? err.message : String(err)}`),
@@ -119,7 +120,7 @@ export async function runSoak(options: ChaosOptions, log: (line: string) => void
     clearInterval(progress);
 
     log(`faults     stopped after ${journal.attempts.size} attempts; restoring every instance and the database`);
-    const ctx = { cluster, emulator, random, background: () => undefined };
+    const ctx = { cluster, emulator, random, journal, background: () => undefined };
     for (const kind of kinds) await kind.disarm?.(ctx);
     await Promise.all(restarts);
     for (const instance of cluster.instances) if (!instance.process) await cluster.restart(instance);
@@ -128,6 +129,7 @@ export async function runSoak(options: ChaosOptions, log: (line: string) => void
       probeCustomers: capabilities.probeCustomers,
       timeoutMs: options.convergeTimeoutSeconds * 1000,
       webhooksPending: capabilities.webhooks ? () => emulator.webhookStat("pending") : async () => 0,
+      charges: () => standingCharges(cluster.emulator.url),
     });
     log(
       `converged  ${convergence.converged ? `in ${(convergence.ms / 1000).toFixed(1)} s` : `NOT within ${options.convergeTimeoutSeconds} s: ${JSON.stringify(convergence.open)}`}`,

@@ -208,6 +208,24 @@ export class TestDb {
     return rows[0]!;
   }
 
+  /**
+   * Records an attempt as failed, as the reconciler does past its deadline,
+   * and deletes its order and lines: a failover that kept the one commit and
+   * lost the other.
+   */
+  async failAttemptLosingOrder(customerId: string, key: string): Promise<void> {
+    const { rowCount } = await this.pool.query(
+      `with record as (
+         update idempotency_keys set status = 'failed', lock_token = null, response_status = 402,
+                response_body = '{"error":"payment_failed","code":"attempt_expired"}', completed_at = now()
+          where subject_id = $1 and key = lower($2)::uuid returning id
+       )
+       delete from orders where idempotency_key_id in (select id from record)`,
+      [customerId, key],
+    );
+    if (rowCount !== 1) throw new Error(`no order to lose for ${key}`);
+  }
+
   close(): Promise<void> {
     return this.pool.end();
   }

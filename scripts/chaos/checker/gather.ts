@@ -58,6 +58,24 @@ export async function gatherEvidence(options: {
   }
 }
 
+/** Succeeded PaymentIntents not refunded in full: charges some order must account for. */
+export async function standingCharges(
+  emulatorUrl: string,
+): Promise<Array<{ id: string; orderId: string | undefined }>> {
+  const [intents, refunds] = await Promise.all([
+    listAll<LedgerIntent>(emulatorUrl, "/v1/payment_intents"),
+    listAll<LedgerRefund>(emulatorUrl, "/v1/refunds"),
+  ]);
+  const refunded = new Map<string, number>();
+  for (const r of refunds ?? []) {
+    if (!r.payment_intent || r.status === "failed" || r.status === "canceled") continue;
+    refunded.set(r.payment_intent, (refunded.get(r.payment_intent) ?? 0) + r.amount);
+  }
+  return (intents ?? [])
+    .filter((pi) => pi.status === "succeeded" && (refunded.get(pi.id) ?? 0) < pi.amount)
+    .map((pi) => ({ id: pi.id, orderId: pi.metadata.orderId }));
+}
+
 /** Stripe's list shape, followed page by page; null when the provider has no such list (404). */
 export async function listAll<T extends { id: string }>(baseUrl: string, path: string): Promise<T[] | null> {
   const all: T[] = [];

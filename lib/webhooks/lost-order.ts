@@ -1,0 +1,94 @@
+import type Stripe from "stripe";
+import { restoreOrder } from "../checkout/restore-order";
+import { refundIntentOnce } from "../payments/refund";
+import { isOurs } from "./attempt";
+import type { WebhookDeps } from "./deps";
+import { refundLateSuccess } from "./late-success";
+
+/**
+ * A succeeded PaymentIntent of this shop that no order accounts for: its
+ * order is restored from the intent's metadata (lib/checkout/restore-order.ts),
+ * as paid, or as failed and refunded where its attempt was recorded as
+ * failed; where it cannot be restored, the charge is refunded. Logged and
+ * counted either way (`checkout_orders_restored_total`).
+ */
+export type LostOrderVerdict = "accounted" | "order_restored" | "order_restored_refunded" | "unaccounted_refunded";
+
+export async function accountForIntent(deps: WebhookDeps, intent: Stripe.PaymentIntent): Promise<LostOrderVerdict> {
+  const restored = await restoreOrder(deps.prisma, intent);
+  const fields = { paymentIntentId: intent.id, attemptId: intent.metadata.orderId, amountCents: intent.amount };
+  switch (restored.kind) {
+    case "accounted":
+      return "accounted";
+    case "restored":
+      if (restored.status === "paid") {
+        deps.log?.("order_restored", { outcome: "paid", orderId: restored.orderId, ...fields });
+        return "order_restored";
+      }
+      await refundLateSuccess(deps, { id: restored.orderId }, intent);
+      deps.log?.("order_restored", { outcome: "refunded", orderId: restored.orderId, ...fields });
+      return "order_restored_refunded";
+    case "unrestorable": {
+      // Given back already (by an earlier pass, or in the Dashboard): nothing is owed.
+      const refunds = await deps.stripe.refunds.list({ payment_intent: intent.id, limit: 10 });
+      if (refunds.data.some((r) => r.status !== "failed" && r.status !== "canceled")) return "accounted";
+      const refundId = await refundIntentOnce(deps.stripe, intent.id);
+      deps.log?.("order_restored", {
+        outcome: "unrestorable_refunded",
+        reason: restored.reason,
+        refundId,
+        alarm: true,
+        ...fields,
+      });
+      return "unaccounted_refunded";
+    }
+  }
+}
+
+/**
+ * The catch-up's audit of the provider's record: of the succeeded intents it
+ * listed (webhooks delivered or not), those of this shop that no order
+ * accounts for. One query for the whole page; each missing one is then
+ * looked at as Stripe has it now.
+ */
+export async function accountForSucceeded(
+  deps: WebhookDeps,
+  intents: readonly Pick<Stripe.PaymentIntent, "id" | "metadata">[],
+): Promise<Record<LostOrderVerdict, number>> {
+  const counts: Record<LostOrderVerdict, number> = {
+    accounted: 0,
+    order_restored: 0,
+    order_restored_refunded: 0,
+    unaccounted_refunded: 0,
+  };
+  const ours = intents.filter(isOurs);
+  if (ours.length === 0) return counts;
+  const found = await deps.prisma.order.findMany({
+    where: {
+      OR: [
+        { id: { in: ours.map((i) => i.metadata.orderId!.toLowerCase()) } },
+        { paymentIntentId: { in: ours.map((i) => i.id) } },
+      ],
+    },
+    select: { id: true, paymentIntentId: true },
+  });
+  const orderIds = new Set(found.map((o) => o.id));
+  const intentIds = new Set(found.map((o) => o.paymentIntentId));
+  for (const listed of ours) {
+    if (orderIds.has(listed.metadata.orderId!.toLowerCase()) || intentIds.has(listed.id)) {
+      counts.accounted += 1;
+      continue;
+    }
+    try {
+      const intent = await deps.stripe.paymentIntents.retrieve(listed.id);
+      counts[intent.status === "succeeded" ? await accountForIntent(deps, intent) : "accounted"] += 1;
+    } catch (err) {
+      // Looked at again on the next pass: the intent is still inside its overlap.
+      deps.log?.("order_restore_failed", {
+        paymentIntentId: listed.id,
+        reason: err instanceof Error ? err.message : String(err),
+      });
+    }
+  }
+  return counts;
+}

@@ -1,0 +1,41 @@
+import pg from "pg";
+import type { Journal } from "./journal";
+import type { Random } from "./random";
+
+/**
+ * The "rows lost" fault: an attempt's rows — its idempotency record, its
+ * order and the order's lines — deleted at a random point of its life, as a
+ * failover to an asynchronous replica loses the last commits. The attempt is
+ * one of the most recent, since a replica lags by its newest writes.
+ */
+const RECENT_ATTEMPTS = 8;
+
+export async function loseRecentAttempt(
+  databaseUrl: string,
+  journal: Journal,
+  random: Random,
+): Promise<{ key: string; keys: number; orders: number } | null> {
+  const recent = [...journal.attempts.values()].slice(-RECENT_ATTEMPTS);
+  if (recent.length === 0) return null;
+  const attempt = random.pick(recent);
+  // Anywhere from before its claim is written to just after its answer.
+  await new Promise((r) => setTimeout(r, random.int(0, 1_500)));
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const { rows } = await db.query<{ keys: number; orders: number }>(
+      `with record as (
+         select id from idempotency_keys where subject_id = $1 and key = lower($2)::uuid
+       ), lost_orders as (
+         delete from orders where idempotency_key_id in (select id from record) returning id
+       ), lost_keys as (
+         delete from idempotency_keys where id in (select id from record) returning id
+       )
+       select (select count(*) from lost_keys)::int as keys, (select count(*) from lost_orders)::int as orders`,
+      [attempt.customerId, attempt.id],
+    );
+    return { key: attempt.id, ...rows[0]! };
+  } finally {
+    await db.end();
+  }
+}
