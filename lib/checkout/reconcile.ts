@@ -55,9 +55,11 @@ async function reconcileOne(
   // either committed it before the take-over (found here) or can no longer.
   const order = await findAttemptOrder(deps.prisma, record.recordId);
   if (!order) {
-    // Nothing was charged (the charge comes after the order). Before the
-    // deadline, forget the claim so the shopper's retry starts afresh; after
-    // it, the key only replays, so record the failure for good.
+    // Nothing was charged (the charge comes after the order), unless the shop
+    // lost the order after its charge: the provider's record then restores it
+    // (lib/webhooks/lost-order.ts), refunded if this records a failure. Before
+    // the deadline, forget the claim so the shopper's retry starts afresh;
+    // after it, the key only replays, so record the failure for good.
     if (!owner.pastDeadline) {
       await deps.idempotency.abandon(owner);
       return { outcome: "abandoned" };
