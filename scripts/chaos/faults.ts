@@ -197,11 +197,21 @@ export const FAULT_KINDS: FaultKind[] = [
   {
     name: "database_restart",
     what: "PostgreSQL stops (every connection cut) and starts again 0.8–2.5 s later",
-    disabled: (caps) =>
-      caps.databaseRestart ? null : "DATABASE_URL's server is not ours to restart (the embedded default is)",
+    disabled: () => null,
     async inject(ctx) {
-      await ctx.cluster.database.restart!(ctx.random.int(800, 2_500));
+      await ctx.cluster.database.restart(ctx.random.int(800, 2_500));
       return true;
+    },
+  },
+  {
+    name: "failover",
+    what: "the asynchronous standby falls 0.2–1.5 s behind, the primary is SIGKILLed, the standby promoted and the endpoint switched to it",
+    disabled: () => null,
+    async inject(ctx) {
+      // A new standby is copied after each failover: wait until it streams.
+      if (!(await within(60_000, () => ctx.cluster.database.ready()))) return false;
+      const report = await ctx.cluster.database.failover({ lagMs: ctx.random.int(200, 1_500) });
+      return report.switchMs >= 0;
     },
   },
   {

@@ -11,6 +11,8 @@ export interface ResultsFile {
   outcomes: Record<string, number>;
   violations: Record<Invariant, number>;
   convergedInMs: number;
+  /** Write transactions the promoted standbys never received, summed over every failover. */
+  failover: { count: number; transactionsLost: number };
   seed: number;
 }
 
@@ -21,6 +23,7 @@ export function resultsFile(result: SoakResult): ResultsFile {
     outcomes: sortByCount(result.outcomes),
     violations: result.verdict.counts,
     convergedInMs: result.convergence.ms,
+    failover: failoverTotals(result),
     seed: result.options.seed,
   };
 }
@@ -42,6 +45,11 @@ export function table(result: SoakResult): string {
   lines.push("| fault | injected | armed, never tripped |", "| --- | ---: | ---: |");
   for (const [kind, c] of result.faults) row(kind, c.injected, c.missed);
   for (const [kind, why] of Object.entries(result.disabledFaults)) row(kind, "off", why);
+  const failover = failoverTotals(result);
+  lines.push(
+    "",
+    `Failovers: ${failover.count}, losing ${failover.transactionsLost} write transactions the standby had not received.`,
+  );
   lines.push("", "| attempts by outcome | n |", "| --- | ---: |");
   for (const [outcome, n] of Object.entries(sortByCount(result.outcomes))) row(outcome, n);
   const behaviours: Record<string, number> = {};
@@ -83,6 +91,13 @@ export function table(result: SoakResult): string {
     }.`,
   );
   return lines.join("\n");
+}
+
+function failoverTotals(result: SoakResult): ResultsFile["failover"] {
+  return {
+    count: result.failovers.length,
+    transactionsLost: result.failovers.reduce((sum, f) => sum + f.transactionsLost, 0),
+  };
 }
 
 /** Beside the results: every violation with the full journal of its attempt, for a closer look. */

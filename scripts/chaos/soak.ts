@@ -1,6 +1,7 @@
 import { detectCapabilities, type Capabilities } from "./capabilities";
 import { CARD_KINDS, enabledCards, type CardKind } from "./cards";
 import { gatherEvidence, standingCharges } from "./checker/gather";
+import type { FailoverReport } from "./replicated-postgres";
 import { check, type Verdict } from "./checker/invariants";
 import { startCluster } from "./cluster";
 import { awaitConvergence, type Convergence } from "./converge";
@@ -29,6 +30,8 @@ export interface SoakResult {
   journal: Journal;
   convergence: Convergence;
   verdict: Verdict;
+  /** Each failover: how far the standby was behind, and the write transactions that lost. */
+  failovers: FailoverReport[];
   elapsedMs: number;
 }
 
@@ -44,7 +47,7 @@ export async function runSoak(options: ChaosOptions, log: (line: string) => void
     const capabilities = await detectCapabilities({
       emulatorUrl: cluster.emulator.url,
       appUrl: cluster.proxy.url,
-      databaseRestart: !!cluster.database.restart,
+      databaseRestart: true,
     });
     const cards = enabledCards(capabilities);
     const kinds = enabledFaults(capabilities);
@@ -157,6 +160,7 @@ export async function runSoak(options: ChaosOptions, log: (line: string) => void
       journal,
       convergence,
       verdict,
+      failovers: [...cluster.database.failovers],
       elapsedMs: Date.now() - started,
     };
   } finally {
