@@ -9,13 +9,19 @@ import { fileURLToPath } from "node:url";
  *   `next start` per worker plus servers of their own for files that test a
  *   configuration; runs beside `unit`;
  * - `serial`: the journeys that kill servers or load the machine (crashes,
- *   several instances, the chaos soak), one file at a time after the others.
+ *   several instances, the chaos soak, the Stripe smoke in Chromium against
+ *   the demo), one file at a time after the others.
  * Both cores: two workers.
  */
 const workers = 2;
 
 /** Files that need an app server (tests/app-server.ts, the demo, npm start); the rest are `unit`. */
-const SERIAL = ["tests/checkout-crash.test.ts", "tests/multi-instance.test.ts", "tests/chaos.test.ts"];
+const SERIAL = [
+  "tests/checkout-crash.test.ts",
+  "tests/multi-instance.test.ts",
+  "tests/chaos.test.ts",
+  "tests/smoke-stripe.test.ts",
+];
 const APP = [
   "tests/checkout-convergence.test.ts",
   "tests/checkout-faults.test.ts",
