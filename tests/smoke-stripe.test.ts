@@ -6,13 +6,18 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "./app-server";
 import { TEST_DIST_DIR } from "./constants";
 import { Emulator } from "./helpers/emulator";
+import { EmulatorWebhooks } from "./helpers/emulator-webhooks";
+import { waitFor } from "./helpers/shopper";
 
 /**
  * `npm run smoke:stripe` against the demo, started as `npm run demo` starts
- * it (scripts/demo.ts on a fresh DATA_DIR, the test build): every journey
- * passes, and what it reports is what the emulator's ledger holds. Then the
- * same demo with its payments refused (the emulator refusing the key, as
- * Stripe refuses a revoked one): every journey fails with the shop's answer.
+ * it (scripts/demo.ts on a fresh DATA_DIR, the test build; its events
+ * catch-up every 2 s rather than every minute): every journey passes, and
+ * what it reports is what the emulator's ledger holds. With no webhook
+ * delivered, as with `stripe listen` stopped, the refund still arrives
+ * through the catch-up. Then the same demo with its payments refused (the
+ * emulator refusing the key, as Stripe refuses a revoked one): every journey
+ * fails with the shop's answer.
  */
 const JOURNEYS = ["pay", "decline", "3ds-complete", "3ds-fail", "replay", "refund"];
 
@@ -32,6 +37,8 @@ beforeAll(async () => {
     EMBEDDED_PG_PORT: String(ports.pg),
     STRIPE_EMULATOR_PORT: String(ports.emulator),
     NEXT_DIST_DIR: TEST_DIST_DIR,
+    MAINTENANCE_INTERVAL_MS: "1000",
+    EVENTS_CATCH_UP_INTERVAL_MS: "2000",
   });
   app = `http://localhost:${ports.app}`;
   emulator = new Emulator(`http://127.0.0.1:${ports.emulator}`);
@@ -76,6 +83,27 @@ describe("npm run smoke:stripe", () => {
     expect(run.stdout).toMatch(/^refund +skipped set STRIPE_SECRET_KEY/m);
     expect(run.stdout).toContain("smoke:stripe: 5 passed, 0 failed, 1 skipped");
   }, 120_000);
+
+  it("with no webhook delivered, as with `stripe listen` stopped, waits for the events catch-up to record the refund", async () => {
+    const webhooks = new EmulatorWebhooks(emulator.url);
+    const { url } = await webhooks.view();
+    await webhooks.configure({ url: null });
+    try {
+      // The earlier runs' deliveries finished: from here on, none is made.
+      const before = await waitFor("the earlier deliveries to finish", async () => {
+        const { stats } = await webhooks.view();
+        return stats.pending === 0 ? stats : null;
+      });
+      const run = await smoke(["--app", app], stripeEnv);
+      const after = (await webhooks.view()).stats;
+      expect(after.delivered).toBe(before.delivered); // nothing reached the shop by webhook
+      expect(after.enqueued).toBe(before.enqueued);
+      expect(run.code, run.output).toBe(0);
+      expect(run.stdout).toMatch(/^refund +passed +re_\w+ succeeded at Stripe, recorded by the shop after/m);
+    } finally {
+      await webhooks.configure({ url });
+    }
+  }, 180_000);
 
   it("fails every journey, with the shop's answer, against a shop whose payments are refused", async () => {
     await emulator.faults({ refuse: { status: 401 } });
