@@ -9,7 +9,8 @@ import { fileURLToPath } from "node:url";
  *   `next start` per worker plus servers of their own for files that test a
  *   configuration; runs beside `unit`;
  * - `serial`: the journeys that kill servers or load the machine (crashes,
- *   several instances, the chaos soak), one file at a time after the others.
+ *   several instances, the chaos soak, the Stripe smoke in Chromium against
+ *   the demo), one file at a time after the others.
  * Both cores: two workers.
  */
 const workers = 2;
@@ -20,6 +21,7 @@ const SERIAL = [
   "tests/multi-instance.test.ts",
   "tests/chaos.test.ts",
   "scripts/chaos/replicated-postgres.test.ts",
+  "tests/smoke-stripe.test.ts",
 ];
 const APP = [
   "tests/checkout-convergence.test.ts",

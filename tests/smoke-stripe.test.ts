@@ -1,0 +1,192 @@
+import { spawn } from "node:child_process";
+import { chmod, mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "./app-server";
+import { TEST_DIST_DIR } from "./constants";
+import { Emulator } from "./helpers/emulator";
+import { EmulatorWebhooks } from "./helpers/emulator-webhooks";
+import { waitFor } from "./helpers/shopper";
+
+/**
+ * `npm run smoke:stripe` against the demo, started as `npm run demo` starts
+ * it (scripts/demo.ts on a fresh DATA_DIR, the test build; its events
+ * catch-up every 2 s rather than every minute): every journey passes, and
+ * what it reports is what the emulator's ledger holds. With no webhook
+ * delivered, as with `stripe listen` stopped, the refund still arrives
+ * through the catch-up. Then the same demo with its payments refused (the
+ * emulator refusing the key, as Stripe refuses a revoked one): every journey
+ * fails with the shop's answer.
+ */
+const JOURNEYS = ["pay", "decline", "3ds-complete", "3ds-fail", "replay", "refund"];
+
+let demo: { stop(): Promise<number | null>; output(): string };
+let app = "";
+let emulator: Emulator;
+let stripeEnv: Record<string, string>;
+
+beforeAll(async () => {
+  const ports = { app: await freePort(), pg: await freePort(), emulator: await freePort() };
+  const dataDir = await mkdtemp(path.join(tmpdir(), "smoke-demo-"));
+  await chmod(dataDir, 0o755); // as root, the database runs as `postgres`, which must reach its folder
+  demo = await startDemo({
+    DATABASE_URL: "", // the demo's default: embedded
+    DATA_DIR: dataDir,
+    PORT: String(ports.app),
+    EMBEDDED_PG_PORT: String(ports.pg),
+    STRIPE_EMULATOR_PORT: String(ports.emulator),
+    NEXT_DIST_DIR: TEST_DIST_DIR,
+    MAINTENANCE_INTERVAL_MS: "1000",
+    EVENTS_CATCH_UP_INTERVAL_MS: "2000",
+  });
+  app = `http://localhost:${ports.app}`;
+  emulator = new Emulator(`http://127.0.0.1:${ports.emulator}`);
+  // The demo's own key (.env.example), so the smoke reads the account the shop pays into.
+  stripeEnv = { STRIPE_SECRET_KEY: "sk_test_emulator", STRIPE_API_BASE: emulator.url };
+});
+
+afterAll(async () => {
+  expect(await demo?.stop()).toBe(0);
+});
+
+describe("npm run smoke:stripe", () => {
+  it("passes every journey against the demo, and Stripe's record holds what it reports", async () => {
+    const run = await smoke(["--app", app], stripeEnv);
+    expect(run.code, run.output).toBe(0);
+    expect(journeyLines(run.stdout)).toEqual(JOURNEYS.map((name) => [name, "passed"]));
+    expect(run.stdout).toContain("smoke:stripe: 6 passed, 0 failed, 0 skipped");
+    // It said what it waited for while the shop recorded the refund.
+    expect(run.stderr).toMatch(/refund: waiting up to 180 s for GET \/api\/orders\/\S+ to show re_\S+/);
+
+    // One intent per attempt, as each line says: the replay made one, the refunded one was refunded.
+    const ledger = await emulator.ledger();
+    const reported = [...run.stdout.matchAll(/PaymentIntent, (pi_\w+) (\w+)/g)].map((m) => [m[1], m[2]]);
+    expect(reported).toHaveLength(5);
+    for (const [id, status] of reported) expect(ledger.find((i) => i.id === id)?.status).toBe(status);
+    expect(ledger.map((i) => i.status).sort()).toEqual([
+      "requires_payment_method",
+      "requires_payment_method",
+      "succeeded",
+      "succeeded",
+      "succeeded",
+      "succeeded",
+    ]);
+    const refunded = /(pi_\w+) refunded/.exec(run.stdout)?.[1];
+    expect(ledger.map((i) => i.id)).toContain(refunded);
+  }, 180_000);
+
+  it("without STRIPE_SECRET_KEY checks what the shop says and skips the refund, naming the variable", async () => {
+    const run = await smoke(["--app", app], {});
+    expect(run.code, run.output).toBe(0);
+    expect(journeyLines(run.stdout)).toEqual(JOURNEYS.map((name) => [name, name === "refund" ? "skipped" : "passed"]));
+    expect(run.stdout).toMatch(/^refund +skipped set STRIPE_SECRET_KEY/m);
+    expect(run.stdout).toContain("smoke:stripe: 5 passed, 0 failed, 1 skipped");
+  }, 120_000);
+
+  it("with no webhook delivered, as with `stripe listen` stopped, waits for the events catch-up to record the refund", async () => {
+    const webhooks = new EmulatorWebhooks(emulator.url);
+    const { url } = await webhooks.view();
+    await webhooks.configure({ url: null });
+    try {
+      // The earlier runs' deliveries finished: from here on, none is made.
+      const before = await waitFor("the earlier deliveries to finish", async () => {
+        const { stats } = await webhooks.view();
+        return stats.pending === 0 ? stats : null;
+      });
+      const run = await smoke(["--app", app], stripeEnv);
+      const after = (await webhooks.view()).stats;
+      expect(after.delivered).toBe(before.delivered); // nothing reached the shop by webhook
+      expect(after.enqueued).toBe(before.enqueued);
+      expect(run.code, run.output).toBe(0);
+      expect(run.stdout).toMatch(/^refund +passed +re_\w+ succeeded at Stripe, recorded by the shop after/m);
+    } finally {
+      await webhooks.configure({ url });
+    }
+  }, 180_000);
+
+  it("fails every journey, with the shop's answer, against a shop whose payments are refused", async () => {
+    await emulator.faults({ refuse: { status: 401 } });
+    try {
+      const before = (await emulator.stats()).refused;
+      const run = await smoke(["--app", app], stripeEnv);
+      expect((await emulator.stats()).refused).toBeGreaterThan(before); // the refusal really happened
+      expect(run.code, run.output).toBe(1);
+      expect(journeyLines(run.stdout)).toEqual(JOURNEYS.map((name) => [name, "failed"]));
+      expect(run.stdout).toMatch(/^pay +failed +pm_card_visa answered 503 payment_unavailable, expected 201 paid$/m);
+      expect(run.stdout).toMatch(
+        /^3ds-complete +failed +Pay did not lead to the provider's page .*503 payment_unavailable/m,
+      );
+      expect(run.stdout).toContain("smoke:stripe: 0 passed, 6 failed, 0 skipped");
+    } finally {
+      await emulator.faults({ refuse: null });
+    }
+  }, 180_000);
+
+  // The refusals of arguments and variables: scripts/smoke-stripe/options.test.ts. Here, the command's own.
+  it.each([
+    [[], /^--app: required: the shop's URL/],
+    [["--app", "http://127.0.0.1:9"], /^--app: no shop answers at http:\/\/127\.0\.0\.1:9\/api\/health/],
+  ])("refuses %j in one line on stderr, exit 2", async (args, message) => {
+    const run = await smoke(args, {});
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim().split("\n")).toEqual([expect.stringMatching(message)]);
+    expect(run.stdout).toBe("");
+  });
+});
+
+/** `[journey, outcome]` of each journey line. */
+function journeyLines(stdout: string): string[][] {
+  return stdout
+    .split("\n")
+    .map((line) => /^(\S+) +(passed|failed|skipped)\b/.exec(line))
+    .filter((m) => m !== null)
+    .map((m) => [m[1]!, m[2]!]);
+}
+
+/** `npm run smoke:stripe -- …` as a person runs it, with only the given Stripe variables. */
+function smoke(args: string[], env: Record<string, string>) {
+  const { STRIPE_SECRET_KEY: _key, STRIPE_API_BASE: _base, ...rest } = process.env;
+  const child = spawn("npm", ["run", "-s", "smoke:stripe", "--", ...args], {
+    env: { ...rest, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (c: Buffer) => (stdout += c));
+  child.stderr.on("data", (c: Buffer) => (stderr += c));
+  return new Promise<{ code: number | null; stdout: string; stderr: string; output: string }>((resolve) =>
+    child.once("exit", (code) => resolve({ code, stdout, stderr, output: stdout + stderr })),
+  );
+}
+
+/** scripts/demo.ts as `npm run demo -- --no-build` runs it, until "Ready: open". */
+async function startDemo(env: Record<string, string>) {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "--import", "./scripts/lib/allow-server-only.mjs", "scripts/demo.ts", "--no-build"],
+    { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let output = "";
+  child.stdout.on("data", (c: Buffer) => (output += c));
+  child.stderr.on("data", (c: Buffer) => (output += c));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setInterval(() => {
+      if (!output.includes("Ready: open")) return;
+      clearInterval(timer);
+      resolve();
+    }, 100);
+    void exited.then(() => {
+      clearInterval(timer);
+      reject(new Error(`demo exited early:\n${output}`));
+    });
+  });
+  return {
+    output: () => output,
+    stop: () => {
+      child.kill("SIGTERM");
+      return exited;
+    },
+  };
+}
