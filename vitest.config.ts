@@ -39,6 +39,7 @@ const APP = [
   "tests/metrics.test.ts",
   "tests/npm-start.test.ts",
   "tests/origin.test.ts",
+  "tests/pooler.test.ts",
   "tests/probes.test.ts",
   "tests/provider-refusals.test.ts",
   "tests/rate-limits.test.ts",

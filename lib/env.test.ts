@@ -49,6 +49,14 @@ describe("configuration", () => {
     [{ METRICS_TOKEN: "replace-with-a-long-random-token" }, "METRICS_TOKEN"],
     [{ DATABASE_POOL_SIZE: "0" }, "DATABASE_POOL_SIZE"],
     [{ DATABASE_STATEMENT_TIMEOUT_MS: "soon" }, "DATABASE_STATEMENT_TIMEOUT_MS"],
+    [{ DATABASE_URL: "postgresql://app@127.0.0.1:6432/checkout?pgbouncer=yes" }, "DATABASE_URL"],
+    [
+      {
+        DATABASE_URL: "postgresql://app@127.0.0.1:6432/checkout?pgbouncer=true",
+        DATABASE_STATEMENT_TIMEOUT_MS: "15000",
+      },
+      "DATABASE_STATEMENT_TIMEOUT_MS",
+    ],
     [{ RATE_LIMIT_SESSIONS_PER_ADDRESS: "0" }, "RATE_LIMIT_SESSIONS_PER_ADDRESS"],
     [{ CHECKOUT_MAX_OPEN_ATTEMPTS: "-1" }, "CHECKOUT_MAX_OPEN_ATTEMPTS"],
     [{ STRIPE_WEBHOOK_SECRET: "sk_test_oops" }, "STRIPE_WEBHOOK_SECRET"],
@@ -84,6 +92,9 @@ describe("configuration", () => {
     expect(env.RATE_LIMIT_SESSIONS_PER_ADDRESS).toBe(20);
     expect(env.CHECKOUT_MAX_OPEN_ATTEMPTS).toBe(3);
     expect(parseEnv({ DATABASE_POOL_SIZE: "25" }).DATABASE_POOL_SIZE).toBe(25);
+    // Behind a transaction pooler the statement timeout is the server's (lib/db/pooler.ts), so only its default is accepted.
+    const pooled = "postgresql://app@127.0.0.1:6432/checkout?pgbouncer=true";
+    expect(parseEnv({ DATABASE_URL: pooled }).DATABASE_URL).toBe(pooled);
   });
 
   it("names every weak variable on a line of its own", () => {

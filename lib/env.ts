@@ -1,5 +1,6 @@
 import "server-only";
 import { z } from "zod";
+import { behindTransactionPooler, POOLER_PARAMETER } from "./db/pooler";
 import { STRIPE_MAX_NETWORK_RETRIES, STRIPE_TIMEOUT_MS, worstCaseStripeCallMs } from "./payments/limits";
 import { secretWeakness } from "./security/secret-strength";
 
@@ -36,6 +37,9 @@ const schema = z
       .optional()
       .refine((v) => v === undefined || isPostgresUrl(v), {
         message: "must be a postgres:// or postgresql:// URL, e.g. postgresql://user:pass@127.0.0.1:5432/checkout",
+      })
+      .refine((v) => v === undefined || !isPostgresUrl(v) || poolerFlagIsValid(v), {
+        message: "pgbouncer= must be true (behind a pooler in transaction mode) or false",
       }),
     DATA_DIR: z.string().min(1).default(".data"),
     EMBEDDED_PG_PORT: port(54329),
@@ -155,6 +159,13 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
     throw new ConfigError(lines.join("\n"));
   }
   const env = result.data;
+  // A transaction pooler refuses the timeout as a startup parameter (lib/db/pooler.ts): it must come from the server.
+  if (input.DATABASE_STATEMENT_TIMEOUT_MS !== undefined && behindTransactionPooler(env.DATABASE_URL)) {
+    throw new ConfigError(
+      "DATABASE_STATEMENT_TIMEOUT_MS: not sent behind a transaction pooler (pgbouncer=true in DATABASE_URL): unset it and " +
+        "set the timeout on the server for the app's role instead (ALTER ROLE <user> SET statement_timeout = '15s')",
+    );
+  }
   const isEmulatorKey = env.STRIPE_SECRET_KEY === "sk_test_emulator";
   const stripeApiBase =
     env.STRIPE_API_BASE ?? (isEmulatorKey ? `http://127.0.0.1:${env.STRIPE_EMULATOR_PORT}` : undefined);
@@ -213,6 +224,11 @@ function isPostgresUrl(value: string): boolean {
   } catch {
     return false;
   }
+}
+
+function poolerFlagIsValid(value: string): boolean {
+  const flag = new URL(value).searchParams.get(POOLER_PARAMETER);
+  return flag === null || flag === "true" || flag === "false";
 }
 
 let cached: Env | undefined;

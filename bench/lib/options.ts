@@ -9,13 +9,13 @@ export interface Sizes {
   loadSeconds: number;
   rounds: number;
   warmupSeconds: number;
-  /** Concurrent duplicates in the storm (the issue says 200). */
+  /** Concurrent duplicates in the storm. */
   stormConnections: number;
   /** Connections of the fresh-checkout and replay loads. */
   connections: number;
   /** Claims per run in the engine-versus-raw comparison. */
   engineClaims: number;
-  /** Rows stored before the table-growth and cleanup probes (the issue says 1 M). */
+  /** Rows stored before the table-growth and cleanup probes. */
   storedKeys: number;
   /** Claims per latency probe (growth, cleanup). */
   probeClaims: number;

@@ -16,7 +16,7 @@ export interface BenchContext {
 }
 
 export interface Goal {
-  /** e.g. "409 p99 ÷ health p99" */
+  /** e.g. "409 p99 ÷ products p99" */
   ratio: string;
   value: number;
   op: "<=" | ">=";

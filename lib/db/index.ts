@@ -4,6 +4,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaClient } from "../generated/prisma/client";
 import { env } from "../env";
+import { behindTransactionPooler } from "./pooler";
 
 /**
  * The app's one Prisma client. Kept on globalThis so Next's dev reloads do not
@@ -27,25 +28,49 @@ export interface PoolOptions {
 /**
  * Names each statement after its text, so every pooled connection parses and
  * plans it once and then only binds parameters (`npm run bench`: the claim
- * engine's throughput rose by half). Behind PgBouncer this needs its
- * protocol-level prepared statements (1.21+, `max_prepared_statements`).
+ * engine's throughput rose by half). Not behind a transaction pooler
+ * (`pgbouncer=true`, lib/db/pooler.ts), where UnnamedStatementsClient drops
+ * every name.
  */
 export function statementName(query: { sql: string }): string {
   return `s_${createHash("sha1").update(query.sql).digest("base64url")}`;
 }
 
+/**
+ * A pg client that sends every statement unnamed, whoever names it: Prisma's
+ * adapter, `queryRows`, and rate-limiter-flexible, which names its own. A
+ * pooler in transaction mode gives each transaction another server
+ * connection: a statement prepared on one is missing on the next (26000), or
+ * is already there from another client (42P05).
+ */
+class UnnamedStatementsClient extends pg.Client {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- forwards each of pg's overloads unchanged
+  override query(config: unknown, ...rest: unknown[]): any {
+    const plain = typeof config === "object" && config !== null && !("submit" in config) && "name" in config;
+    const unnamed = plain ? { ...config, name: undefined } : config;
+    return (super.query as (...args: unknown[]) => unknown)(unnamed, ...rest);
+  }
+}
+
 /** Each client's pg pool, for `queryRows`. */
 const pools = new WeakMap<PrismaClient, pg.Pool>();
 
-/** A client on its own pool (POOL_SIZE connections unless told), or on `pool` (the bench counts statements on one). */
+/**
+ * A client on its own pool (POOL_SIZE connections unless told), or on `pool`
+ * (the bench counts statements on one). With `pgbouncer=true` in the URL its
+ * statements go unnamed and the statement timeout is the server's.
+ */
 export function createPrismaClient(connection: string | pg.Pool, options: PoolOptions = {}): PrismaClient {
   const owned = typeof connection === "string";
+  const pooled = owned && behindTransactionPooler(connection);
   const pool = owned
     ? new pg.Pool({
         connectionString: connection,
         max: options.size ?? POOL_SIZE,
         connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
-        statement_timeout: options.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS,
+        ...(pooled
+          ? { Client: UnnamedStatementsClient }
+          : { statement_timeout: options.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS }),
       })
     : connection;
   // Prisma's adapter listens for idle clients' errors once it connects; until then a lost idle connection must not crash the process (the pool drops it).

@@ -16,10 +16,35 @@ const client = (url: string, options: Parameters<typeof createPrismaClient>[1]) 
   return made;
 };
 
+/** The named statements the server keeps for the connection the query runs on. */
+const prepared = async (prisma: ReturnType<typeof createPrismaClient>) =>
+  (await queryRows<{ n: number }>(prisma, "select count(*)::int as n from pg_prepared_statements", []))[0]!.n;
+
 describe("the app's pool", () => {
   it("has the size it is given", () => {
     expect(poolOf(client(inject("databaseUrl"), { size: 3 })).options.max).toBe(3);
     expect(poolOf(client(inject("databaseUrl"), {})).options.max).toBe(10);
+  });
+
+  it("names its statements, so each connection prepares them once", async () => {
+    const prisma = client(inject("databaseUrl"), { size: 1 });
+    await prisma.product.findMany({ select: { sku: true } });
+    expect(await prepared(prisma)).toBeGreaterThanOrEqual(2); // Prisma's query and the count itself
+    expect(poolOf(prisma).options.statement_timeout).toBe(15_000);
+  });
+
+  it("behind a transaction pooler (pgbouncer=true) names no statement, whoever asks, and leaves the timeout to the server", async () => {
+    const url = new URL(inject("databaseUrl"));
+    url.searchParams.set("pgbouncer", "true");
+    const prisma = client(url.toString(), { size: 1 });
+    await prisma.product.findMany({ select: { sku: true } });
+    await queryRows(prisma, "select 1 as one", []);
+    // As rate-limiter-flexible asks, on the same pool.
+    await poolOf(prisma).query({ name: "counters:rlflx-get", text: "select $1::int as n", values: [1] });
+    expect(await prepared(prisma)).toBe(0);
+    expect(poolOf(prisma).options.statement_timeout).toBeUndefined();
+    // pg ignores the parameter: the connection works as any other.
+    expect(await queryRows(prisma, "select current_database() as name", [])).toEqual([{ name: url.pathname.slice(1) }]);
   });
 
   it("has PostgreSQL cancel a statement that runs past the statement timeout", async () => {
