@@ -19,6 +19,7 @@ interface Observability {
   cleanupDeleted: Counter;
   webhookEvents: Counter<"stage" | "type">;
   lateSuccessRefunds: Counter;
+  refundFailures: Counter<"reason">;
   strayIntents: Counter<"action">;
   ordersRestored: Counter<"outcome">;
   providerRefusals: Counter<"status">;
@@ -85,6 +86,11 @@ function create(): Observability {
       "Payments that succeeded after their attempt was recorded as failed, refunded automatically",
       [],
     ),
+    refundFailures: counter(
+      "checkout_refund_failures_total",
+      "Refunds Stripe accepted that the card network refused later: money not given back, for an operator",
+      ["reason"],
+    ),
     strayIntents: counter(
       "checkout_stray_intents_total",
       "PaymentIntents for an order already paid by another intent, undone (refunded or canceled)",
@@ -143,6 +149,9 @@ export function observe(event: string, fields: Fields = {}): void {
       break;
     case "late_success_refund":
       o.lateSuccessRefunds.inc();
+      break;
+    case "refund_failed":
+      o.refundFailures.inc({ reason: String(fields.failureReason) });
       break;
     case "stray_intent":
       o.strayIntents.inc({ action: String(fields.action) });

@@ -7,6 +7,7 @@ import { delta, scrape } from "./helpers/metrics";
 import { cart, newKey, waitFor } from "./helpers/shopper";
 import { authenticate } from "./helpers/three-d-secure";
 import { vanishAfterCharge } from "./helpers/vanish";
+import { deliver, stripeEvent } from "./helpers/webhooks";
 
 /**
  * The Stripe emulator's own deliveries (signed by the emulator, retried on
@@ -149,6 +150,61 @@ describe("the emulator's own webhook deliveries", () => {
     const [order] = await h.db.ordersOf(shopper.customerId!);
     expect(order).toMatchObject({ status: "failed", refund_id: refunds[0]!.id, refund_reason: "late_success" });
     expect(delta(before, await scrape(h.url), "checkout_late_success_refunds_total")).toBe(1);
+  });
+
+  it("a late success refunded to a card that refuses it: recorded, counted and shown as not refunded, never retried", async () => {
+    await webhooks().deliverTo(h.url);
+    const shopper = await h.shopper();
+    expect((await shopper.checkout(newKey(), cart("pm_card_chargeDeclined"))).status).toBe(402);
+    const [intent] = await h.emulator.ledger();
+    const before = await scrape(h.url);
+
+    // Paid behind the shop's back with Stripe's test card whose refunds fail later at the card network.
+    const stripe = createStripeClient({ secretKey: h.app.emulator.apiKey, apiBase: h.app.emulator.url });
+    const late = await stripe.paymentIntents.confirm(intent!.id, { payment_method: "pm_card_refundFail" });
+    expect(late.status).toBe("succeeded");
+
+    await waitFor(
+      "the refund to fail at Stripe",
+      async () => (await webhooks().refunds(intent!.id))[0]?.status === "failed",
+      20_000,
+    );
+    const { events, rows } = await settled(intent!.id);
+    expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(["refund.failed", "charge.refund.updated"]));
+    const outcomes = rows.map((r) => r.outcome);
+    expect(outcomes.filter((o) => o === "refunded")).toHaveLength(1);
+    expect(outcomes.filter((o) => o === "refund_failed")).toHaveLength(1); // told once, however many events say so
+    const refunds = await webhooks().refunds(intent!.id);
+    expect(refunds).toEqual([
+      expect.objectContaining({ status: "failed", failure_reason: "expired_or_canceled_card" }),
+    ]);
+
+    const [order] = await h.db.ordersOf(shopper.customerId!);
+    expect(order).toMatchObject({
+      status: "failed",
+      refund_id: refunds[0]!.id,
+      refund_reason: "late_success",
+      refunded_at: null,
+      refund_failed_at: expect.any(Date),
+      refund_failure_reason: "expired_or_canceled_card",
+    });
+    const after = await scrape(h.url);
+    expect(delta(before, after, 'checkout_refund_failures_total{reason="expired_or_canceled_card"}')).toBe(1);
+    expect(delta(before, after, "checkout_late_success_refunds_total")).toBe(1);
+    const page = await shopper.request("GET", `/api/orders/${order!.id}`);
+    expect(page.body).toMatchObject({ status: "failed", refundedAt: null, refundFailedAt: expect.any(String) });
+
+    // Another event about the intent changes nothing: no second refund to a card that refused the first.
+    const again = stripeEvent("payment_intent.succeeded", await stripe.paymentIntents.retrieve(intent!.id));
+    expect((await deliver(h.url, again)).status).toBe(200);
+    await waitFor(
+      "the new event to be processed",
+      async () => (await h.db.webhookEvent(again.id))?.processed_at,
+      20_000,
+    );
+    expect((await h.db.webhookEvent(again.id))?.outcome).toBe("already_refunded");
+    expect(await webhooks().refunds(intent!.id)).toHaveLength(1);
+    expect(await h.db.order(order!.id)).toMatchObject({ refunded_at: null, refund_failed_at: expect.any(Date) });
   });
 
   it("3-D Secure completed, the shopper never returns: the webhook pays the order, and a late return changes nothing", async () => {

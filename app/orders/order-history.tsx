@@ -35,7 +35,7 @@ export function OrderHistory() {
                 <span className="muted">
                   {" "}
                   · {formatDate(order.createdAt)}
-                  {order.refundedAt ? " · refunded" : ""}
+                  {order.refundedAt ? " · refunded" : order.refundFailedAt ? " · refund failed" : ""}
                 </span>
                 <p className="muted order-items">
                   {order.lines.map((line) => `${line.quantity} × ${line.name}`).join(", ")}

@@ -41,9 +41,10 @@ export interface PaidOrder {
 }
 
 /** The server's order view as it arrives over JSON (dates become strings). */
-export type OrderView = Omit<ServerOrderView, "createdAt" | "refundedAt"> & {
+export type OrderView = Omit<ServerOrderView, "createdAt" | "refundedAt" | "refundFailedAt"> & {
   createdAt: string;
   refundedAt: string | null;
+  refundFailedAt: string | null;
 };
 
 /** GET /api/checkout/{key}. */

@@ -188,6 +188,8 @@ export interface OrderView {
   /** Set when the payment was given back; see lib/checkout/refunds.ts for the reasons. */
   refundedAt: Date | null;
   refundReason: string | null;
+  /** Set when the refund failed later: the money did not go back (refundedAt is then null). */
+  refundFailedAt: Date | null;
   createdAt: Date;
   lines: Array<{ sku: string; name: string; unitPriceCents: number; quantity: number }>;
 }
@@ -201,6 +203,7 @@ const viewSelect = {
   declineCode: true,
   refundedAt: true,
   refundReason: true,
+  refundFailedAt: true,
   createdAt: true,
   lines: { select: { sku: true, name: true, unitPriceCents: true, quantity: true }, orderBy: { name: "asc" } },
 } as const;

@@ -1,7 +1,7 @@
 import type Stripe from "stripe";
 import { settleAttempt } from "../checkout/checkout";
 import { findAttemptOrder } from "../checkout/orders";
-import { recordRefund } from "../checkout/refunds";
+import { recordRefund, recordRefundFailure } from "../checkout/refunds";
 import { findPaymentAttempt, isOurs, type PaymentAttempt } from "./attempt";
 import type { WebhookDeps } from "./deps";
 import { backoffMs, claimDueEvents, markProcessed, retryLater, type InboxEvent } from "./inbox";
@@ -83,7 +83,13 @@ async function expire(deps: WebhookDeps, event: InboxEvent, reason: string): Pro
   return true;
 }
 
-const REFUND_EVENTS = new Set(["charge.refunded", "refund.created", "refund.updated"]);
+const REFUND_EVENTS = new Set([
+  "charge.refunded",
+  "charge.refund.updated",
+  "refund.created",
+  "refund.updated",
+  "refund.failed",
+]);
 
 /** Every event type the processing acts on: what the events catch-up reads back from Stripe. */
 export const HANDLED_EVENT_TYPES = [
@@ -189,11 +195,16 @@ async function driveAttempt(
 }
 
 /**
- * `charge.refunded`, `refund.created`, `refund.updated`: a refund of one of
+ * `charge.refunded`, `refund.*`, `charge.refund.updated`: a refund of one of
  * the shop's payments, recorded on its order once. As for intents, the event
  * only says where to look: the refunds are listed from Stripe (newest first).
- * The app's own late-success refunds are recorded by refundLateSuccess, which
- * corrects the reason if Stripe's news came first.
+ * A refund that went through (or is still pending) is recorded; when the only
+ * ones left failed — the card network refused the money after Stripe accepted
+ * the refund — the order records that it did not go back, and an operator is
+ * told (docs/operations.md, "Refunds that fail"). It is not retried: a card
+ * that refused a refund refuses the next one too. The app's own late-success
+ * refunds are recorded by refundLateSuccess, which corrects the reason if
+ * Stripe's news came first.
  */
 async function onRefund(deps: WebhookDeps, paymentIntentId: string): Promise<Verdict> {
   const order = await deps.prisma.order.findUnique({ where: { paymentIntentId }, select: { id: true } });
@@ -205,11 +216,28 @@ async function onRefund(deps: WebhookDeps, paymentIntentId: string): Promise<Ver
     if (attempt?.order.paymentIntentId) return { done: "stray_refund" };
     return { later: `no order with ${intent.id} yet` };
   }
-  const refunds = await deps.stripe.refunds.list({ payment_intent: paymentIntentId, limit: 1 });
+  const refunds = await deps.stripe.refunds.list({ payment_intent: paymentIntentId, limit: 10 });
   const refund = refunds.data.find((r) => r.status !== "failed" && r.status !== "canceled");
-  if (!refund) return { done: "no_refund" };
-  const recorded = await recordRefund(deps.prisma, order, { id: refund.id, reason: "provider" });
-  return { done: recorded ? "refund_recorded" : "already_refunded" };
+  if (refund) {
+    const recorded = await recordRefund(deps.prisma, order, { id: refund.id, reason: "provider" });
+    return { done: recorded ? "refund_recorded" : "already_refunded" };
+  }
+  const failed = refunds.data.find((r) => r.status === "failed");
+  if (!failed) return { done: "no_refund" };
+  const failureReason = failed.failure_reason ?? "unknown";
+  if (!(await recordRefundFailure(deps.prisma, order, { id: failed.id, failureReason }))) {
+    return { done: "refund_failure_known" };
+  }
+  deps.log?.("refund_failed", {
+    alarm: true,
+    orderId: order.id,
+    paymentIntentId,
+    refundId: failed.id,
+    amountCents: failed.amount,
+    failureReason,
+    message: `The refund ${failed.id} of order ${order.id} failed (${failureReason}): the money is back on the Stripe balance, not with the shopper. Give it back another way, then record it (docs/operations.md).`,
+  });
+  return { done: "refund_failed" };
 }
 
 /** The intent as Stripe has it now; null if Stripe does not know it. Anything else failing is thrown (and retried). */

@@ -54,6 +54,7 @@ export class Accounts {
   close(): void {
     for (const state of [this.shared, ...this.own.values()]) {
       state.webhooks.stop();
+      state.later.stop();
       state.faults.dropHeld();
     }
   }
@@ -61,5 +62,6 @@ export class Accounts {
 
 function retire(state: State): void {
   state.webhooks.stop(); // retries of the old account must not reach the next test's endpoint
+  state.later.stop(); // nor its refunds settling later
   state.faults.openGate(); // requests it was holding finish in the old account
 }

@@ -155,11 +155,12 @@ function execute(run: Run, ctx: Ctx, params: Params): Outcome {
 }
 
 function contextFor(request: ApiRequest, key: string | undefined): Ctx {
-  const { ledger, events, faults } = request.state;
+  const { ledger, events, faults, later } = request.state;
   return {
     ledger,
     events,
     stats: faults.stats,
+    later,
     request: { id: request.requestId, idempotency_key: key ?? null },
     apiVersion: headerValue(request.headers["stripe-version"]) ?? DEFAULT_API_VERSION,
     origin: request.origin,

@@ -1,4 +1,4 @@
-import { cardFor, type Decline } from "./cards";
+import { cardFor, type Card, type Decline } from "./cards";
 import { emit, notExecuted, type Ctx, type Outcome } from "./context";
 import { randomId } from "./ids";
 import type { PaymentError, PaymentIntent } from "./ledger";
@@ -12,16 +12,22 @@ import { unknownPaymentMethod } from "./validation";
 const AUTHENTICATION_FAILURE =
   "The provided PaymentMethod has failed authentication. You can provide payment_method_data or a new PaymentMethod to attempt to fulfill this PaymentIntent again.";
 
+/** `paymentMethod` is a PaymentMethod the ledger made (`pm_…`); its test token decides what the charge does. */
 export function attemptPayment(
   ctx: Ctx,
   intent: PaymentIntent,
   paymentMethod: string,
   returnUrl: string | null,
 ): Outcome {
-  const card = cardFor(paymentMethod);
+  const card = cardOf(ctx, paymentMethod);
   if (!card) return notExecuted(unknownPaymentMethod(paymentMethod));
   if (card.kind === "authenticates") return requireAction(ctx, intent, paymentMethod, returnUrl);
-  return charge(ctx, intent, paymentMethod, card.kind === "declines" ? card.decline : null);
+  return charge(ctx, intent, paymentMethod, card.kind === "declines" ? card : null);
+}
+
+function cardOf(ctx: Ctx, paymentMethod: string): Card | null {
+  const token = ctx.ledger.paymentMethods.tokenOf(paymentMethod);
+  return token === undefined ? null : cardFor(token);
 }
 
 /** The shopper's answer on the authentication page. Returns false when the intent no longer waits for one. */
@@ -31,8 +37,9 @@ export function finishAuthentication(ctx: Ctx, intent: PaymentIntent, completed:
   intent.next_action = null;
   if (completed) {
     ctx.stats.authenticationsCompleted += 1;
-    const card = cardFor(paymentMethod);
-    charge(ctx, intent, paymentMethod, card?.kind === "authenticates" ? card.afterAuthentication : null);
+    const card = cardOf(ctx, paymentMethod);
+    const after = card?.kind === "authenticates" ? card.afterAuthentication : null;
+    charge(ctx, intent, paymentMethod, after ? { decline: after, blocked: false } : null);
     return true;
   }
   ctx.stats.authenticationsFailed += 1;
@@ -41,7 +48,7 @@ export function finishAuthentication(ctx: Ctx, intent: PaymentIntent, completed:
     code: "payment_intent_authentication_failure",
     message: AUTHENTICATION_FAILURE,
     doc_url: "https://stripe.com/docs/error-codes/payment-intent-authentication-failure",
-    payment_method: { id: paymentMethod, object: "payment_method", type: "card" },
+    payment_method: ctx.ledger.paymentMethods.object(paymentMethod),
   };
   Object.assign(intent, { status: "requires_payment_method", payment_method: null, last_payment_error: error });
   emit(ctx, "payment_intent.payment_failed", intent);
@@ -65,14 +72,20 @@ function requireAction(ctx: Ctx, intent: PaymentIntent, paymentMethod: string, r
 }
 
 /** Charges the card and records the result on the intent, success or decline: the ledger keeps both. */
-function charge(ctx: Ctx, intent: PaymentIntent, paymentMethod: string, decline: Decline | null): Outcome {
+function charge(
+  ctx: Ctx,
+  intent: PaymentIntent,
+  paymentMethod: string,
+  refused: { decline: Decline; blocked: boolean } | null,
+): Outcome {
+  const decline = refused?.decline ?? null;
   const recorded = ctx.ledger.charges.record({
     amount: intent.amount,
     currency: intent.currency,
     paymentIntent: intent.id,
     paymentMethod,
     metadata: intent.metadata,
-    failure: decline ? { code: decline.code, message: decline.message } : null,
+    failure: refused ? { ...refused.decline, blocked: refused.blocked } : null,
   });
   intent.latest_charge = recorded.id;
   if (!decline) {
@@ -92,8 +105,8 @@ function charge(ctx: Ctx, intent: PaymentIntent, paymentMethod: string, decline:
     decline_code: decline.declineCode,
     message: decline.message,
     charge: recorded.id,
-    doc_url: "https://stripe.com/docs/error-codes/card-declined",
-    payment_method: { id: paymentMethod, object: "payment_method", type: "card" },
+    doc_url: `https://stripe.com/docs/error-codes/${decline.code.replace(/_/g, "-")}`,
+    payment_method: ctx.ledger.paymentMethods.object(paymentMethod),
   };
   // As at Stripe, a declined intent drops its payment method and waits for a new one.
   Object.assign(intent, { status: "requires_payment_method", payment_method: null, last_payment_error: error });

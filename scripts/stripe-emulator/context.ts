@@ -1,5 +1,6 @@
 import type { EventLog, EventRequest } from "./events";
 import type { FaultStats } from "./faults";
+import type { Later } from "./later";
 import type { Ledger } from "./ledger";
 import type { ApiResponse } from "./responses";
 
@@ -8,6 +9,8 @@ export interface Ctx {
   ledger: Ledger;
   events: EventLog;
   stats: FaultStats;
+  /** Work done after the answer (refunds settling later). */
+  later: Later;
   /** Stamped on the events this request causes. */
   request: EventRequest;
   apiVersion: string;
@@ -28,6 +31,11 @@ export const DEFAULT_API_VERSION = "2026-10-28.endive";
 
 export function emit(ctx: Ctx, type: string, object: unknown): void {
   ctx.events.record(type, object, ctx.request, ctx.apiVersion);
+}
+
+/** An event of something that happened later, on Stripe's side: no request caused it, as at Stripe. */
+export function emitLater(ctx: Ctx, type: string, object: unknown): void {
+  ctx.events.record(type, object, { id: null, idempotency_key: null }, ctx.apiVersion);
 }
 
 export function notExecuted(response: ApiResponse): Outcome {

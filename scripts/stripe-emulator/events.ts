@@ -20,10 +20,10 @@ export interface StripeEvent {
   type: string;
 }
 
-/** Where events go once recorded: the webhook dispatcher. */
+/** Where events go once recorded: the webhook dispatcher, which calls `delivered` once an endpoint acknowledged the event. */
 export interface EventSink {
   endpointCount(): number;
-  enqueue(event: StripeEvent): void;
+  enqueue(event: StripeEvent, delivered: () => void): void;
 }
 
 /**
@@ -49,7 +49,13 @@ export class EventLog {
       type,
     };
     this.events.unshift(event);
-    this.sink.enqueue(event);
+    // As at Stripe, `pending_webhooks` counts the endpoints that have not yet acknowledged the event.
+    let acknowledged = false;
+    this.sink.enqueue(event, () => {
+      if (acknowledged) return; // a duplicate delivery of the same event
+      acknowledged = true;
+      event.pending_webhooks = Math.max(0, event.pending_webhooks - 1);
+    });
     return event;
   }
 

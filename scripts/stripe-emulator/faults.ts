@@ -43,6 +43,7 @@ const STAT_NAMES = [
   "authenticationsFailed",
   "cancellations",
   "refunds",
+  "refundsFailed",
   "storedCreate500",
   "keysExpired",
   "rateLimited",

@@ -1,3 +1,4 @@
+import { cardFor } from "./cards";
 import { ChargeBook } from "./charges";
 import { randomId, unixSeconds } from "./ids";
 
@@ -12,7 +13,20 @@ export interface PaymentError {
   message: string;
   charge?: string;
   doc_url: string;
-  payment_method: { id: string; object: "payment_method"; type: "card" };
+  payment_method: PaymentMethodObject;
+}
+
+/** Stripe's PaymentMethod as errors embed it. */
+export interface PaymentMethodObject {
+  id: string;
+  object: "payment_method";
+  billing_details: { address: null; email: null; name: null; phone: null; tax_id: null };
+  created: number;
+  customer: null;
+  customer_account: null;
+  livemode: false;
+  metadata: Record<string, string>;
+  type: "card";
 }
 
 export type NextAction =
@@ -21,18 +35,28 @@ export type NextAction =
 
 export type CancellationReason = "duplicate" | "fraudulent" | "requested_by_customer" | "abandoned";
 
-/** The subset of Stripe's PaymentIntent the app and tests read, same field names. */
+/**
+ * Stripe's PaymentIntent: every field stripe-node's types declare always
+ * present (sdk-shapes.test.ts checks), those the emulator does not model null.
+ */
 export interface PaymentIntent {
   id: string;
   object: "payment_intent";
   amount: number;
   amount_capturable: number;
   amount_received: number;
+  application: null;
+  application_fee_amount: null;
+  automatic_payment_methods: null;
   currency: string;
   status: IntentStatus;
+  /** A `pm_…` the emulator made from the test payment method, as Stripe does; never the test token itself. */
   payment_method: string | null;
+  payment_method_configuration_details: null;
+  payment_method_options: null;
   payment_method_types: string[];
   allowed_payment_method_types: string[] | null;
+  excluded_payment_method_types: null;
   latest_charge: string | null;
   last_payment_error: PaymentError | null;
   metadata: Record<string, string>;
@@ -45,12 +69,26 @@ export interface PaymentIntent {
   canceled_at: number | null;
   cancellation_reason: CancellationReason | null;
   customer: null;
+  customer_account: null;
+  managed_payments: null;
   next_action: NextAction | null;
+  on_behalf_of: null;
+  payment_record: null;
+  processing: null;
+  receipt_email: null;
+  review: null;
+  setup_future_usage: null;
+  shipping: null;
+  source: null;
+  statement_descriptor: null;
+  statement_descriptor_suffix: null;
+  transfer_group: null;
 }
 
 export interface NewIntent {
   amount: number;
   currency: string;
+  /** The `pm_…` attached at create (see PaymentMethods). */
   paymentMethod: string | null;
   metadata: Record<string, string>;
   description: string | null;
@@ -74,6 +112,7 @@ export class Ledger {
   private readonly intents = new Map<string, { seq: number; intent: PaymentIntent }>();
   private nextSeq = 0;
   readonly charges = new ChargeBook();
+  readonly paymentMethods = new PaymentMethods();
   /** Intents that ever required action, by id: the page still needs return_url after the shopper acted. */
   readonly authentications = new Map<string, PendingAuthentication>();
 
@@ -85,11 +124,17 @@ export class Ledger {
       amount: input.amount,
       amount_capturable: 0,
       amount_received: 0,
+      application: null,
+      application_fee_amount: null,
+      automatic_payment_methods: null,
       currency: input.currency,
       status: input.paymentMethod ? "requires_confirmation" : "requires_payment_method",
       payment_method: input.paymentMethod,
+      payment_method_configuration_details: null,
+      payment_method_options: null,
       payment_method_types: ["card"],
       allowed_payment_method_types: input.allowedTypes,
+      excluded_payment_method_types: null,
       latest_charge: null,
       last_payment_error: null,
       metadata: input.metadata,
@@ -102,7 +147,20 @@ export class Ledger {
       canceled_at: null,
       cancellation_reason: null,
       customer: null,
+      customer_account: null,
+      managed_payments: null,
       next_action: null,
+      on_behalf_of: null,
+      payment_record: null,
+      processing: null,
+      receipt_email: null,
+      review: null,
+      setup_future_usage: null,
+      shipping: null,
+      source: null,
+      statement_descriptor: null,
+      statement_descriptor_suffix: null,
+      transfer_group: null,
     };
     this.intents.set(id, { seq: this.nextSeq++, intent });
     return intent;
@@ -140,4 +198,47 @@ export function page<T extends { id: string }>(
     start = index + 1;
   }
   return { data: newestFirst.slice(start, start + limit), hasMore: newestFirst.length > start + limit };
+}
+
+/**
+ * PaymentMethods made from test payment methods. As at Stripe, passing a test
+ * token (`pm_card_visa`) makes a new PaymentMethod with an id of its own, and
+ * that id is what the intent and its charge show.
+ */
+export class PaymentMethods {
+  private readonly tokens = new Map<string, { token: string; created: number }>();
+
+  /** A test token, or a PaymentMethod made here. */
+  knows(value: string): boolean {
+    return this.tokens.has(value) || cardFor(value) !== null;
+  }
+
+  /** The PaymentMethod for `value`: itself if made here, a new one for a test token; null when unknown. */
+  attach(value: string): string | null {
+    if (this.tokens.has(value)) return value;
+    if (!cardFor(value)) return null;
+    const id = randomId("pm_");
+    this.tokens.set(id, { token: value, created: unixSeconds() });
+    return id;
+  }
+
+  /** The test token a PaymentMethod was made from, which decides how it charges. */
+  tokenOf(id: string): string | undefined {
+    return this.tokens.get(id)?.token;
+  }
+
+  /** The PaymentMethod as Stripe shows it inside an error. */
+  object(id: string): PaymentMethodObject {
+    return {
+      id,
+      object: "payment_method",
+      billing_details: { address: null, email: null, name: null, phone: null, tax_id: null },
+      created: this.tokens.get(id)?.created ?? unixSeconds(),
+      customer: null,
+      customer_account: null,
+      livemode: false,
+      metadata: {},
+      type: "card",
+    };
+  }
 }

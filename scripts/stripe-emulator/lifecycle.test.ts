@@ -36,7 +36,7 @@ describe("payment methods", () => {
     );
   });
 
-  it("takes card under allowed_payment_method_types (stripe-node@23) or payment_method_types (older API versions), nothing else", async () => {
+  it("takes card under allowed_payment_method_types; payment_method_types only from a caller pinned before API 2026-09-30", async () => {
     const client = emulator.stripe();
     const allowed = await client.paymentIntents.create({ ...VISA, allowed_payment_method_types: ["card"] });
     expect(allowed).toMatchObject({
@@ -44,12 +44,17 @@ describe("payment methods", () => {
       allowed_payment_method_types: ["card"],
       payment_method_types: ["card"],
     });
-    // stripe-node@23 dropped the older name from its types, not from what it can send.
-    const legacy = await client.paymentIntents.create({
-      ...VISA,
-      payment_method_types: ["card"],
-    } as Stripe.PaymentIntentCreateParams);
-    expect(legacy.status).toBe("succeeded");
+    // stripe-node@23 dropped the older name from its types, not from what it can send; its pinned version refuses it.
+    const legacy = { ...VISA, payment_method_types: ["card"] } as Stripe.PaymentIntentCreateParams;
+    const removed = await rejection(client.paymentIntents.create(legacy));
+    expect(removed).toMatchObject({
+      type: "StripeInvalidRequestError",
+      statusCode: 400,
+      code: "parameter_unknown",
+      param: "payment_method_types",
+    });
+    const created = await client.paymentIntents.create(legacy, { apiVersion: "2026-08-27.dahlia" });
+    expect(created.status).toBe("succeeded");
     const error = await rejection(
       client.paymentIntents.create({ ...VISA, allowed_payment_method_types: ["sepa_debit"] }),
     );

@@ -20,7 +20,7 @@ import {
 // Accepted so that ordinary SDK calls are not rejected, but they do not change
 // the outcome of a test card, so the emulator ignores them.
 const IGNORED = ["expand", "automatic_payment_methods", "receipt_email"];
-// `payment_method_types` until API 2026-09-30; stripe-node@23 (2026-10-28.endive) sends `allowed_payment_method_types`.
+// `payment_method_types` only before API 2026-09-30 (see paymentMethodTypesError); stripe-node@23 sends `allowed_payment_method_types`.
 const TYPES = ["payment_method_types", "allowed_payment_method_types"];
 const CREATE_PARAMS = new Set([
   "amount",
@@ -47,9 +47,11 @@ const RETRIEVE_PARAMS = new Set(["client_secret", "expand"]);
 const LIST_PARAMS = new Set(["limit", "starting_after", "expand"]);
 
 export function createIntent(ctx: Ctx, params: Params): Outcome {
-  const rejected = unknownParam(params, CREATE_PARAMS) ?? invalidCreateParams(params);
+  const { paymentMethods } = ctx.ledger;
+  const rejected =
+    unknownParam(params, CREATE_PARAMS) ?? invalidCreateParams(params, (v) => paymentMethods.knows(v), ctx.apiVersion);
   if (rejected) return notExecuted(rejected);
-  const paymentMethod = typeof params.payment_method === "string" ? params.payment_method : null;
+  const paymentMethod = typeof params.payment_method === "string" ? paymentMethods.attach(params.payment_method) : null;
   const intent = ctx.ledger.create({
     amount: Number(params.amount),
     currency: (params.currency as string).toLowerCase(),
@@ -65,10 +67,11 @@ export function createIntent(ctx: Ctx, params: Params): Outcome {
 }
 
 export function confirmIntent(ctx: Ctx, id: string, params: Params): Outcome {
+  const { paymentMethods } = ctx.ledger;
   const rejected =
     unknownParam(params, CONFIRM_PARAMS) ??
-    paymentMethodError(params.payment_method) ??
-    paymentMethodTypesError(params) ??
+    paymentMethodError(params.payment_method, (v) => paymentMethods.knows(v)) ??
+    paymentMethodTypesError(params, ctx.apiVersion) ??
     returnUrlError(params.return_url);
   if (rejected) return notExecuted(rejected);
   const intent = ctx.ledger.get(id);
@@ -87,7 +90,8 @@ export function confirmIntent(ctx: Ctx, id: string, params: Params): Outcome {
     );
   }
   // The payment method set at create is used; after a decline Stripe has cleared it.
-  const paymentMethod = typeof params.payment_method === "string" ? params.payment_method : intent.payment_method;
+  const paymentMethod =
+    typeof params.payment_method === "string" ? paymentMethods.attach(params.payment_method) : intent.payment_method;
   if (!paymentMethod) {
     return notExecuted(
       invalidRequest("You cannot confirm this PaymentIntent because it's missing a payment method.", {

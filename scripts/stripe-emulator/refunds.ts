@@ -1,5 +1,6 @@
-import type { Charge, RefundReason } from "./charges";
-import { emit, notExecuted, type Ctx, type Outcome } from "./context";
+import { cardFor } from "./cards";
+import type { Charge, LaterRefund, RefundReason } from "./charges";
+import { emit, emitLater, notExecuted, type Ctx, type Outcome } from "./context";
 import type { Params } from "./form";
 import { limitError, limitOf } from "./payment-intents";
 import { page } from "./ledger";
@@ -8,6 +9,9 @@ import { invalidRequest, ok, resourceMissing, type ApiResponse } from "./respons
 import { isIntegerText, unknownParam } from "./validation";
 
 // `/v1/refunds`: full or partial refunds of an intent's successful charge.
+
+/** How long a refund of `pm_card_refundFail` or `pm_card_pendingRefund` takes to settle: "later", without a clock to wait on. */
+export const REFUND_SETTLES_AFTER_MS = 200;
 
 const CREATE_PARAMS = new Set(["payment_intent", "charge", "amount", "reason", "metadata", "expand"]);
 const LIST_PARAMS = new Set(["payment_intent", "charge", "limit", "starting_after", "expand"]);
@@ -38,13 +42,33 @@ export function createRefund(ctx: Ctx, params: Params): Outcome {
     typeof params.metadata === "object" && !Array.isArray(params.metadata)
       ? (params.metadata as Record<string, string>)
       : {};
-  const refund = ctx.ledger.charges.refund(charge, amount, (params.reason as RefundReason | undefined) ?? null, {
-    ...metadata,
-  });
+  const token = ctx.ledger.paymentMethods.tokenOf(charge.payment_method);
+  const card = token === undefined ? null : cardFor(token);
+  const { refund, later } = ctx.ledger.charges.refund(
+    charge,
+    amount,
+    (params.reason as RefundReason | undefined) ?? null,
+    { ...metadata },
+    card?.kind === "succeeds" ? card.refund : "succeeds",
+  );
   ctx.stats.refunds += 1;
   emit(ctx, "refund.created", refund);
   emit(ctx, "charge.refunded", charge);
+  if (later) ctx.later.run(REFUND_SETTLES_AFTER_MS, () => settle(ctx, later));
   return { response: ok(structuredClone(refund)), executed: true, charge: null };
+}
+
+/**
+ * The card network's later answer, with the events Stripe sends for it:
+ * `refund.updated` and `charge.refund.updated` for every change, and
+ * `refund.failed` when the money could not go back (it returns to the account).
+ */
+function settle(ctx: Ctx, later: NonNullable<LaterRefund>): void {
+  ctx.ledger.charges.settleLater(later);
+  if (later.becomes === "failed") ctx.stats.refundsFailed += 1;
+  emitLater(ctx, "refund.updated", later.refund);
+  if (later.becomes === "failed") emitLater(ctx, "refund.failed", later.refund);
+  emitLater(ctx, "charge.refund.updated", later.refund);
 }
 
 export function listRefunds(ctx: Ctx, params: Params): ApiResponse {

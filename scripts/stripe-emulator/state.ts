@@ -1,6 +1,7 @@
 import { EventLog } from "./events";
 import { Faults } from "./faults";
 import { IdempotencyStore } from "./idempotency";
+import { Later } from "./later";
 import { Ledger } from "./ledger";
 import { defaultWebhookConfig } from "./webhook-config";
 import { WebhookDispatcher } from "./webhooks";
@@ -17,6 +18,7 @@ export interface State {
   faults: Faults;
   events: EventLog;
   webhooks: WebhookDispatcher;
+  later: Later;
 }
 
 /** The webhook endpoint a fresh State starts with (STRIPE_WEBHOOK_URL / STRIPE_WEBHOOK_SECRET in main.ts). */
@@ -33,5 +35,6 @@ export function freshState(webhook: WebhookDefaults = {}): State {
     faults: new Faults(),
     events: new EventLog(webhooks),
     webhooks,
+    later: new Later(),
   };
 }

@@ -1,5 +1,5 @@
-import { cardFor } from "./cards";
 import type { Params } from "./form";
+import { formatAmount, minimumAmount, SUPPORTED_CURRENCIES } from "./money";
 import { invalidRequest, type ApiResponse } from "./responses";
 
 // Parameter checks, in the order Stripe reports them, with Stripe's codes so
@@ -8,7 +8,10 @@ import { invalidRequest, type ApiResponse } from "./responses";
 
 const MAX_AMOUNT = 99_999_999; // Stripe's ceiling for an eight-digit amount
 
-export function invalidCreateParams(params: Params): ApiResponse | null {
+/** Whether a `payment_method` value exists: a test token, or a PaymentMethod the emulator made. */
+export type KnowsPaymentMethod = (value: string) => boolean;
+
+export function invalidCreateParams(params: Params, knows: KnowsPaymentMethod, apiVersion: string): ApiResponse | null {
   if (params.amount === undefined) return missing("amount");
   if (!isIntegerText(params.amount)) {
     return invalidRequest(`Invalid integer: ${String(params.amount)}`, {
@@ -30,6 +33,20 @@ export function invalidCreateParams(params: Params): ApiResponse | null {
   if (typeof params.currency !== "string" || !/^[a-zA-Z]{3}$/.test(params.currency)) {
     return invalidRequest(`Invalid currency: ${String(params.currency)}.`, { param: "currency" });
   }
+  const currency = params.currency.toLowerCase();
+  const minimum = minimumAmount(currency);
+  if (minimum === null) {
+    return invalidRequest(
+      `Invalid currency: ${currency}. Stripe currently supports these currencies: ${SUPPORTED_CURRENCIES.join(", ")}`,
+      { param: "currency" },
+    );
+  }
+  if (amount < minimum) {
+    return invalidRequest(`Amount must be at least ${formatAmount(minimum, currency)} ${currency}`, {
+      code: "amount_too_small",
+      param: "amount",
+    });
+  }
   if (params.confirm !== undefined && params.confirm !== "true" && params.confirm !== "false") {
     return invalidRequest(`Invalid boolean: ${String(params.confirm)}`, { param: "confirm" });
   }
@@ -38,25 +55,44 @@ export function invalidCreateParams(params: Params): ApiResponse | null {
     return invalidRequest("Invalid string: description", { param: "description" });
   }
   return (
-    paymentMethodError(params.payment_method) ??
-    paymentMethodTypesError(params) ??
+    paymentMethodError(params.payment_method, knows) ??
+    paymentMethodTypesError(params, apiVersion) ??
     returnUrlError(params.return_url) ??
+    returnUrlWithoutConfirm(params) ??
     metadataError(params.metadata)
   );
 }
 
-/** Only Stripe's test payment methods exist here; any other id is missing, as it would be in a Stripe account. */
-export function paymentMethodError(value: Params[string] | undefined): ApiResponse | null {
-  if (value === undefined || (typeof value === "string" && cardFor(value))) return null;
+/** Only Stripe's test payment methods (and those made from them) exist here; any other id is missing, as in a Stripe account. */
+export function paymentMethodError(value: Params[string] | undefined, knows: KnowsPaymentMethod): ApiResponse | null {
+  if (value === undefined || (typeof value === "string" && knows(value))) return null;
   return unknownPaymentMethod(String(value));
+}
+
+/** Stripe keeps `return_url` for the confirmation that needs it: a create that does not confirm refuses it. */
+function returnUrlWithoutConfirm(params: Params): ApiResponse | null {
+  if (params.return_url === undefined || params.confirm === "true") return null;
+  return invalidRequest(
+    "The parameter `return_url` cannot be passed when creating a PaymentIntent unless `confirm` is set to true.",
+    { param: "return_url" },
+  );
 }
 
 export function unknownPaymentMethod(id: string): ApiResponse {
   return invalidRequest(`No such PaymentMethod: '${id}'`, { code: "resource_missing", param: "payment_method" });
 }
 
-/** The emulator has cards only, which is what the app asks for (`["card"]`, under either parameter name). */
-export function paymentMethodTypesError(params: Params): ApiResponse | null {
+/** API 2026-09-30 removed `payment_method_types` from PaymentIntent create and confirm (stripe-node 23 CHANGELOG). */
+export const PAYMENT_METHOD_TYPES_REMOVED = "2026-09-30";
+
+/**
+ * The emulator has cards only, which is what the app asks for, under
+ * `allowed_payment_method_types`; `payment_method_types` only from a caller
+ * pinned to an API version before its removal, else unknown as at Stripe.
+ */
+export function paymentMethodTypesError(params: Params, apiVersion: string): ApiResponse | null {
+  if (params.payment_method_types !== undefined && apiVersion.slice(0, 10) >= PAYMENT_METHOD_TYPES_REMOVED)
+    return unknownParamError("payment_method_types");
   for (const param of ["payment_method_types", "allowed_payment_method_types"]) {
     const value = params[param];
     if (value === undefined) continue;
@@ -100,8 +136,11 @@ function metadataError(value: Params[string] | undefined): ApiResponse | null {
 
 export function unknownParam(params: Params, allowed: Set<string>): ApiResponse | null {
   const unknown = Object.keys(params).find((key) => !allowed.has(key));
-  if (unknown === undefined) return null;
-  return invalidRequest(`Received unknown parameter: ${unknown}`, { code: "parameter_unknown", param: unknown });
+  return unknown === undefined ? null : unknownParamError(unknown);
+}
+
+function unknownParamError(param: string): ApiResponse {
+  return invalidRequest(`Received unknown parameter: ${param}`, { code: "parameter_unknown", param });
 }
 
 function missing(param: string): ApiResponse {

@@ -23,6 +23,7 @@ interface Delivery {
   url: string;
   secret: string;
   attempt: number;
+  delivered: () => void;
 }
 
 /** Stripe's scheme: `t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, what `stripe.webhooks.constructEvent` verifies. */
@@ -66,7 +67,7 @@ export class WebhookDispatcher implements EventSink {
     return this.held.length + this.timers.size + this.inFlight;
   }
 
-  enqueue(event: StripeEvent): void {
+  enqueue(event: StripeEvent, delivered: () => void = () => undefined): void {
     const { url, secret } = this.config;
     if (!url || this.stopped) return;
     this.stats.enqueued += 1;
@@ -74,7 +75,7 @@ export class WebhookDispatcher implements EventSink {
     const body = JSON.stringify(event, null, 2);
     const copies = 1 + this.faults.duplicate;
     this.stats.duplicatesSent += this.faults.duplicate;
-    for (let i = 0; i < copies; i++) this.hold({ eventId: event.id, body, url, secret, attempt: 1 });
+    for (let i = 0; i < copies; i++) this.hold({ eventId: event.id, body, url, secret, attempt: 1, delivered });
   }
 
   /** Reorder: keep deliveries until a batch is full, then send it newest first. */
@@ -109,6 +110,7 @@ export class WebhookDispatcher implements EventSink {
     this.stats.attempts[delivery.eventId] = (this.stats.attempts[delivery.eventId] ?? 0) + 1;
     if (await this.send(delivery)) {
       this.stats.delivered += 1;
+      delivery.delivered();
       return;
     }
     this.stats.failedAttempts += 1;

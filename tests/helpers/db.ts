@@ -36,6 +36,8 @@ export interface OrderRow {
   refunded_at: Date | null;
   refund_id: string | null;
   refund_reason: string | null;
+  refund_failed_at: Date | null;
+  refund_failure_reason: string | null;
 }
 
 export interface WebhookEventRow {

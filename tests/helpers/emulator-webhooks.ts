@@ -14,6 +14,7 @@ export interface LedgerRefund {
   amount: number;
   payment_intent: string;
   status: string;
+  failure_reason?: string;
 }
 
 const API_KEY = { authorization: "Bearer sk_test_x" };

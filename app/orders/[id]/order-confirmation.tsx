@@ -83,6 +83,13 @@ export function OrderConfirmation({ id }: { id: string }) {
 
 /** Said plainly, because the shopper was told something else at the time. */
 function RefundNotice({ order }: { order: OrderView }) {
+  if (!order.refundedAt && order.refundFailedAt)
+    return (
+      <p role="alert" className="notice notice-refund">
+        The refund of this payment did not go through: your bank refused it, so the money has not come back to your card
+        yet. We have been told and will return it to you another way.
+      </p>
+    );
   if (!order.refundedAt) return null;
   return (
     <p role="status" className="notice notice-refund">
