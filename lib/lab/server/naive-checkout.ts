@@ -1,6 +1,6 @@
 import "server-only";
 import type Stripe from "stripe";
-import { priceCart, type PricedLine } from "@/lib/checkout/price-cart";
+import { priceCart, type PricedLine } from "./price-cart";
 import type { CheckoutRequest, ValidationIssue } from "@/lib/checkout/request";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
 
