@@ -1,5 +1,5 @@
-import type { OrderView as ServerOrderView } from "../checkout/orders";
-import type { CheckoutRequest } from "../checkout/request";
+import type { OrderView as ServerOrderView } from "@/lib/checkout/orders";
+import type { CheckoutRequest } from "@/lib/checkout/request";
 
 /** Shapes of the app's JSON API as the browser sees it (dates arrive as ISO strings). */
 export interface Product {
