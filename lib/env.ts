@@ -4,8 +4,9 @@ import { STRIPE_MAX_NETWORK_RETRIES, STRIPE_TIMEOUT_MS, worstCaseStripeCallMs } 
 import { secretWeakness } from "./security/secret-strength";
 
 /**
- * Every variable the project reads, parsed once and failing loudly with the
- * variable's name (t3-env style). docs/contract.md §6 is the contract.
+ * Every variable the app reads, parsed once and failing loudly with the
+ * variable's name (t3-env style). docs/contract.md §6 lists them, with their
+ * meaning and default, and `.env.example` names each (tests/variables.test.ts).
  */
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]", "::1"]);
 /** The emulator's default signing secret (docs/contract.md, "The Stripe emulator"). */
@@ -113,6 +114,8 @@ const schema = z
     RATE_LIMIT_RETURNS_PER_SESSION: limit(20),
     /** Open (unfinished) checkout attempts one customer may have at once; a fresh key beyond it is 429. */
     CHECKOUT_MAX_OPEN_ATTEMPTS: limit(3),
+    /** The least severe log line written (pino's levels). */
+    LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
   })
   .superRefine((env, ctx) => {
     const minTtl = worstCaseStripeCallMs(env.STRIPE_TIMEOUT_MS, env.STRIPE_MAX_NETWORK_RETRIES);
@@ -132,6 +135,9 @@ const schema = z
       });
     }
   });
+
+/** The variables of the schema, as named in the environment. */
+export const ENV_VARIABLES: readonly string[] = Object.keys(schema.shape);
 
 export type Env = Omit<z.infer<typeof schema>, "STRIPE_WEBHOOK_SECRET"> & {
   STRIPE_WEBHOOK_SECRET: string;

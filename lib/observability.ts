@@ -1,6 +1,7 @@
 import "server-only";
 import pino from "pino";
 import { Counter, Registry } from "prom-client";
+import { env } from "@/lib/env";
 
 /**
  * Every decision the payment path makes is one event: a structured JSON log
@@ -67,7 +68,7 @@ function create(): Observability {
   const counter = <L extends string>(name: string, help: string, labelNames: L[]) =>
     new Counter<L>({ name, help, labelNames, registers: [registry] });
   return {
-    logger: pino({ base: undefined, level: process.env.LOG_LEVEL ?? "info" }),
+    logger: pino({ base: undefined, level: env().LOG_LEVEL }),
     registry,
     claims: counter("checkout_claims_total", "Idempotency claim decisions", ["decision"]),
     responses: counter("checkout_responses_total", "POST /api/checkout responses by status code", ["status"]),
