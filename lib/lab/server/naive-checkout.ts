@@ -1,7 +1,8 @@
 import "server-only";
 import type Stripe from "stripe";
 import { priceCart, type PricedLine } from "./price-cart";
-import type { CheckoutRequest, ValidationIssue } from "@/lib/checkout/request";
+import type { CheckoutRequest } from "@/lib/checkout/request";
+import type { ValidationIssue } from "@/lib/validation";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
 
 /**

@@ -1,4 +1,5 @@
-import type { CheckoutRequest, ValidationIssue } from "@/lib/checkout/request";
+import type { CheckoutRequest } from "@/lib/checkout/request";
+import type { ValidationIssue } from "@/lib/validation";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
 
 export interface PricedLine {
