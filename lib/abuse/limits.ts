@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
+import type { Observe } from "@/lib/observability";
 
 /**
  * Abuse limits (docs/contract.md, "Abuse limits"): how many sessions, fresh
@@ -30,7 +31,7 @@ export class AbuseLimits {
   constructor(
     private readonly pool: pg.Pool,
     private readonly settings: LimitSettings,
-    private readonly log?: (event: string, fields: Record<string, unknown>) => void,
+    private readonly log?: Observe,
   ) {}
 
   /** Creates the table on first use; a failed start is tried again by the next call, not cached. */

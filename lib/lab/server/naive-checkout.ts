@@ -4,6 +4,7 @@ import { priceCart, type PricedLine } from "./price-cart";
 import type { CheckoutRequest } from "@/lib/checkout/request";
 import type { ValidationIssue } from "@/lib/validation";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
+import type { Observe } from "@/lib/observability";
 
 /**
  * DEMO ONLY — the checkout as a typical first implementation writes it, with
@@ -17,7 +18,7 @@ export type NaiveResult =
   | { kind: "invalid"; issues: ValidationIssue[] };
 
 export async function naiveCheckout(
-  deps: { prisma: PrismaClient; stripe: Stripe; log?: (event: string, fields: Record<string, unknown>) => void },
+  deps: { prisma: PrismaClient; stripe: Stripe; log?: Observe },
   /**
    * `labRun` tags the PaymentIntent so the lab can count this run's charges in
    * the gateway's ledger. `attemptKey`, the client's Idempotency-Key if it sent
