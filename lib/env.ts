@@ -1,13 +1,13 @@
-import "server-only";
-import { z } from "zod";
-import { STRIPE_MAX_NETWORK_RETRIES, STRIPE_TIMEOUT_MS, worstCaseStripeCallMs } from "./payments/limits";
-import { secretWeakness } from "./security/secret-strength";
-
 /**
  * Every variable the app reads, parsed once and failing loudly with the
  * variable's name (t3-env style). docs/contract.md §6 lists them, with their
  * meaning and default, and `.env.example` names each (tests/variables.test.ts).
  */
+import "server-only";
+import { z } from "zod";
+import { STRIPE_MAX_NETWORK_RETRIES, STRIPE_TIMEOUT_MS, worstCaseStripeCallMs } from "./payments/limits";
+import { secretWeakness } from "./security/secret-strength";
+
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]", "::1"]);
 /** The emulator's default signing secret (docs/contract.md, "The Stripe emulator"). */
 export const EMULATOR_WEBHOOK_SECRET = "whsec_emulator";

@@ -1,7 +1,3 @@
-import type pg from "pg";
-import { RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
-import type { Observe } from "@/lib/observability";
-
 /**
  * Abuse limits (docs/contract.md, "Abuse limits"): how many sessions, fresh
  * checkout attempts and 3-D Secure returns one client address and one
@@ -9,6 +5,10 @@ import type { Observe } from "@/lib/observability";
  * shop's own PostgreSQL, so every instance shares one count; the library
  * creates its table (schema `rate_limit`) itself. Nothing here knows HTTP.
  */
+import type pg from "pg";
+import { RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
+import type { Observe } from "@/lib/observability";
+
 export type LimitRule =
   "session_per_address" | "checkout_per_address" | "checkout_per_session" | "return_per_address" | "return_per_session";
 

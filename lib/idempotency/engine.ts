@@ -1,12 +1,3 @@
-import { randomUUID } from "node:crypto";
-import { queryRows } from "../db";
-import { Prisma, type PrismaClient } from "../generated/prisma/client";
-import { heldBy, heldRecord, type OutcomeEffect } from "./fence";
-import type { AbandonedRecord, ClaimResult, IdempotencyStatus, KeyScope, Ownership, StoredResponse } from "./types";
-
-// Re-exported for the checkout's order write (lib/checkout/orders.ts).
-export { heldBy, type OutcomeEffect } from "./fence";
-
 /**
  * The claim/replay engine of docs/contract.md §3. A request's record is inserted
  * `in_progress` and committed on its own, before any effect, so a duplicate
@@ -19,6 +10,15 @@ export { heldBy, type OutcomeEffect } from "./fence";
  * comparisons against the database's clock (several app instances must agree
  * on when a lock is stale; their own clocks may not).
  */
+import { randomUUID } from "node:crypto";
+import { queryRows } from "../db";
+import { Prisma, type PrismaClient } from "../generated/prisma/client";
+import { heldBy, heldRecord, type OutcomeEffect } from "./fence";
+import type { AbandonedRecord, ClaimResult, IdempotencyStatus, KeyScope, Ownership, StoredResponse } from "./types";
+
+// Re-exported for the checkout's order write (lib/checkout/orders.ts).
+export { heldBy, type OutcomeEffect } from "./fence";
+
 export interface IdempotencyOptions {
   /** After this an in_progress record's owner is presumed dead and may be replaced. */
   inProgressTtlMs: number;

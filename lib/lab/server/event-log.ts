@@ -1,8 +1,3 @@
-import "server-only";
-import { AsyncLocalStorage } from "node:async_hooks";
-import type { LabEvent, LabEventBody, Lane } from "@/lib/lab/lab-event";
-import type { Observation } from "@/lib/observability";
-
 /**
  * The lab's event log: an in-memory ring buffer per app process. Only
  * requests a lab page tagged (see lab-trace.ts) are recorded; the tag
@@ -10,6 +5,11 @@ import type { Observation } from "@/lib/observability";
  * needs no lab parameters: `tapLabEvent` listens to `observe()` (attach.ts)
  * and drops every event at once outside a lab request.
  */
+import "server-only";
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { LabEvent, LabEventBody, Lane } from "@/lib/lab/lab-event";
+import type { Observation } from "@/lib/observability";
+
 export interface LabContext {
   runId: string;
   lane: Lane;

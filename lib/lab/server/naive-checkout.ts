@@ -1,3 +1,9 @@
+/**
+ * DEMO ONLY — the checkout as a typical first implementation writes it, with
+ * no idempotency at all: every request creates an order and charges the card.
+ * It exists so the lab and the benchmarks can show, side by side, what the
+ * real endpoint prevents. Served only when LAB_NAIVE_ENDPOINT=1.
+ */
 import "server-only";
 import type Stripe from "stripe";
 import { priceCart, type PricedLine } from "./price-cart";
@@ -6,12 +12,6 @@ import type { ValidationIssue } from "@/lib/validation";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
 import type { Observe } from "@/lib/observability";
 
-/**
- * DEMO ONLY — the checkout as a typical first implementation writes it, with
- * no idempotency at all: every request creates an order and charges the card.
- * It exists so the lab and the benchmarks can show, side by side, what the
- * real endpoint prevents. Served only when LAB_NAIVE_ENDPOINT=1.
- */
 export type NaiveResult =
   | { kind: "paid"; orderId: string; paymentIntentId: string; amountCents: number; currency: string }
   | { kind: "declined"; orderId: string; declineCode: string; message: string }
