@@ -43,7 +43,7 @@ function contractTables(): string[][] {
   );
 }
 
-/** Every `process.env.NAME` the tracked code reads. */
+/** Every variable the tracked code reads from `process.env` by name. */
 function variablesRead(): string[] {
   const out = execFileSync(
     "git",
