@@ -5,7 +5,94 @@ import nextVitals from "eslint-config-next/core-web-vitals";
 import nextTs from "eslint-config-next/typescript";
 import reactHooks from "eslint-plugin-react-hooks";
 import { defineConfig, globalIgnores } from "eslint/config";
+import { readdirSync } from "node:fs";
+import path from "node:path";
 import tseslint from "typescript-eslint";
+
+const root = import.meta.dirname;
+
+/**
+ * The layers (the README's map), each path named once: moving a folder means
+ * editing its line here, and the rules at the end are built from these.
+ * eslint-plugin-import's no-restricted-paths (registered by eslint-config-next,
+ * with its TypeScript resolver) checks the resolved file, so `@/…` and
+ * relative paths are held alike; typescript-eslint's no-restricted-imports
+ * checks browser code, because it alone lets `import type` through.
+ */
+const LAYERS = {
+  /** What `next build` ships: pages, routes, the domain, the runtime hooks. */
+  production: ["app", "lib", "proxy.ts", "instrumentation.ts", "next.config.ts"],
+  /** Demo and measuring tools, run beside the app, never by it. */
+  tooling: ["scripts", "bench", "tools", "packages"],
+  /** Test code: the suites, their helpers, and the test files beside the code. */
+  tests: ["tests", "e2e"],
+  testFiles: ["**/*.test.ts", "**/*.test.tsx"],
+  /** The reliability lab: demo-only, switched off in production. */
+  lab: ["lib/lab", "app/lab", "app/api/lab"],
+  /** The lab's only doors from the rest of the app: its switch, and the observer instrumentation.ts attaches. */
+  labEntries: ["lib/lab/enabled.ts", "lib/lab/server/attach.ts"],
+  /**
+   * Code that runs in the browser: client components (app/ but its pages,
+   * layouts and routes), the browser's side of the checkout and of the lab,
+   * and the few modules both sides share. It imports only types from server
+   * modules (everything else). A `'use client'` file anywhere else is an error.
+   */
+  browser: ["app", "lib/checkout-client", "lib/lab/browser"],
+  serverInApp: ["app/api/**", "app/**/page.tsx", "app/**/layout.tsx", "app/**/route.ts"],
+  /** What browser code may import values from, beside its own folder. */
+  browserImports: ["app/_components", "lib/checkout-client", "lib/lab/browser"],
+  shared: [
+    "lib/money.ts",
+    "lib/sleep.ts",
+    "lib/lab/lab-event.ts",
+    "lib/lab/scenarios.ts",
+    "lib/lab/timeline.ts",
+    "lib/lab/verdict.ts",
+    "lib/lab/fault-patch.ts",
+  ],
+};
+
+const globsOf = (paths) => paths.flatMap((p) => (/\.[a-z]+$|\*/.test(p) ? [p] : [p, `${p}/**`]));
+const withoutExtension = (file) => file.replace(/\.tsx?$/, "");
+const escapeGlob = (text) => text.replace(/[[\]{}()*?!+@]/g, "\\$&");
+const underRoot = (p) => path.join(root, p);
+
+/** Every folder of app/ is a route segment, except Next's private `_folders`, which any route may share. */
+function routeFolders(dir = "app") {
+  return readdirSync(underRoot(dir), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && !entry.name.startsWith("_"))
+    .flatMap((entry) => [path.join(dir, entry.name), ...routeFolders(path.join(dir, entry.name))]);
+}
+
+/** A route's files import from app/ only their own folder's files and the private folders. */
+const routeZones = ["app", ...routeFolders()].map((folder) => ({
+  target: `${escapeGlob(underRoot(folder))}/*`,
+  from: [`${escapeGlob(underRoot("app"))}/**`],
+  except: [`${escapeGlob(underRoot(folder))}/*`, `${escapeGlob(underRoot("app"))}/**/_*/**`],
+  message: "No route imports another route's folder: move the shared code into lib/, where both can import it.",
+}));
+
+const productionZones = [
+  {
+    target: ".",
+    from: LAYERS.tooling,
+    message: "Production code imports no tooling: move what both need into lib/.",
+  },
+  { target: ".", from: LAYERS.tests, message: "Production code imports no test code." },
+  { target: ".", from: LAYERS.testFiles.map(underRoot), message: "Production code imports no test code." },
+  ...routeZones,
+];
+
+const labDoor = {
+  target: ".",
+  from: LAYERS.lab,
+  except: LAYERS.labEntries.map((entry) => `./${path.relative("lib/lab", entry)}`),
+  message: `The lab is reached only through ${LAYERS.labEntries.join(" and ")}; the app never calls into it.`,
+};
+
+/** Browser code may name a server module only in `import type`, which the build erases. */
+const browserSafe = [...LAYERS.browserImports, ...LAYERS.shared.map(withoutExtension)];
+const browserFiles = [...globsOf(LAYERS.browser), ...LAYERS.shared];
 
 export default defineConfig([
   globalIgnores([
@@ -38,5 +125,53 @@ export default defineConfig([
     // No React here: Vitest's `useTestApp` and Playwright's fixture `use` are not hooks.
     files: ["tests/**", "e2e/**", "bench/**", "scripts/**"],
     rules: { "react-hooks/rules-of-hooks": "off" },
+  },
+  // The layers (LAYERS above).
+  {
+    files: globsOf(LAYERS.production),
+    ignores: [...globsOf(LAYERS.lab), ...LAYERS.testFiles],
+    rules: { "import/no-restricted-paths": ["error", { basePath: root, zones: [...productionZones, labDoor] }] },
+  },
+  {
+    files: globsOf(LAYERS.lab),
+    ignores: LAYERS.testFiles,
+    rules: { "import/no-restricted-paths": ["error", { basePath: root, zones: productionZones }] },
+  },
+  {
+    files: browserFiles,
+    ignores: [...LAYERS.serverInApp, ...LAYERS.testFiles],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "^\\.\\./",
+              message: "Browser code reaches other folders through `@/…`, so the server-module check below sees it.",
+            },
+            {
+              regex: `^@/(?!(${browserSafe.join("|")})(/|$))`,
+              allowTypeImports: true,
+              message:
+                "Browser code imports only types from server modules (`import type`); values it needs live in browser or shared modules (eslint.config.mjs, LAYERS).",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ["**/*.{ts,tsx}"],
+    ignores: [...browserFiles, ...LAYERS.serverInApp.map((glob) => `!${glob}`)],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "Program > ExpressionStatement[directive='use client']",
+          message:
+            "A 'use client' module is browser code: put it where LAYERS.browser (eslint.config.mjs) says browser code lives.",
+        },
+      ],
+    },
   },
 ]);

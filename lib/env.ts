@@ -1,13 +1,14 @@
+/**
+ * Every variable the app reads, parsed once and failing loudly with the
+ * variable's name (t3-env style). docs/contract.md §6 lists them, with their
+ * meaning and default, and `.env.example` names each (tests/variables.test.ts).
+ */
 import "server-only";
 import { z } from "zod";
 import { behindTransactionPooler, POOLER_PARAMETER } from "./db/pooler";
 import { STRIPE_MAX_NETWORK_RETRIES, STRIPE_TIMEOUT_MS, worstCaseStripeCallMs } from "./payments/limits";
 import { secretWeakness } from "./security/secret-strength";
 
-/**
- * Every variable the project reads, parsed once and failing loudly with the
- * variable's name (t3-env style). docs/contract.md §6 is the contract.
- */
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]", "::1"]);
 /** The emulator's default signing secret (docs/contract.md, "The Stripe emulator"). */
 export const EMULATOR_WEBHOOK_SECRET = "whsec_emulator";
@@ -117,6 +118,8 @@ const schema = z
     RATE_LIMIT_RETURNS_PER_SESSION: limit(20),
     /** Open (unfinished) checkout attempts one customer may have at once; a fresh key beyond it is 429. */
     CHECKOUT_MAX_OPEN_ATTEMPTS: limit(3),
+    /** The least severe log line written (pino's levels). */
+    LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
   })
   .superRefine((env, ctx) => {
     const minTtl = worstCaseStripeCallMs(env.STRIPE_TIMEOUT_MS, env.STRIPE_MAX_NETWORK_RETRIES);
@@ -136,6 +139,9 @@ const schema = z
       });
     }
   });
+
+/** The variables of the schema, as named in the environment. */
+export const ENV_VARIABLES: readonly string[] = Object.keys(schema.shape);
 
 export type Env = Omit<z.infer<typeof schema>, "STRIPE_WEBHOOK_SECRET"> & {
   STRIPE_WEBHOOK_SECRET: string;

@@ -1,8 +1,3 @@
-import "server-only";
-import type Stripe from "stripe";
-import type { PrismaClient } from "./generated/prisma/client";
-import { currentRefusal, describeRefusal } from "./payments/provider-refusals";
-
 /**
  * Two questions a platform asks an app instance:
  *
@@ -15,6 +10,11 @@ import { currentRefusal, describeRefusal } from "./payments/provider-refusals";
  *   latest answer to any of the app's clients refused the key or a
  *   permission, payments are not ready, and `reason` says what to change.
  */
+import "server-only";
+import type Stripe from "stripe";
+import type { PrismaClient } from "./generated/prisma/client";
+import { currentRefusal, describeRefusal } from "./payments/provider-refusals";
+
 export interface Health {
   ok: boolean;
   db: boolean;

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { env } from "./env";
 import { isAllowedOrigin, shopperOrigin } from "./origin";
+import { issuesOf, type ValidationIssue } from "./validation";
 
 /** JSON responses in the contract's shape: errors are `{ error, message, ...extra }`. */
 export function json(body: unknown, status = 200, headers?: HeadersInit): Response {
@@ -21,13 +22,8 @@ export const MAX_BODY_BYTES = 16 * 1024;
 
 export type BodyResult<T = unknown> = { ok: true; value: T } | { ok: false; response: Response };
 
-export interface Issue {
-  path: PropertyKey[];
-  message: string;
-}
-
 /** 400 invalid_request, with what is wrong where. */
-export const invalidRequest = (message: string, issues: Issue[]) =>
+export const invalidRequest = (message: string, issues: ValidationIssue[]) =>
   jsonError(400, "invalid_request", message, { issues });
 
 /** A JSON body (see readJsonBody) that `schema` accepts; otherwise 400 invalid_request with `message` and the schema's issues. */
@@ -40,13 +36,7 @@ export async function readValidJson<T>(
   if (!body.ok) return body;
   const parsed = schema.safeParse(body.value);
   if (parsed.success) return { ok: true, value: parsed.data };
-  return {
-    ok: false,
-    response: invalidRequest(
-      message,
-      parsed.error.issues.map((i) => ({ path: i.path, message: i.message })),
-    ),
-  };
+  return { ok: false, response: invalidRequest(message, issuesOf(parsed.error)) };
 }
 
 /**

@@ -1,3 +1,11 @@
+/**
+ * Optional in-process upkeep (MAINTENANCE_INTERVAL_MS): Stripe's event list
+ * read back into the webhook inbox (nothing depends on a delivery arriving),
+ * the inbox's due events, the reconciler and the expiry cleanup on a timer in
+ * every app instance. All are safe to run from several instances at once; cron with
+ * `npm run reconcile` / `db:cleanup` does the same from outside. Each step
+ * runs even when another failed.
+ */
 import "server-only";
 import { reconcileAbandoned } from "./checkout/reconcile";
 import { deleteIdleCustomers } from "./customers/expire";
@@ -9,14 +17,6 @@ import { catchUpEvents } from "./webhooks/catch-up";
 import { deleteProcessedEvents } from "./webhooks/inbox";
 import { processDueEvents } from "./webhooks/process";
 
-/**
- * Optional in-process upkeep (MAINTENANCE_INTERVAL_MS): Stripe's event list
- * read back into the webhook inbox (nothing depends on a delivery arriving),
- * the inbox's due events, the reconciler and the expiry cleanup on a timer in
- * every app instance. All are safe to run from several instances at once; cron with
- * `npm run reconcile` / `db:cleanup` does the same from outside. Each step
- * runs even when another failed.
- */
 export function startMaintenance(intervalMs: number, catchUpIntervalMs: number): () => void {
   let running = false;
   let caughtUpAt = -Infinity;

@@ -1,13 +1,46 @@
-import "server-only";
-import pino from "pino";
-import { Counter, Registry } from "prom-client";
-
 /**
  * Every decision the payment path makes is one event: a structured JSON log
  * line (pino) and a Prometheus counter, from this one place. Events carry ids
  * (key, customer, order, PaymentIntent) and never card data.
  */
+import "server-only";
+import pino from "pino";
+import { Counter, Registry } from "prom-client";
+import { env } from "@/lib/env";
+
 type Fields = Record<string, unknown>;
+
+/**
+ * The events that are counted or that a listener hears, with the fields they
+ * must carry (any event may carry more). Any other event is a log line only.
+ */
+export interface ObservationEvents {
+  claim: { decision: string; retaken?: boolean };
+  order: { orderId: string };
+  payment: { kind: string; orderId?: string; paymentIntentId?: string; reason?: string; declineCode?: string };
+  response: { status: number };
+  reconcile: { outcome: string };
+  cleanup: { deleted: number };
+  customer_cleanup: { deleted: number };
+  webhook: { stage: string; type?: string };
+  late_success_refund: Fields;
+  refund_failed: { failureReason: string };
+  stray_intent: { action: string };
+  order_restored: { outcome: string };
+  provider_refused: { status: number };
+  rate_limited: { rule: string };
+}
+
+/** The fields an event must carry: its own, for the events above; anything, for the rest. */
+export type FieldsOf<E extends string> = E extends keyof ObservationEvents ? ObservationEvents[E] & Fields : Fields;
+
+/** One named event as a listener hears it: narrowing on `event` types `fields`. */
+export type Observation = {
+  [E in keyof ObservationEvents]: { event: E; fields: ObservationEvents[E] & Fields };
+}[keyof ObservationEvents];
+
+/** What the payment path is given to report its events with (`observe`, or nothing in some tests). */
+export type Observe = <E extends string>(event: E, fields?: FieldsOf<E>) => void;
 
 interface Observability {
   logger: pino.Logger;
@@ -27,8 +60,8 @@ interface Observability {
   customersExpired: Counter;
 }
 
-/** Hears every event after it is logged and counted (the lab's timeline subscribes; see lib/lab/server/attach.ts). */
-export type ObservationListener = (event: string, fields: Fields) => void;
+/** Hears every named event after it is logged and counted (the lab's timeline subscribes; see lib/lab/server/attach.ts). */
+export type ObservationListener = (observation: Observation) => void;
 
 /** Wraps the handling of one request, e.g. to record it; the default just handles it. */
 export type RequestTracer = (request: Request, operation: string, handle: () => Promise<Response>) => Promise<Response>;
@@ -69,7 +102,7 @@ function create(): Observability {
   const counter = <L extends string>(name: string, help: string, labelNames: L[]) =>
     new Counter<L>({ name, help, labelNames, registers: [registry] });
   return {
-    logger: pino({ base: undefined, level: process.env.LOG_LEVEL ?? "info" }),
+    logger: pino({ base: undefined, level: env().LOG_LEVEL }),
     registry,
     claims: counter("checkout_claims_total", "Idempotency claim decisions", ["decision"]),
     responses: counter("checkout_responses_total", "POST /api/checkout responses by status code", ["status"]),
@@ -117,7 +150,8 @@ export function observability(): Observability {
 }
 
 /** Logs one event and counts it; `alarm: true` logs it as an error for an operator, `alarm: false` at debug. */
-export function observe(event: string, fields: Fields = {}): void {
+export const observe: Observe = (event, given) => {
+  const fields: Fields = given ?? {};
   const o = observability();
   // A duplicate of a running attempt is routine and comes by the hundred in a
   // storm: counted like everything else, but logged at debug, so answering it
@@ -128,55 +162,36 @@ export function observe(event: string, fields: Fields = {}): void {
     event,
     ...fields,
   });
-  switch (event) {
-    case "claim":
-      o.claims.inc({ decision: String(fields.retaken ? "retake" : fields.decision) });
-      break;
-    case "payment":
-      o.payments.inc({ outcome: String(fields.kind) });
-      break;
-    case "response":
-      o.responses.inc({ status: String(fields.status) });
-      break;
-    case "reconcile":
-      o.reconciliations.inc({ outcome: String(fields.outcome) });
-      break;
-    case "cleanup":
-      o.cleanupDeleted.inc(Number(fields.deleted) || 0);
-      break;
-    case "webhook":
-      o.webhookEvents.inc({ stage: String(fields.stage), type: String(fields.type ?? "unknown") });
-      break;
-    case "late_success_refund":
-      o.lateSuccessRefunds.inc();
-      break;
-    case "refund_failed":
-      o.refundFailures.inc({ reason: String(fields.failureReason) });
-      break;
-    case "stray_intent":
-      o.strayIntents.inc({ action: String(fields.action) });
-      break;
-    case "order_restored":
-      o.ordersRestored.inc({ outcome: String(fields.outcome) });
-      break;
-    case "provider_refused":
-      o.providerRefusals.inc({ status: String(fields.status) });
-      break;
-    case "rate_limited":
-      o.rateLimited.inc({ rule: String(fields.rule) });
-      break;
-    case "customer_cleanup":
-      o.customersExpired.inc(Number(fields.deleted) || 0);
-      break;
-  }
+  if (!isNamed(event)) return;
+  (COUNT[event] as (o: Observability, fields: Fields) => void)(o, fields);
   for (const listener of hooks().listeners) {
     try {
-      listener(event, fields);
+      listener({ event, fields } as Observation);
     } catch (err) {
       observeError("observation_listener_failed", err, { event });
     }
   }
-}
+};
+
+/** What each named event adds to the metrics (labels as strings, whatever an untyped caller sent). */
+const COUNT: { [E in keyof ObservationEvents]: (o: Observability, fields: ObservationEvents[E] & Fields) => void } = {
+  claim: (o, f) => o.claims.inc({ decision: String(f.retaken ? "retake" : f.decision) }),
+  order: () => {},
+  payment: (o, f) => o.payments.inc({ outcome: String(f.kind) }),
+  response: (o, f) => o.responses.inc({ status: String(f.status) }),
+  reconcile: (o, f) => o.reconciliations.inc({ outcome: String(f.outcome) }),
+  cleanup: (o, f) => o.cleanupDeleted.inc(Number(f.deleted) || 0),
+  customer_cleanup: (o, f) => o.customersExpired.inc(Number(f.deleted) || 0),
+  webhook: (o, f) => o.webhookEvents.inc({ stage: String(f.stage), type: String(f.type ?? "unknown") }),
+  late_success_refund: (o) => o.lateSuccessRefunds.inc(),
+  refund_failed: (o, f) => o.refundFailures.inc({ reason: String(f.failureReason) }),
+  stray_intent: (o, f) => o.strayIntents.inc({ action: String(f.action) }),
+  order_restored: (o, f) => o.ordersRestored.inc({ outcome: String(f.outcome) }),
+  provider_refused: (o, f) => o.providerRefusals.inc({ status: String(f.status) }),
+  rate_limited: (o, f) => o.rateLimited.inc({ rule: String(f.rule) }),
+};
+
+const isNamed = (event: string): event is keyof ObservationEvents => Object.hasOwn(COUNT, event);
 
 /** Unexpected failures: logged with the error, counted nowhere else. */
 export function observeError(event: string, error: unknown, fields: Fields = {}): void {

@@ -1,14 +1,14 @@
+/**
+ * Guest sessions: a sealed (encrypted and signed) cookie made by iron-session,
+ * HttpOnly and SameSite=Lax. The customer id in it is the subject of every
+ * idempotency key, so it comes only from here, never from a request body.
+ */
 import "server-only";
 import { sealData, unsealData } from "iron-session";
 import { cookies } from "next/headers";
 import type { PrismaClient } from "./generated/prisma/client";
 import { ConfigError, env } from "./env";
 
-/**
- * Guest sessions: a sealed (encrypted and signed) cookie made by iron-session,
- * HttpOnly and SameSite=Lax. The customer id in it is the subject of every
- * idempotency key, so it comes only from here, never from a request body.
- */
 interface SessionData {
   customerId?: string;
 }

@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { ordersQuery } from "@/lib/checkout-client/queries";
 import { formatMoney } from "@/lib/money";
-import { formatDate, StatusBadge } from "../_components/order-lines";
+import { formatDate, StatusBadge } from "@/app/_components/order-lines";
 
 /** This browser's orders, newest first, declined attempts included. */
 export function OrderHistory() {

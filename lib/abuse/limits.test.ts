@@ -57,7 +57,7 @@ describe("the abuse limits", () => {
   it("lets requests through when its store cannot be reached, and says so", async () => {
     const events: string[] = [];
     const broken = createPrismaClient("postgresql://nobody@127.0.0.1:9/none", { connectTimeoutMs: 500 });
-    const limits = new AbuseLimits(poolOf(broken), settings(1), (event) => events.push(event));
+    const limits = new AbuseLimits(poolOf(broken), settings(1), (event: string) => events.push(event));
     expect(await limits.consume([["session_per_address", address()]])).toEqual({ ok: true });
     expect(events).toEqual(["rate_limit_error"]);
     await broken.$disconnect();

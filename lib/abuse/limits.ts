@@ -1,6 +1,3 @@
-import type pg from "pg";
-import { RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
-
 /**
  * Abuse limits (docs/contract.md, "Abuse limits"): how many sessions, fresh
  * checkout attempts and 3-D Secure returns one client address and one
@@ -8,6 +5,10 @@ import { RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
  * shop's own PostgreSQL, so every instance shares one count; the library
  * creates its table (schema `rate_limit`) itself. Nothing here knows HTTP.
  */
+import type pg from "pg";
+import { RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
+import type { Observe } from "@/lib/observability";
+
 export type LimitRule =
   "session_per_address" | "checkout_per_address" | "checkout_per_session" | "return_per_address" | "return_per_session";
 
@@ -30,7 +31,7 @@ export class AbuseLimits {
   constructor(
     private readonly pool: pg.Pool,
     private readonly settings: LimitSettings,
-    private readonly log?: (event: string, fields: Record<string, unknown>) => void,
+    private readonly log?: Observe,
   ) {}
 
   /** Creates the table on first use; a failed start is tried again by the next call, not cached. */

@@ -1,7 +1,7 @@
-import type { OrderView as ServerOrderView } from "../checkout/orders";
-import type { CheckoutRequest } from "../checkout/request";
-
 /** Shapes of the app's JSON API as the browser sees it (dates arrive as ISO strings). */
+import type { OrderView as ServerOrderView } from "@/lib/checkout/orders";
+import type { CheckoutRequest } from "@/lib/checkout/request";
+
 export interface Product {
   sku: string;
   name: string;

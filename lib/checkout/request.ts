@@ -28,8 +28,4 @@ export type CheckoutRequest = z.infer<typeof checkoutRequestSchema>;
 
 export const CHECKOUT_ENDPOINT = "POST /api/checkout";
 
-/** What is wrong with a request, at a path into its body (answered as `invalid_request` with `issues`). */
-export interface ValidationIssue {
-  path: Array<string | number>;
-  message: string;
-}
+export type { ValidationIssue } from "@/lib/validation";

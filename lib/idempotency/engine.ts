@@ -1,8 +1,3 @@
-import { randomUUID } from "node:crypto";
-import { queryRows } from "../db";
-import { Prisma, type PrismaClient } from "../generated/prisma/client";
-import type { AbandonedRecord, ClaimResult, IdempotencyStatus, KeyScope, Ownership, StoredResponse } from "./types";
-
 /**
  * The claim/replay engine of docs/contract.md §3. A request's record is inserted
  * `in_progress` and committed on its own, before any effect, so a duplicate
@@ -15,6 +10,15 @@ import type { AbandonedRecord, ClaimResult, IdempotencyStatus, KeyScope, Ownersh
  * comparisons against the database's clock (several app instances must agree
  * on when a lock is stale; their own clocks may not).
  */
+import { randomUUID } from "node:crypto";
+import { queryRows } from "../db";
+import { Prisma, type PrismaClient } from "../generated/prisma/client";
+import { heldBy, heldRecord, type OutcomeEffect } from "./fence";
+import type { AbandonedRecord, ClaimResult, IdempotencyStatus, KeyScope, Ownership, StoredResponse } from "./types";
+
+// Re-exported for the checkout's order write (lib/checkout/orders.ts).
+export { heldBy, type OutcomeEffect } from "./fence";
+
 export interface IdempotencyOptions {
   /** After this an in_progress record's owner is presumed dead and may be replaced. */
   inProgressTtlMs: number;
@@ -36,14 +40,6 @@ export const RECONCILE_BACKOFF_MAX_MS = 600_000;
 
 /** How long a duplicate should wait before asking again: a charge usually takes about a second. */
 export const IN_PROGRESS_RETRY_AFTER_SECONDS = 1;
-
-/**
- * A write that must land together with an outcome (e.g. marking the order
- * paid): one data-modifying statement, given `finishedId` — the record's id
- * if this owner's outcome was written, NULL if it was fenced out — to match
- * its rows by, so a fenced-out owner's effect touches nothing.
- */
-export type OutcomeEffect = (finishedId: Prisma.Sql) => Prisma.Sql;
 
 /**
  * The claim, one statement: read the record already there (and whether its
@@ -251,7 +247,7 @@ export class IdempotencyEngine {
     const rows = await this.prisma.$queryRaw<Array<{ updated: number }>>`
       with updated as (
         update idempotency_keys set ${set}
-         where id = ${owner.recordId}::uuid and lock_token = ${owner.lockToken}::uuid and status = 'in_progress'
+         where ${heldRecord(owner)}
         returning id
       )${effect ? Prisma.sql`, effect as (${effect(Prisma.sql`(select id from updated)`)})` : Prisma.empty}
       select count(*)::int as updated from updated`;
@@ -330,24 +326,6 @@ export class IdempotencyEngine {
       ? { recordId: row.id, status: row.status }
       : { recordId: row.id, status: row.status, response: storedResponse(row) };
   }
-}
-
-/**
- * WITH clauses ending in `owner`: the claim's record while `owner` holds it,
- * locked until the statement ends so it cannot be retaken meanwhile, and its
- * lock renewed when it is older than `owner.renewAfterMs` (the owner is about
- * to call the provider again); no row once the owner is fenced out. Writes
- * made between claim and outcome select from `owner` to land only while the
- * claim is theirs. Two complementary clauses, because a data-modifying one
- * cannot be nested: exactly one of them sees the row.
- */
-export function heldBy(owner: Ownership): Prisma.Sql {
-  const mine = Prisma.sql`id = ${owner.recordId}::uuid and lock_token = ${owner.lockToken}::uuid and status = 'in_progress'`;
-  const old = Prisma.sql`locked_at < now() - ${owner.renewAfterMs} * interval '1 millisecond'`;
-  return Prisma.sql`
-    renewed as (update idempotency_keys set locked_at = now() where ${mine} and ${old} returning id),
-    kept as (select id from idempotency_keys where ${mine} and not (${old}) for update),
-    owner as (select id from renewed union all select id from kept)`;
 }
 
 /** A stored answer to give without doing anything: a finished record, or one waiting for the shopper. */

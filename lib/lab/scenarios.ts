@@ -1,4 +1,4 @@
-import type { CheckoutBody } from "../checkout-client/types";
+import type { CheckoutBody } from "@/lib/checkout-client/types";
 import type { FaultPatch } from "./fault-patch";
 
 /**

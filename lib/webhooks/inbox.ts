@@ -1,5 +1,3 @@
-import type { PrismaClient } from "../generated/prisma/client";
-
 /**
  * The webhook inbox (docs/contract.md, "Webhooks"): Stripe delivers each event at least
  * once, so the event id is the key and a redelivery changes nothing. An event
@@ -12,6 +10,8 @@ import type { PrismaClient } from "../generated/prisma/client";
  * returning whether this delivery inserted, `for update skip locked`, and
  * times by the database's clock (instances' clocks may disagree).
  */
+import type { PrismaClient } from "../generated/prisma/client";
+
 export interface InboxEvent {
   id: string;
   type: string;

@@ -1,13 +1,13 @@
-import type Stripe from "stripe";
-import type { WebhookDeps } from "./deps";
-import { storeEvent } from "./inbox";
-
 /**
  * Receiving a delivery (docs/contract.md, "Webhooks"): verify Stripe's signature on the raw
  * body, then store the event by its id. Nothing else happens before the
  * acknowledgement, so it takes one HMAC and one insert; processing follows
  * (see process.ts).
  */
+import type Stripe from "stripe";
+import type { WebhookDeps } from "./deps";
+import { storeEvent } from "./inbox";
+
 export type ReceiveResult =
   | { kind: "invalid"; message: string }
   | { kind: "accepted"; eventId: string; type: string; duplicate: boolean }

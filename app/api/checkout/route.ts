@@ -1,2 +1,1 @@
-// The handler lives beside the route so the lab's lossy route can call it too.
-export { handleCheckout as POST } from "./checkout-handler";
+export { handleCheckout as POST } from "@/lib/handlers/checkout";

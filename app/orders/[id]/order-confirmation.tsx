@@ -6,7 +6,7 @@ import { useEffect, useRef } from "react";
 import { ApiError } from "@/lib/checkout-client/api";
 import { orderQuery } from "@/lib/checkout-client/queries";
 import type { OrderView } from "@/lib/checkout-client/types";
-import { formatDate, OrderLines, StatusBadge } from "../../_components/order-lines";
+import { formatDate, OrderLines, StatusBadge } from "@/app/_components/order-lines";
 
 const HEADINGS = {
   paid: "Thank you — your order is paid",

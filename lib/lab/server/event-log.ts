@@ -1,7 +1,3 @@
-import "server-only";
-import { AsyncLocalStorage } from "node:async_hooks";
-import type { LabEvent, LabEventBody, Lane } from "@/lib/lab/lab-event";
-
 /**
  * The lab's event log: an in-memory ring buffer per app process. Only
  * requests a lab page tagged (see lab-trace.ts) are recorded; the tag
@@ -9,6 +5,11 @@ import type { LabEvent, LabEventBody, Lane } from "@/lib/lab/lab-event";
  * needs no lab parameters: `tapLabEvent` listens to `observe()` (attach.ts)
  * and drops every event at once outside a lab request.
  */
+import "server-only";
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { LabEvent, LabEventBody, Lane } from "@/lib/lab/lab-event";
+import type { Observation } from "@/lib/observability";
+
 export interface LabContext {
   runId: string;
   lane: Lane;
@@ -50,8 +51,12 @@ export function recordLabEvent(body: LabEventBody, context = log().context.getSt
   if (l.events.length > LAB_LOG_CAPACITY) l.events.splice(0, l.events.length - LAB_LOG_CAPACITY);
 }
 
-/** observe()'s hook: the payment path's own events, translated for the timeline. */
-export function tapLabEvent(event: string, fields: Record<string, unknown>): void {
+/**
+ * observe()'s hook: the payment path's own events, translated for the
+ * timeline (its values checked again: the checkout's calls are typed only as
+ * far as its dependencies say).
+ */
+export function tapLabEvent({ event, fields }: Observation): void {
   if (!log().context.getStore()) return;
   if (event === "claim")
     recordLabEvent({ type: "claim", decision: String(fields.decision), retaken: fields.retaken === true });

@@ -1,22 +1,24 @@
-import "server-only";
-import type Stripe from "stripe";
-import { priceCart, type PricedLine } from "@/lib/checkout/price-cart";
-import type { CheckoutRequest, ValidationIssue } from "@/lib/checkout/request";
-import type { PrismaClient } from "@/lib/generated/prisma/client";
-
 /**
  * DEMO ONLY — the checkout as a typical first implementation writes it, with
  * no idempotency at all: every request creates an order and charges the card.
  * It exists so the lab and the benchmarks can show, side by side, what the
  * real endpoint prevents. Served only when LAB_NAIVE_ENDPOINT=1.
  */
+import "server-only";
+import type Stripe from "stripe";
+import { priceCart, type PricedLine } from "./price-cart";
+import type { CheckoutRequest } from "@/lib/checkout/request";
+import type { ValidationIssue } from "@/lib/validation";
+import type { PrismaClient } from "@/lib/generated/prisma/client";
+import type { Observe } from "@/lib/observability";
+
 export type NaiveResult =
   | { kind: "paid"; orderId: string; paymentIntentId: string; amountCents: number; currency: string }
   | { kind: "declined"; orderId: string; declineCode: string; message: string }
   | { kind: "invalid"; issues: ValidationIssue[] };
 
 export async function naiveCheckout(
-  deps: { prisma: PrismaClient; stripe: Stripe; log?: (event: string, fields: Record<string, unknown>) => void },
+  deps: { prisma: PrismaClient; stripe: Stripe; log?: Observe },
   /**
    * `labRun` tags the PaymentIntent so the lab can count this run's charges in
    * the gateway's ledger. `attemptKey`, the client's Idempotency-Key if it sent

@@ -2,8 +2,8 @@ import { jsonError } from "@/lib/http";
 import { recordLabEvent } from "@/lib/lab/server/event-log";
 import { labTagOf } from "@/lib/lab/server/lab-trace";
 import { currentCustomerId } from "@/lib/session";
-import { handleCheckout } from "../../checkout/checkout-handler";
-import { handleNaiveCheckout } from "../naive-checkout/naive-handler";
+import { handleCheckout } from "@/lib/handlers/checkout";
+import { handleNaiveCheckout } from "@/lib/lab/server/naive-handler";
 import { sleep } from "@/lib/sleep";
 
 /**

@@ -1,1 +1,1 @@
-export { handleNaiveCheckout as POST } from "./naive-handler";
+export { handleNaiveCheckout as POST } from "@/lib/lab/server/naive-handler";

@@ -13,7 +13,7 @@ import {
 import { observeError } from "@/lib/observability";
 import { abuseLimits, checkoutDeps } from "@/lib/services";
 import { currentCustomerId } from "@/lib/session";
-import { toResponse, unavailable } from "../../to-response";
+import { toResponse, unavailable } from "@/lib/handlers/checkout-response";
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from "@/lib/checkout/checkout";
 
 const returnSchema = z.strictObject({

@@ -16,12 +16,13 @@ import { observe, observeError, traceRequest } from "@/lib/observability";
 import { env } from "@/lib/env";
 import { abuseLimits, checkoutDeps } from "@/lib/services";
 import { currentCustomerId } from "@/lib/session";
-import { toResponse, unavailable } from "./to-response";
+import { toResponse, unavailable } from "./checkout-response";
 
 /**
- * POST /api/checkout (docs/contract.md). Parse, call the use case, map its
- * result to HTTP. Shared by the route and the lab's lossy route
- * (/api/lab/lose-response), so no route imports another.
+ * POST /api/checkout (docs/contract.md §2). Parse, call the use case, map its
+ * result to HTTP. Here rather than in the route's folder because the lab's
+ * lossy route (/api/lab/lose-response) serves it too, and no route imports
+ * another.
  */
 export async function handleCheckout(request: Request): Promise<Response> {
   // A tracer may record the request (the lab does, for requests its page tagged).

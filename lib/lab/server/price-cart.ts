@@ -1,5 +1,6 @@
-import type { PrismaClient } from "../generated/prisma/client";
-import type { CheckoutRequest, ValidationIssue } from "./request";
+import type { CheckoutRequest } from "@/lib/checkout/request";
+import type { ValidationIssue } from "@/lib/validation";
+import type { PrismaClient } from "@/lib/generated/prisma/client";
 
 export interface PricedLine {
   sku: string;
@@ -12,9 +13,9 @@ export type PricedCart =
   { ok: true; lines: PricedLine[]; amountCents: number; currency: string } | { ok: false; issues: ValidationIssue[] };
 
 /**
- * Prices a cart from the catalogue in the database; the client's idea of a
- * price is never used. The checkout prices inside its order's insert
- * (lib/checkout/orders.ts); this is the lab's naive route's and the tests'.
+ * Prices a cart from the catalogue in the database for the naive route; the
+ * client's idea of a price is never used. The real checkout prices inside its
+ * order's insert (lib/checkout/orders.ts).
  */
 export async function priceCart(prisma: PrismaClient, items: CheckoutRequest["items"]): Promise<PricedCart> {
   const products = await prisma.product.findMany({

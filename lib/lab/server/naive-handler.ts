@@ -17,7 +17,8 @@ import { currentCustomerId } from "@/lib/session";
 
 /**
  * POST /api/lab/naive-checkout — DEMO ONLY, no idempotency; 404 unless the
- * lab is on (lib/lab/enabled.ts). Shared by the route and the lab's lossy route.
+ * lab is on (lib/lab/enabled.ts). Served by its route and by the lab's lossy
+ * route (/api/lab/lose-response).
  */
 export async function handleNaiveCheckout(request: Request): Promise<Response> {
   return traceLabRequest(request, "naive", () => handle(request));
