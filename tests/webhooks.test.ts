@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createStripeClient } from "@/lib/payments/stripe-client";
+import { LOST_AFTER_SECONDS } from "@/lib/webhooks/lost-order";
 import { EmulatorWebhooks } from "./helpers/emulator-webhooks";
 import { useTestApp } from "./helpers/harness";
 import { delta, scrape } from "./helpers/metrics";
@@ -311,6 +312,8 @@ describe("Stripe webhooks", () => {
 });
 
 describe("a success whose order the shop lost", () => {
+  const untilOlderThanMargin = (intent: { created: number }) =>
+    sleep(Math.max(0, (intent.created + LOST_AFTER_SECONDS + 1) * 1000 - Date.now()));
   const stripe = () => createStripeClient({ secretKey: h.app.emulator.apiKey, apiBase: h.app.emulator.url });
 
   it("restores the order as paid from the intent's metadata; the retry replays it", async () => {
@@ -323,8 +326,17 @@ describe("a success whose order the shop lost", () => {
 
     const intent = await stripe().paymentIntents.retrieve(paid.body.paymentIntentId);
     const event = stripeEvent("payment_intent.succeeded", intent);
+    // At once, the missing order is given the benefit of the doubt: kept for later.
     expect((await deliver(h.url, event)).status).toBe(200);
-    expect(await processed(event.id)).toMatchObject({ outcome: "order_restored", attempts: 1 });
+    const kept = await waitFor("the event to be kept", async () =>
+      (await h.db.webhookEvent(event.id))?.last_error ? h.db.webhookEvent(event.id) : null,
+    );
+    expect(kept).toMatchObject({ processed_at: null, last_error: `no order ${paid.body.orderId} yet` });
+    expect(await h.db.order(paid.body.orderId)).toBeNull();
+    // Past the margin, Stripe's redelivery restores it.
+    await untilOlderThanMargin(intent);
+    expect((await deliver(h.url, event)).status).toBe(200);
+    expect(await processed(event.id)).toMatchObject({ outcome: "order_restored" });
     expect(await h.db.order(paid.body.orderId)).toMatchObject({
       status: "paid",
       customer_id: shopper.customerId,
@@ -353,6 +365,7 @@ describe("a success whose order the shop lost", () => {
     const intent = await stripe().paymentIntents.retrieve(returned.searchParams.get("payment_intent")!);
     expect(intent.status).toBe("succeeded");
 
+    await untilOlderThanMargin(intent);
     const event = stripeEvent("payment_intent.succeeded", intent);
     expect((await deliver(h.url, event)).status).toBe(200);
     expect(await processed(event.id)).toMatchObject({ outcome: "order_restored_refunded" });

@@ -12,9 +12,23 @@ import { refundLateSuccess } from "./late-success";
  * failed; where it cannot be restored, the charge is refunded. Logged and
  * counted either way (`checkout_orders_restored_total`).
  */
-export type LostOrderVerdict = "accounted" | "order_restored" | "order_restored_refunded" | "unaccounted_refunded";
+export type LostOrderVerdict =
+  "accounted" | "not_yet" | "order_restored" | "order_restored_refunded" | "unaccounted_refunded";
 
-export async function accountForIntent(deps: WebhookDeps, intent: Stripe.PaymentIntent): Promise<LostOrderVerdict> {
+/**
+ * How old a success must be before its missing order counts as lost. The
+ * order is committed before the intent is created, so any age would do; the
+ * margin keeps a clock's skew, or a database read that lags its own writes,
+ * from restoring (or refunding) an order about to be seen.
+ */
+export const LOST_AFTER_SECONDS = 5;
+
+export async function accountForIntent(
+  deps: WebhookDeps,
+  intent: Stripe.PaymentIntent,
+  now = Date.now(),
+): Promise<LostOrderVerdict> {
+  if (now / 1000 - intent.created < LOST_AFTER_SECONDS) return "not_yet";
   const restored = await restoreOrder(deps.prisma, intent);
   const fields = { paymentIntentId: intent.id, attemptId: intent.metadata.orderId, amountCents: intent.amount };
   switch (restored.kind) {
@@ -57,6 +71,7 @@ export async function accountForSucceeded(
 ): Promise<Record<LostOrderVerdict, number>> {
   const counts: Record<LostOrderVerdict, number> = {
     accounted: 0,
+    not_yet: 0,
     order_restored: 0,
     order_restored_refunded: 0,
     unaccounted_refunded: 0,

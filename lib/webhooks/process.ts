@@ -118,7 +118,10 @@ async function onPaymentIntent(deps: WebhookDeps, paymentIntentId: string): Prom
     // Its order is written before the intent is created: the shop lost it. A
     // charge is restored as its order (or refunded); nothing charged needs no
     // order, since the shopper's retry writes it again.
-    if (intent.status === "succeeded") return { done: await accountForIntent(deps, intent) };
+    if (intent.status === "succeeded") {
+      const verdict = await accountForIntent(deps, intent);
+      return verdict === "not_yet" ? { later: `no order ${intent.metadata.orderId} yet` } : { done: verdict };
+    }
     if (intent.status === "canceled" || intent.last_payment_error) return { done: "lost_order_unpaid" };
     return { later: `no order ${intent.metadata.orderId}, intent ${intent.status}` };
   }
