@@ -58,6 +58,8 @@ async function look(
   charges: Array<{ id: string; orderId: string | undefined }> | null,
 ) {
   const db = new pg.Client({ connectionString: databaseUrl });
+  // A failover or restart cuts it: the query fails (and is looked at again), the process does not.
+  db.on("error", () => undefined);
   await db.connect();
   try {
     const keys = await db.query<{ n: number }>(

@@ -128,6 +128,8 @@ export async function startReplicatedPostgres(options: {
     await kill(node, "SIGKILL");
     rmSync(node.dir, { recursive: true, force: true });
     const admin = new pg.Client({ connectionString: adminUrl(primary.port) });
+    // A restart of the primary mid-copy cuts it: the rebuild fails and is tried again, the soak goes on.
+    admin.on("error", () => undefined);
     await admin.connect();
     try {
       await admin.query("select pg_backup_start('chaos standby', true)");
@@ -251,6 +253,7 @@ async function canQuery(url: string): Promise<boolean> {
 
 async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+  client.on("error", () => undefined);
   await client.connect();
   try {
     return await fn(client);

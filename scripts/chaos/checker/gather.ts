@@ -27,6 +27,7 @@ export async function gatherEvidence(options: {
   ]);
   const before = new Set(options.eventsBefore);
   const db = new pg.Client({ connectionString: options.databaseUrl });
+  db.on("error", () => undefined);
   await db.connect();
   try {
     const refundColumn = await db.query(
