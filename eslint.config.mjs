@@ -29,6 +29,12 @@ const LAYERS = {
   testFiles: ["**/*.test.ts", "**/*.test.tsx"],
   /** The reliability lab: demo-only, switched off in production. */
   lab: ["lib/lab", "app/lab", "app/api/lab"],
+  /**
+   * What the lab may name from tooling, in `import type` only: the Stripe
+   * emulator client's types, which the lab's fault switches are typed by. Its
+   * one HTTP call to the emulator stays its own, so no tooling code ships.
+   */
+  labTypesFrom: ["packages/stripe-emulator/src/client.ts"],
   /** The lab's only doors from the rest of the app: its switch, and the observer instrumentation.ts attaches. */
   labEntries: ["lib/lab/enabled.ts", "lib/lab/server/attach.ts"],
   /**
@@ -72,16 +78,38 @@ const routeZones = ["app", ...routeFolders()].map((folder) => ({
   message: "No route imports another route's folder: move the shared code into lib/, where both can import it.",
 }));
 
+const toolingZone = {
+  target: ".",
+  from: LAYERS.tooling,
+  message: "Production code imports no tooling: move what both need into lib/.",
+};
 const productionZones = [
-  {
-    target: ".",
-    from: LAYERS.tooling,
-    message: "Production code imports no tooling: move what both need into lib/.",
-  },
+  toolingZone,
   { target: ".", from: LAYERS.tests, message: "Production code imports no test code." },
   { target: ".", from: LAYERS.testFiles.map(underRoot), message: "Production code imports no test code." },
   ...routeZones,
 ];
+
+/** The lab's zones: the production ones, but the tooling zone lets LAYERS.labTypesFrom through. */
+const labZones = productionZones.flatMap((zone) =>
+  zone !== toolingZone
+    ? [zone]
+    : LAYERS.tooling.map((folder) => ({
+        ...zone,
+        from: folder,
+        except: LAYERS.labTypesFrom
+          .filter((file) => file.startsWith(`${folder}/`))
+          .map((file) => `./${path.relative(folder, file)}`),
+      })),
+);
+
+/** What LAYERS.labTypesFrom may give: types, which the build erases. */
+const labTypesOnly = {
+  regex: `^(${LAYERS.labTypesFrom.map((file) => `@/${withoutExtension(file)}`).join("|")}|@checkout/stripe-emulator(/.*)?)$`,
+  allowTypeImports: true,
+  message:
+    "The lab names the Stripe emulator's client in `import type` only: production code runs no tooling (eslint.config.mjs, LAYERS.labTypesFrom).",
+};
 
 const labDoor = {
   target: ".",
@@ -123,7 +151,7 @@ export default defineConfig([
   },
   {
     // No React here: Vitest's `useTestApp` and Playwright's fixture `use` are not hooks.
-    files: ["tests/**", "e2e/**", "bench/**", "scripts/**"],
+    files: ["tests/**", "e2e/**", "bench/**", "scripts/**", "packages/**"],
     rules: { "react-hooks/rules-of-hooks": "off" },
   },
   // The layers (LAYERS above).
@@ -135,7 +163,11 @@ export default defineConfig([
   {
     files: globsOf(LAYERS.lab),
     ignores: LAYERS.testFiles,
-    rules: { "import/no-restricted-paths": ["error", { basePath: root, zones: productionZones }] },
+    rules: {
+      "import/no-restricted-paths": ["error", { basePath: root, zones: labZones }],
+      // Browser files of the lab get this pattern from the browser block below, which replaces this one for them.
+      "@typescript-eslint/no-restricted-imports": ["error", { patterns: [labTypesOnly] }],
+    },
   },
   {
     files: browserFiles,
@@ -155,6 +187,7 @@ export default defineConfig([
               message:
                 "Browser code imports only types from server modules (`import type`); values it needs live in browser or shared modules (eslint.config.mjs, LAYERS).",
             },
+            labTypesOnly,
           ],
         },
       ],

@@ -76,7 +76,13 @@ export default defineConfig({
   test: {
     projects: [
       tier("unit", {
-        include: ["lib/**/*.test.ts", "scripts/**/*.test.ts", "app/**/*.test.ts", "tests/**/*.test.ts"],
+        include: [
+          "lib/**/*.test.ts",
+          "scripts/**/*.test.ts",
+          "packages/**/*.test.ts",
+          "app/**/*.test.ts",
+          "tests/**/*.test.ts",
+        ],
         exclude: [...APP, ...SERIAL, "**/node_modules/**"],
         globalSetup: ["tests/global-setup.ts"],
         maxWorkers: workers,

@@ -1,14 +1,7 @@
-import {
-  expect,
-  test as base,
-  type APIRequestContext,
-  type BrowserContext,
-  type Page,
-  type Request,
-} from "@playwright/test";
+import { expect, test as base, type BrowserContext, type Page, type Request } from "@playwright/test";
 import type { OrderView } from "@/lib/checkout-client/types";
+import { EmulatorClient, type PaymentIntent } from "@checkout/stripe-emulator/client";
 import { startApp } from "@/scripts/lib/app-process";
-import type { FaultStats } from "@/scripts/stripe-emulator/faults";
 import { freePort } from "@/tests/app-env";
 import { E2E, STACK_APP_ENV } from "./settings";
 
@@ -20,39 +13,9 @@ import { E2E, STACK_APP_ENV } from "./settings";
  * workers side by side never see each other's faults or charges. `shopper` is
  * the page's guest session, whose customer id tags every PaymentIntent it pays for.
  */
-export interface LedgerIntent {
-  id: string;
-  status: "requires_payment_method" | "requires_confirmation" | "requires_action" | "canceled" | "succeeded";
-  amount: number;
-  currency: string;
-  metadata: Record<string, string>;
-  last_payment_error: { decline_code: string } | null;
-}
-
-export interface Faults {
-  latencyMs?: number;
-  failNext?: { status: 500 | 503 | 429; times: number } | null;
-  dropAfterCharge?: number;
-  /** true: hold every write (key claimed) until released; false: open and let every held write go. */
-  gate?: boolean;
-  /** Let the n oldest held writes go, the gate staying closed. */
-  release?: number;
-}
-
-export type { FaultStats };
-
-export interface Emulator {
-  setFaults(faults: Faults): Promise<void>;
-  stats(): Promise<FaultStats>;
-  /** Writes waiting at the closed gate now. */
-  held(): Promise<number>;
-  /** The ledger's PaymentIntents for one customer, newest first. */
-  paymentIntents(customerId: string): Promise<LedgerIntent[]>;
-}
-
 export interface Shopper {
   customerId: string;
-  paymentIntents(): Promise<LedgerIntent[]>;
+  paymentIntents(): Promise<PaymentIntent[]>;
   /** The shop's own record: GET /api/orders with the page's session, newest first. */
   orders(): Promise<OrderView[]>;
 }
@@ -65,7 +28,7 @@ export interface WorkerApp {
 }
 
 export const test = base.extend<
-  { emulator: Emulator; shopper: Shopper; pageErrors: string[] },
+  { emulator: EmulatorClient; shopper: Shopper; pageErrors: string[] },
   { workerApp: WorkerApp }
 >({
   workerApp: [
@@ -101,15 +64,11 @@ export const test = base.extend<
     { auto: true },
   ],
   emulator: [
-    async ({ playwright, workerApp }, use) => {
-      // Every control names the worker's key: its own account (scripts/stripe-emulator/accounts.ts).
-      const api = await playwright.request.newContext({
-        baseURL: E2E.emulatorUrl,
-        extraHTTPHeaders: { Authorization: `Bearer ${workerApp.apiKey}` },
-      });
-      expect((await api.post("/_emulator/reset")).ok()).toBe(true);
-      await use(emulatorClient(api));
-      await api.dispose();
+    async ({ workerApp }, use) => {
+      // Every control names the worker's key: its own account (packages/stripe-emulator/src/accounts.ts).
+      const emulator = new EmulatorClient(E2E.emulatorUrl, { apiKey: workerApp.apiKey });
+      await emulator.reset();
+      await use(emulator);
     },
     { auto: true },
   ],
@@ -123,29 +82,13 @@ export const test = base.extend<
       expect(list.ok(), await list.text()).toBe(true);
       return (await list.json()) as OrderView[];
     };
-    await use({ customerId, paymentIntents: () => emulator.paymentIntents(customerId), orders });
+    await use({ customerId, paymentIntents: () => paymentIntentsOf(emulator, customerId), orders });
   },
 });
 
-function emulatorClient(api: APIRequestContext): Emulator {
-  return {
-    async setFaults(faults) {
-      const response = await api.post("/_emulator/faults", { data: faults });
-      expect(response.ok(), await response.text()).toBe(true);
-    },
-    async stats() {
-      return ((await (await api.get("/_emulator/faults")).json()) as { stats: FaultStats }).stats;
-    },
-    async held() {
-      return ((await (await api.get("/_emulator/faults")).json()) as { held: number }).held;
-    },
-    async paymentIntents(customerId) {
-      const response = await api.get("/v1/payment_intents?limit=100");
-      expect(response.ok(), await response.text()).toBe(true);
-      const { data } = (await response.json()) as { data: LedgerIntent[] };
-      return data.filter((intent) => intent.metadata.customerId === customerId);
-    },
-  };
+/** The ledger's PaymentIntents for one customer, newest first. */
+export async function paymentIntentsOf(emulator: EmulatorClient, customerId: string): Promise<PaymentIntent[]> {
+  return (await emulator.ledger()).filter((intent) => intent.metadata.customerId === customerId);
 }
 
 /** Every Idempotency-Key the page sends to POST /api/checkout, in order. */

@@ -1,5 +1,6 @@
 import type { Page } from "@playwright/test";
-import { expect, test, type LedgerIntent } from "./fixtures";
+import type { PaymentIntent } from "@checkout/stripe-emulator/client";
+import { expect, test } from "./fixtures";
 
 /**
  * The reliability lab (/lab): each scenario runs in both lanes at once, and
@@ -21,7 +22,7 @@ async function run(page: Page, scenario: string): Promise<void> {
   await expect(page.getByText("The run stopped early")).toHaveCount(0);
 }
 
-function ledgerByLane(intents: LedgerIntent[]) {
+function ledgerByLane(intents: PaymentIntent[]) {
   const succeeded = intents.filter((i) => i.status === "succeeded");
   return {
     naive: succeeded.filter((i) => i.metadata.lane === "naive"),
@@ -34,7 +35,7 @@ function ledgerByLane(intents: LedgerIntent[]) {
  * alike: the naive lane charged twice, the idempotent lane once, and each
  * shopper saw one order. Returns the ledger for the scenario's own checks.
  */
-async function expectChargedTwiceAndOnce(page: Page, shopper: { paymentIntents(): Promise<LedgerIntent[]> }) {
+async function expectChargedTwiceAndOnce(page: Page, shopper: { paymentIntents(): Promise<PaymentIntent[]> }) {
   const ledger = ledgerByLane(await shopper.paymentIntents());
   expect(ledger.naive).toHaveLength(2);
   expect(ledger.idempotent).toHaveLength(1);

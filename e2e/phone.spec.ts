@@ -43,7 +43,7 @@ test(
     await goToCheckout(page);
     const presses = await watchPresses(page);
     // The payment's Stripe call takes two seconds, so the second tap lands while the first is paying.
-    await emulator.setFaults({ latencyMs: 2_000 });
+    await emulator.faults({ latencyMs: 2_000 });
 
     await payButton(page).scrollIntoViewIfNeeded(); // a touch lands on the screen, not below the fold
     const box = (await payButton(page).boundingBox())!;

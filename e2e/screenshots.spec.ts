@@ -15,7 +15,7 @@ test("Screenshots: checkout while processing, and the confirmation", async ({ pa
   await addToCart(page, "Enamel Mug");
   await addToCart(page, "Dot-grid Notebook");
   await goToCheckout(page);
-  await emulator.setFaults({ latencyMs: 12_000 });
+  await emulator.faults({ latencyMs: 12_000 });
 
   await payButton(page).click();
   await expect(paymentStatus(page)).toContainText(/Still processing — retry [1-9]/, { timeout: 20_000 });

@@ -9,14 +9,14 @@ test("A slow gateway shows still processing and then the confirmation", async ({
   await page.goto("/");
   await addToCart(page, "Canvas Cap");
   await goToCheckout(page);
-  await emulator.setFaults({ gate: true });
+  await emulator.faults({ gate: true });
 
   await payButton(page).click();
   await expect(paymentStatus(page)).toContainText("Paying…");
   await expect(payButton(page)).toBeDisabled();
   await expect(paymentStatus(page)).toContainText(/Still processing — retry \d+/, { timeout: 20_000 });
   await expect(page.getByLabel("Quantity of Canvas Cap")).toBeDisabled();
-  await emulator.setFaults({ gate: false });
+  await emulator.faults({ gate: false });
   await expect(confirmationHeading(page)).toBeVisible({ timeout: 40_000 });
 
   expect((await emulator.stats()).gated).toBeGreaterThanOrEqual(1);
@@ -36,7 +36,7 @@ test(
     await page.goto("/");
     await addToCart(page, "Merino Socks", 3);
     await goToCheckout(page);
-    await emulator.setFaults({ gate: true });
+    await emulator.faults({ gate: true });
 
     await payButton(page).click();
     await expect(paymentStatus(page)).toContainText("Paying…");
@@ -48,7 +48,7 @@ test(
     await expect(paymentStatus(page)).toContainText(/Paying…|Still processing — retry \d+/);
     await expect(page.getByRole("radio", { name: /Visa — succeeds/ })).toBeChecked();
     await expect.poll(() => keys.length).toBeGreaterThan(1); // the reloaded page asked again, while held
-    await emulator.setFaults({ gate: false });
+    await emulator.faults({ gate: false });
     await expect(confirmationHeading(page)).toBeVisible({ timeout: 40_000 });
 
     const intents = await shopper.paymentIntents();
@@ -73,7 +73,7 @@ test("An item added in another tab during a slow payment stays in the cart after
   await page.goto("/");
   await addToCart(page, "Classic Tee");
   await goToCheckout(page);
-  await emulator.setFaults({ gate: true });
+  await emulator.faults({ gate: true });
   await payButton(page).click();
   await expect(paymentStatus(page)).toContainText(/Paying…|Still processing/);
 
@@ -81,7 +81,7 @@ test("An item added in another tab during a slow payment stays in the cart after
   await otherTab.goto("/");
   await addToCart(otherTab, "Enamel Mug");
   await otherTab.close();
-  await emulator.setFaults({ gate: false });
+  await emulator.faults({ gate: false });
 
   await expect(confirmationHeading(page)).toBeVisible({ timeout: 30_000 });
   await expect(page.getByRole("row", { name: /Total/ })).toContainText("$25.00");

@@ -1,6 +1,6 @@
 import { startApp, type AppProcess } from "../scripts/lib/app-process";
 import type { Page } from "@playwright/test";
-import { expect, recordCheckoutTraffic, test } from "./fixtures";
+import { expect, paymentIntentsOf, recordCheckoutTraffic, test } from "./fixtures";
 import { E2E, STACK_APP_ENV } from "./settings";
 import { addToCart, goToCheckout, payButton, paymentStatus } from "./shop";
 
@@ -57,7 +57,7 @@ test("A shopper who opened the shop at 127.0.0.1 comes back from 3-D Secure to 1
   const session = await page.request.post(`${shop}/api/session`); // this browser's session at 127.0.0.1
   expect(session.status()).toBe(200);
   const { customerId } = (await session.json()) as { customerId: string };
-  expect((await emulator.paymentIntents(customerId)).map((i) => i.status)).toEqual(["succeeded"]);
+  expect((await paymentIntentsOf(emulator, customerId)).map((i) => i.status)).toEqual(["succeeded"]);
 });
 
 test("A failed authentication shows the reason, charges nothing, and the next press is a new attempt", async ({

@@ -1,7 +1,7 @@
 import type { TestProject } from "vitest/node";
 import { startApp, type AppProcess } from "@/scripts/lib/app-process";
 import { buildApp } from "@/scripts/lib/stack";
-import { startStripeEmulator } from "@/scripts/stripe-emulator/server";
+import { startStripeEmulator } from "@checkout/stripe-emulator";
 import { freePort, testAppEnv } from "./app-env";
 import { TEST_DIST_DIR } from "./constants";
 

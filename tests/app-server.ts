@@ -1,6 +1,6 @@
 import { inject } from "vitest";
 import { startApp, type AppProcess } from "@/scripts/lib/app-process";
-import { startStripeEmulator } from "@/scripts/stripe-emulator/server";
+import { startStripeEmulator } from "@checkout/stripe-emulator";
 import { freePort, testAppEnv } from "./app-env";
 
 export { freePort, TEST_METRICS_TOKEN, TEST_SESSION_SECRET, testAppEnv } from "./app-env";
@@ -10,7 +10,7 @@ export { freePort, TEST_METRICS_TOKEN, TEST_SESSION_SECRET, testAppEnv } from ".
  * the test database and a Stripe emulator, for tests that go through HTTP.
  * Each call gets fresh ports, so test files can run in parallel.
  */
-/** The emulator a test app talks to, and the API key it uses there (its account: scripts/stripe-emulator/accounts.ts). */
+/** The emulator a test app talks to, and the API key it uses there (its account: packages/stripe-emulator/src/accounts.ts). */
 export interface TestProvider {
   url: string;
   apiKey: string;

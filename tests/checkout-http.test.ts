@@ -1,6 +1,6 @@
 import http from "node:http";
 import { describe, expect, it } from "vitest";
-import type { FaultStats } from "./helpers/emulator";
+import type { FaultStats } from "@checkout/stripe-emulator/client";
 import { useTestApp } from "./helpers/harness";
 import { CART, CART_TOTAL_CENTS, cart, newKey, Shopper, type Answer } from "./helpers/shopper";
 

@@ -4,9 +4,9 @@ import { checkout, type CheckoutDeps } from "@/lib/checkout/checkout";
 import { createPrismaClient } from "@/lib/db";
 import { IdempotencyEngine } from "@/lib/idempotency/engine";
 import { createStripeClient } from "@/lib/payments/stripe-client";
-import { startStripeEmulator, type StripeEmulator } from "@/scripts/stripe-emulator/server";
+import { startStripeEmulator, type StripeEmulator } from "@checkout/stripe-emulator";
 import { TestDb } from "./helpers/db";
-import { Emulator } from "./helpers/emulator";
+import { EmulatorClient } from "@checkout/stripe-emulator/client";
 import { cart, sleep, waitFor } from "./helpers/shopper";
 
 /**
@@ -24,14 +24,14 @@ const TTL_MS = 1_000;
 const LATENCY_MS = 3_000;
 
 let server: StripeEmulator;
-let emulator: Emulator;
+let emulator: EmulatorClient;
 const prisma = createPrismaClient(inject("databaseUrl"));
 const db = new TestDb();
 let deps: CheckoutDeps;
 
 beforeAll(async () => {
   server = await startStripeEmulator({ port: 0 });
-  emulator = new Emulator(server.url);
+  emulator = new EmulatorClient(server.url);
   deps = {
     prisma,
     stripe: createStripeClient({

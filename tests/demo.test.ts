@@ -7,7 +7,7 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "./app-server";
 import { TEST_DIST_DIR } from "./constants";
-import { EmulatorWebhooks } from "./helpers/emulator-webhooks";
+import { EmulatorClient } from "@checkout/stripe-emulator/client";
 import { cart, newKey, Shopper, waitFor } from "./helpers/shopper";
 
 /**
@@ -77,12 +77,12 @@ describe("npm run demo", () => {
     expect(postgresRunning(dataDir)).toBe(true);
 
     // The emulator tells the app about the payment, signed with the app's secret (a 400 would count as failed).
-    const webhooks = new EmulatorWebhooks(`http://127.0.0.1:${ports.emulator}`);
-    expect((await webhooks.view()).url).toBe(`http://localhost:${ports.app}/api/webhooks/stripe`);
+    const webhooks = new EmulatorClient(`http://127.0.0.1:${ports.emulator}`);
+    expect((await webhooks.webhookSnapshot()).url).toBe(`http://localhost:${ports.app}/api/webhooks/stripe`);
     const shopper = await Shopper.arrive(`http://localhost:${ports.app}`);
     expect((await shopper.checkout(newKey(), cart())).status).toBe(201);
     const delivered = await waitFor("the payment's events to be delivered", async () => {
-      const { stats } = await webhooks.view();
+      const { stats } = await webhooks.webhookSnapshot();
       return stats.delivered >= 2 && stats.pending === 0 ? stats : null;
     });
     expect(delivered).toMatchObject({ failedAttempts: 0 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createStripeClient } from "@/lib/payments/stripe-client";
-import { EmulatorWebhooks } from "./helpers/emulator-webhooks";
+import { EmulatorClient } from "@checkout/stripe-emulator/client";
 import { useTestApp } from "./helpers/harness";
 import { delta, scrape } from "./helpers/metrics";
 import { CART_TOTAL_CENTS, cart, newKey, waitFor } from "./helpers/shopper";
@@ -17,11 +17,11 @@ const h = useTestApp(
   { ownDatabase: "catchup" },
 );
 
-const webhooks = () => new EmulatorWebhooks(h.app.emulator.url);
+const webhooks = () => new EmulatorClient(h.app.emulator.url);
 const stripe = () => createStripeClient({ secretKey: h.app.emulator.apiKey, apiBase: h.app.emulator.url });
 
 async function expectNothingDelivered() {
-  const view = await webhooks().view();
+  const view = await webhooks().webhookSnapshot();
   expect(view.url).toBeNull();
   expect(view.stats).toMatchObject({ delivered: 0 });
 }

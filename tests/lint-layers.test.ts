@@ -25,11 +25,7 @@ const DIRECTIVE = "no-restricted-syntax";
 describe("the layers, enforced by lint", () => {
   it("production code imports no tooling, by alias or by relative path", async () => {
     expect(
-      await reported(
-        "lib/payments/x.ts",
-        `export { startStripeEmulator } from "@/scripts/stripe-emulator/server";`,
-        PATHS,
-      ),
+      await reported("lib/payments/x.ts", `export { startStripeEmulator } from "@checkout/stripe-emulator";`, PATHS),
     ).toEqual([expect.stringContaining("Production code imports no tooling")]);
     expect(
       await reported("app/api/orders/x.ts", `export { startBenchStack } from "../../../bench/lib/stack";`, PATHS),
@@ -63,6 +59,35 @@ describe("the layers, enforced by lint", () => {
     expect(
       await reported("app/api/lab/x/route.ts", `export { recordLabEvent } from "@/lib/lab/server/event-log";`, PATHS),
     ).toEqual([]);
+  });
+
+  it("the lab names the emulator client's types, and nothing else of tooling", async () => {
+    const types = `import type { FaultPatch } from "@checkout/stripe-emulator/client";\nexport type P = FaultPatch;`;
+    for (const file of ["lib/lab/x.ts", "lib/lab/server/x.ts", "lib/lab/browser/x.ts", "app/api/lab/x/route.ts"]) {
+      expect(await reported(file, types, PATHS), file).toEqual([]);
+      expect(await reported(file, types, BROWSER), file).toEqual([]);
+    }
+    expect(
+      await reported(
+        "lib/lab/server/x.ts",
+        `export { EmulatorClient } from "@checkout/stripe-emulator/client";`,
+        BROWSER,
+      ),
+    ).toEqual([expect.stringContaining("The lab names the Stripe emulator's client in `import type` only")]);
+    expect(
+      await reported(
+        "lib/lab/browser/x.ts",
+        `export { EmulatorClient } from "@checkout/stripe-emulator/client";`,
+        BROWSER,
+      ),
+    ).toEqual([expect.stringContaining("The lab names the Stripe emulator's client in `import type` only")]);
+    expect(
+      await reported("lib/lab/server/x.ts", `export type { StripeEmulator } from "@checkout/stripe-emulator";`, PATHS),
+    ).toEqual([expect.stringContaining("Production code imports no tooling")]);
+    // Outside the lab, not even the types.
+    expect(await reported("lib/payments/x.ts", types, PATHS)).toEqual([
+      expect.stringContaining("Production code imports no tooling"),
+    ]);
   });
 
   it("no route imports another route's folder; private folders are shared", async () => {

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startStripeEmulator, type StripeEmulator } from "@/scripts/stripe-emulator/server";
+import { startStripeEmulator, type StripeEmulator } from "@checkout/stripe-emulator";
+import { EmulatorClient } from "@checkout/stripe-emulator/client";
 import { startTestApp, type TestApp } from "./app-server";
 import { sleep } from "@/lib/sleep";
 
@@ -22,11 +23,7 @@ const apps: TestApp[] = [];
 beforeAll(async () => {
   emulator = await startStripeEmulator({ port: 0 });
   for (let i = 0; i < 3; i++) apps.push(await startTestApp({}, emulator));
-  await fetch(`${emulator.url}/_emulator/faults`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ latencyMs: 150 }),
-  });
+  await new EmulatorClient(emulator.url).faults({ latencyMs: 150 });
 }, 120_000);
 
 afterAll(async () => {
@@ -129,8 +126,7 @@ describe("several app instances serving the same shoppers", () => {
     expect(rows).toEqual([{ status: "paid", n: ATTEMPTS }]);
     expect(stuck.rows[0]!.n).toBe(0);
 
-    const stats = ((await (await fetch(`${emulator.url}/_emulator/faults`)).json()) as { stats: { delayed: number } })
-      .stats;
+    const stats = await new EmulatorClient(emulator.url).stats();
     expect(stats.delayed).toBeGreaterThanOrEqual(ATTEMPTS); // the latency really applied
     console.log(
       JSON.stringify({

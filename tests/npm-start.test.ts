@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { SESSION_TTL_SECONDS } from "../lib/session";
-import { startStripeEmulator, type StripeEmulator } from "../scripts/stripe-emulator/server";
+import { startStripeEmulator, type StripeEmulator } from "@checkout/stripe-emulator";
 import { freePort, TEST_SESSION_SECRET } from "./app-server";
 import { TEST_DIST_DIR } from "./constants";
 

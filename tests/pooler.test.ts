@@ -6,10 +6,10 @@ import { seedCatalogue } from "@/lib/catalogue/seed";
 import { createPrismaClient, queryRows } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
 import { startApp, type AppProcess } from "@/scripts/lib/app-process";
-import { startStripeEmulator } from "@/scripts/stripe-emulator/server";
+import { startStripeEmulator } from "@checkout/stripe-emulator";
 import { freePort, testAppEnv } from "./app-env";
 import { TestDb } from "./helpers/db";
-import { Emulator } from "./helpers/emulator";
+import { EmulatorClient } from "@checkout/stripe-emulator/client";
 import { findPgBouncer, startPgBouncer, type PgBouncer } from "./helpers/pgbouncer";
 import { cart, newKey, Shopper, sleep } from "./helpers/shopper";
 
@@ -67,7 +67,7 @@ describe.skipIf(!installed)("the shop behind PgBouncer in transaction mode (pgbo
   let pooler: PgBouncer;
   let app: AppProcess;
   let appEnv: Record<string, string>;
-  let emulator: Emulator;
+  let emulator: EmulatorClient;
   let closeEmulator: () => Promise<void>;
   let db: TestDb;
 
@@ -86,7 +86,7 @@ describe.skipIf(!installed)("the shop behind PgBouncer in transaction mode (pgbo
 
     const provider = await startStripeEmulator({ port: 0 });
     closeEmulator = () => provider.close();
-    emulator = new Emulator(provider.url);
+    emulator = new EmulatorClient(provider.url);
     const port = await freePort();
     appEnv = testAppEnv({
       databaseUrl: url,

@@ -5,8 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "./app-server";
 import { TEST_DIST_DIR } from "./constants";
-import { Emulator } from "./helpers/emulator";
-import { EmulatorWebhooks } from "./helpers/emulator-webhooks";
+import { EmulatorClient } from "@checkout/stripe-emulator/client";
 import { waitFor } from "./helpers/shopper";
 
 /**
@@ -23,7 +22,7 @@ const JOURNEYS = ["pay", "decline", "3ds-complete", "3ds-fail", "replay", "refun
 
 let demo: { stop(): Promise<number | null>; output(): string };
 let app = "";
-let emulator: Emulator;
+let emulator: EmulatorClient;
 let stripeEnv: Record<string, string>;
 
 beforeAll(async () => {
@@ -41,7 +40,7 @@ beforeAll(async () => {
     EVENTS_CATCH_UP_INTERVAL_MS: "2000",
   });
   app = `http://localhost:${ports.app}`;
-  emulator = new Emulator(`http://127.0.0.1:${ports.emulator}`);
+  emulator = new EmulatorClient(`http://127.0.0.1:${ports.emulator}`);
   // The demo's own key (.env.example), so the smoke reads the account the shop pays into.
   stripeEnv = { STRIPE_SECRET_KEY: "sk_test_emulator", STRIPE_API_BASE: emulator.url };
 });
@@ -85,23 +84,23 @@ describe("npm run smoke:stripe", () => {
   }, 120_000);
 
   it("with no webhook delivered, as with `stripe listen` stopped, waits for the events catch-up to record the refund", async () => {
-    const webhooks = new EmulatorWebhooks(emulator.url);
-    const { url } = await webhooks.view();
-    await webhooks.configure({ url: null });
+    const webhooks = new EmulatorClient(emulator.url);
+    const { url } = await webhooks.webhookSnapshot();
+    await webhooks.webhooks({ url: null });
     try {
       // The earlier runs' deliveries finished: from here on, none is made.
       const before = await waitFor("the earlier deliveries to finish", async () => {
-        const { stats } = await webhooks.view();
+        const { stats } = await webhooks.webhookSnapshot();
         return stats.pending === 0 ? stats : null;
       });
       const run = await smoke(["--app", app], stripeEnv);
-      const after = (await webhooks.view()).stats;
+      const after = (await webhooks.webhookSnapshot()).stats;
       expect(after.delivered).toBe(before.delivered); // nothing reached the shop by webhook
       expect(after.enqueued).toBe(before.enqueued);
       expect(run.code, run.output).toBe(0);
       expect(run.stdout).toMatch(/^refund +passed +re_\w+ succeeded at Stripe, recorded by the shop after/m);
     } finally {
-      await webhooks.configure({ url });
+      await webhooks.webhooks({ url });
     }
   }, 180_000);
 

@@ -1,13 +1,13 @@
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { createStripeClient } from "@/lib/payments/stripe-client";
-import { EmulatorWebhooks } from "./helpers/emulator-webhooks";
+import { EmulatorClient } from "@checkout/stripe-emulator/client";
 import { useTestApp } from "./helpers/harness";
 import { delta, scrape } from "./helpers/metrics";
 import { cart, newKey, waitFor } from "./helpers/shopper";
 import { authenticate } from "./helpers/three-d-secure";
 import { vanishAfterCharge } from "./helpers/vanish";
-import { deliver, stripeEvent } from "./helpers/webhooks";
+import { deliver, deliverTo, stripeEvent } from "./helpers/webhooks";
 
 /**
  * The Stripe emulator's own deliveries (signed by the emulator, retried on
@@ -29,13 +29,13 @@ const h = useTestApp(
   { ownDatabase: "deliveries" },
 );
 
-const webhooks = () => new EmulatorWebhooks(h.app.emulator.url);
+const webhooks = () => new EmulatorClient(h.app.emulator.url);
 
 /** Waits until the emulator has nothing left to deliver, then until the app has processed every event about `paymentIntentId`. */
 async function settled(paymentIntentId: string) {
   await waitFor(
     "the emulator's deliveries to finish",
-    async () => (await webhooks().view()).stats.pending === 0,
+    async () => (await webhooks().webhookSnapshot()).stats.pending === 0,
     30_000,
   );
   const events = (await webhooks().events()).filter(
@@ -56,7 +56,7 @@ async function settled(paymentIntentId: string) {
 
 describe("the emulator's own webhook deliveries", () => {
   it("each event sent three times and the batch reversed: every event processed once, the order paid once", async () => {
-    await webhooks().deliverTo(h.url, { faults: { duplicate: 2, reorder: { batch: 6 } } });
+    await deliverTo(webhooks(), h.url, { faults: { duplicate: 2, reorder: { batch: 6 } } });
     const before = await scrape(h.url);
     const shopper = await h.shopper();
     expect((await shopper.checkout(newKey(), cart())).status).toBe(201);
@@ -64,7 +64,7 @@ describe("the emulator's own webhook deliveries", () => {
 
     const { events, rows } = await settled(intent!.id);
     expect(events.map((e) => e.type).sort()).toEqual(["payment_intent.created", "payment_intent.succeeded"]);
-    const view = await webhooks().view();
+    const view = await webhooks().webhookSnapshot();
     expect(view.stats).toMatchObject({ duplicatesSent: 4, reorderedBatches: 1, delivered: 6, failedAttempts: 0 });
     expect(rows.map((r) => r.outcome)).toEqual(["already_paid", "already_paid"]);
     const after = await scrape(h.url);
@@ -81,7 +81,7 @@ describe("the emulator's own webhook deliveries", () => {
   });
 
   it("the app killed mid-delivery: the emulator delivers again and the event is processed once", async () => {
-    await webhooks().deliverTo(h.url, { retryBaseMs: 500, maxAttempts: 12 });
+    await deliverTo(webhooks(), h.url, { retryBaseMs: 500, maxAttempts: 12 });
     // Hold every insert into the inbox, so a delivery is inside the app, unanswered, when it dies.
     const lock = new pg.Client({ connectionString: h.app.env.DATABASE_URL });
     await lock.connect();
@@ -102,12 +102,12 @@ describe("the emulator's own webhook deliveries", () => {
       await lock.query("rollback");
       await waitFor(
         "the emulator to see the delivery fail",
-        async () => (await webhooks().view()).stats.failedAttempts >= 1,
+        async () => (await webhooks().webhookSnapshot()).stats.failedAttempts >= 1,
       );
 
       await h.app.restart();
       const { events, rows } = await settled(intent.id);
-      const view = await webhooks().view();
+      const view = await webhooks().webhookSnapshot();
       expect(view.stats.retries).toBeGreaterThanOrEqual(1);
       expect(Math.max(...events.map((e) => view.stats.attempts[e.id] ?? 0))).toBeGreaterThanOrEqual(2); // delivered again
       // One of them finished the attempt (the reconciler would have left both "already_paid"); the
@@ -124,7 +124,7 @@ describe("the emulator's own webhook deliveries", () => {
   });
 
   it("a late success delivered three times: one refund, and the refund's own events change nothing", async () => {
-    await webhooks().deliverTo(h.url, { faults: { duplicate: 2 } });
+    await deliverTo(webhooks(), h.url, { faults: { duplicate: 2 } });
     const shopper = await h.shopper();
     expect((await shopper.checkout(newKey(), cart("pm_card_chargeDeclined"))).status).toBe(402);
     const [intent] = await h.emulator.ledger();
@@ -146,14 +146,14 @@ describe("the emulator's own webhook deliveries", () => {
     }
     const refunds = await webhooks().refunds(intent!.id);
     expect(refunds).toHaveLength(1);
-    expect((await webhooks().view()).stats.duplicatesSent).toBeGreaterThanOrEqual(2 * events.length);
+    expect((await webhooks().webhookSnapshot()).stats.duplicatesSent).toBeGreaterThanOrEqual(2 * events.length);
     const [order] = await h.db.ordersOf(shopper.customerId!);
     expect(order).toMatchObject({ status: "failed", refund_id: refunds[0]!.id, refund_reason: "late_success" });
     expect(delta(before, await scrape(h.url), "checkout_late_success_refunds_total")).toBe(1);
   });
 
   it("a late success refunded to a card that refuses it: recorded, counted and shown as not refunded, never retried", async () => {
-    await webhooks().deliverTo(h.url);
+    await deliverTo(webhooks(), h.url);
     const shopper = await h.shopper();
     expect((await shopper.checkout(newKey(), cart("pm_card_chargeDeclined"))).status).toBe(402);
     const [intent] = await h.emulator.ledger();
@@ -208,7 +208,7 @@ describe("the emulator's own webhook deliveries", () => {
   });
 
   it("3-D Secure completed, the shopper never returns: the webhook pays the order, and a late return changes nothing", async () => {
-    await webhooks().deliverTo(h.url);
+    await deliverTo(webhooks(), h.url);
     const shopper = await h.shopper();
     const key = newKey();
     const first = await shopper.checkout(key, cart("pm_card_threeDSecure2Required"));

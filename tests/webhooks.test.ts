@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createStripeClient } from "@/lib/payments/stripe-client";
 import { LOST_AFTER_SECONDS } from "@/lib/webhooks/lost-order";
-import { EmulatorWebhooks } from "./helpers/emulator-webhooks";
+import { EmulatorClient } from "@checkout/stripe-emulator/client";
 import { useTestApp } from "./helpers/harness";
 import { delta, scrape } from "./helpers/metrics";
 import { cart, newKey, sleep, waitFor, type Shopper } from "./helpers/shopper";
@@ -173,7 +173,7 @@ describe("Stripe webhooks", () => {
     await Promise.all([deliver(h.url, another), deliver(h.url, another)]);
     expect(await processed(another.id)).toMatchObject({ outcome: "already_refunded" });
 
-    const refunds = await new EmulatorWebhooks(h.app.emulator.url).refunds(intent!.id);
+    const refunds = await new EmulatorClient(h.app.emulator.url).refunds(intent!.id);
     expect(refunds).toEqual([expect.objectContaining({ amount: intent!.amount, status: "succeeded" })]);
     expect((await h.emulator.stats()).refunds).toBe(1);
     expect(await h.db.order(order!.id)).toMatchObject({
@@ -229,7 +229,7 @@ describe("Stripe webhooks", () => {
     await deliver(h.url, created);
     expect(await processed(created.id)).toMatchObject({ outcome: "stray_canceled" });
 
-    const webhooks = new EmulatorWebhooks(h.app.emulator.url);
+    const webhooks = new EmulatorClient(h.app.emulator.url);
     expect(await webhooks.refunds(charged.id)).toEqual([
       expect.objectContaining({ amount: charged.amount, status: "succeeded" }),
     ]);
@@ -272,7 +272,7 @@ describe("Stripe webhooks", () => {
       metadata: { orderId: order!.id, customerId: shopper.customerId!, idempotencyKey: key },
     });
     await stripe.refunds.create({ payment_intent: stray.id }); // the Dashboard's refund
-    const webhooks = new EmulatorWebhooks(h.app.emulator.url);
+    const webhooks = new EmulatorClient(h.app.emulator.url);
     expect(await webhooks.refunds(stray.id)).toHaveLength(1);
 
     const event = stripeEvent("payment_intent.succeeded", stray);
@@ -369,7 +369,7 @@ describe("a success whose order the shop lost", () => {
     const event = stripeEvent("payment_intent.succeeded", intent);
     expect((await deliver(h.url, event)).status).toBe(200);
     expect(await processed(event.id)).toMatchObject({ outcome: "order_restored_refunded" });
-    const refunds = await new EmulatorWebhooks(h.app.emulator.url).refunds(intent.id);
+    const refunds = await new EmulatorClient(h.app.emulator.url).refunds(intent.id);
     expect(refunds).toEqual([expect.objectContaining({ amount: intent.amount, status: "succeeded" })]);
     const record = await h.db.record(shopper.customerId!, key);
     expect(await h.db.order(parked.body.orderId)).toMatchObject({

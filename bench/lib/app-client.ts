@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { EmulatorClient, type FaultPatch, type FaultsView } from "@checkout/stripe-emulator/client";
 import { sleep } from "@/lib/sleep";
 /** Small HTTP helpers for the app and the emulator's fault controls. */
 export const CART = JSON.stringify({ items: [{ sku: "tee-classic", quantity: 1 }], paymentMethod: "pm_card_visa" });
@@ -29,20 +30,12 @@ export async function checkoutOnce(
   });
 }
 
-export interface FaultState {
-  latencyMs: number;
-  stats: { requests: number; charges: number; delayed: number; replayed: number };
+export function setFaults(emulatorUrl: string, patch: FaultPatch): Promise<FaultsView> {
+  return new EmulatorClient(emulatorUrl).faults(patch);
 }
 
-export async function setFaults(emulatorUrl: string, patch: { latencyMs?: number }): Promise<FaultState> {
-  const response = await fetch(`${emulatorUrl}/_emulator/faults`, { method: "POST", body: JSON.stringify(patch) });
-  if (!response.ok) throw new Error(`POST /_emulator/faults answered ${response.status}: ${await response.text()}`);
-  return getFaults(emulatorUrl);
-}
-
-export async function getFaults(emulatorUrl: string): Promise<FaultState> {
-  const response = await fetch(`${emulatorUrl}/_emulator/faults`);
-  return (await response.json()) as FaultState;
+export function getFaults(emulatorUrl: string): Promise<FaultsView> {
+  return new EmulatorClient(emulatorUrl).snapshot();
 }
 
 /**

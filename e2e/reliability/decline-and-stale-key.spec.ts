@@ -15,7 +15,7 @@ test("A decline is replayed to the repeated press without reaching the bank agai
   const presses = await watchPresses(page);
   await page.getByRole("radio", { name: /Visa — declined/ }).check();
   // Slow enough that the repeated press arrives while the bank is still deciding.
-  await emulator.setFaults({ latencyMs: 2_000 });
+  await emulator.faults({ latencyMs: 2_000 });
 
   await payButton(page).evaluate((button: HTMLButtonElement) => {
     button.dispatchEvent(new MouseEvent("click", { bubbles: true, cancelable: true }));
@@ -70,7 +70,7 @@ test("A decline is replayed to the repeated press without reaching the bank agai
   expect(await shopper.paymentIntents()).toEqual(ledgerAfterDecline);
 
   const beforeVisa = traffic.exchanges.length;
-  await emulator.setFaults({ latencyMs: 0 });
+  await emulator.faults({ latencyMs: 0 });
   await page.getByRole("radio", { name: /Visa — succeeds/ }).check();
   await payButton(page).click();
   await expect(confirmationHeading(page)).toBeVisible();

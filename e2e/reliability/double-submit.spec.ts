@@ -37,7 +37,7 @@ test(
     await addToCart(page, "Classic Tee");
     await goToCheckout(page);
     const presses = await watchPresses(page);
-    await emulator.setFaults({ latencyMs: LATENCY_MS });
+    await emulator.faults({ latencyMs: LATENCY_MS });
 
     // Both clicks run in one task, before React can disable the button.
     const enabledForSecondClick = await payButton(page).evaluate((button: HTMLButtonElement) => {
@@ -71,7 +71,7 @@ test("A rapid triple click on Pay charges the card once", async ({ page, shopper
   await addToCart(page, "Classic Tee");
   await goToCheckout(page);
   const presses = await watchPresses(page);
-  await emulator.setFaults({ latencyMs: LATENCY_MS });
+  await emulator.faults({ latencyMs: LATENCY_MS });
 
   await payButton(page).click({ clickCount: 3 });
 
@@ -108,7 +108,7 @@ test("Two submissions of one attempt at once: the duplicate gets 409, polls, and
   await addToCart(page, "Enamel Mug", 2);
   await goToCheckout(page);
   const presses = await watchPresses(page);
-  await emulator.setFaults({ latencyMs: LATENCY_MS });
+  await emulator.faults({ latencyMs: LATENCY_MS });
 
   // The page's own checkout code runs twice at once: two mutations of the one stored attempt.
   await payButton(page).evaluate((button: HTMLButtonElement) => {

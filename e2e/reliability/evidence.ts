@@ -1,4 +1,5 @@
-import { expect, type CheckoutExchange, type LedgerIntent, type Shopper } from "../fixtures";
+import type { PaymentIntent } from "@checkout/stripe-emulator/client";
+import { expect, type CheckoutExchange, type Shopper } from "../fixtures";
 
 /**
  * The two records that must agree after any fault: the provider's ledger holds
@@ -8,7 +9,7 @@ import { expect, type CheckoutExchange, type LedgerIntent, type Shopper } from "
 export async function expectChargedOnce(
   shopper: Shopper,
   expected: { amountCents: number; key: string; orderId?: string },
-): Promise<LedgerIntent> {
+): Promise<PaymentIntent> {
   const intents = await shopper.paymentIntents();
   expect(intents.map((i) => [i.status, i.amount, i.metadata.idempotencyKey])).toEqual([
     ["succeeded", expected.amountCents, expected.key],

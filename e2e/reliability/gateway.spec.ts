@@ -14,7 +14,7 @@ test("A shopper who clicks again and reloads while the gateway holds the payment
   await goToCheckout(page);
   const presses = await watchPresses(page);
   // The gateway holds the payment (the gate) until the shopper has clicked again and reloaded.
-  await emulator.setFaults({ gate: true });
+  await emulator.faults({ gate: true });
 
   await payButton(page).click();
   await expect(paymentStatus(page)).toContainText(/Still processing — retry \d+/, { timeout: 20_000 });
@@ -28,7 +28,7 @@ test("A shopper who clicks again and reloads while the gateway holds the payment
   // The reloaded page resumes the open attempt by itself, with the same key.
   await expect(paymentStatus(page)).toContainText(/Paying…|Still processing — retry \d+/);
   await expect.poll(() => traffic.exchanges.find((e) => e.sentAt > reloadedAt)?.status).toBe(409);
-  await emulator.setFaults({ gate: false });
+  await emulator.faults({ gate: false });
   await expect(confirmationHeading(page)).toBeVisible({ timeout: 60_000 });
 
   const exchanges = await traffic.settled();
@@ -55,7 +55,7 @@ test("Transient provider failures are retried to one charge without the shopper 
   await addToCart(page, "Classic Tee");
   await goToCheckout(page);
   // The app's Stripe client retries twice by itself; a third 503 reaches the shop's answer.
-  await emulator.setFaults({ failNext: { status: 503, times: 3 } });
+  await emulator.faults({ failNext: { status: 503, times: 3 } });
 
   await payButton(page).click();
   await expect(paymentStatus(page)).toContainText("Still processing — retry 1");

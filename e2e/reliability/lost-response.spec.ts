@@ -52,7 +52,7 @@ test("A provider response dropped after the charge is recovered on the server: o
   await page.goto("/");
   await addToCart(page, "Market Tote");
   await goToCheckout(page);
-  await emulator.setFaults({ dropAfterCharge: 1 });
+  await emulator.faults({ dropAfterCharge: 1 });
 
   await payButton(page).click();
   await expect(confirmationHeading(page)).toBeVisible();
@@ -77,7 +77,7 @@ test(
     await addToCart(page, "Merino Socks");
     await goToCheckout(page);
     // The payment is held at the gateway (the gate): the request the page has out outlives its 5 s timeout.
-    await emulator.setFaults({ gate: true });
+    await emulator.faults({ gate: true });
 
     await payButton(page).click();
     await expect.poll(async () => (await emulator.stats()).delayed).toBe(1);
@@ -93,7 +93,7 @@ test(
       ),
     ).toMatch(/Failed to fetch/);
     await expect(paymentStatus(page)).toContainText(/Still processing — retry \d+/, { timeout: 20_000 });
-    await emulator.setFaults({ gate: false });
+    await emulator.faults({ gate: false });
     // The shop finished the charge while the browser could not hear about it.
     await expect
       .poll(async () => (await shopper.paymentIntents()).map((i) => i.status), { timeout: 20_000 })

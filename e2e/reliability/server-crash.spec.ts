@@ -36,7 +36,7 @@ test(
       await page.goto(`${app.url}/`);
       await addToCart(page, "Canvas Cap");
       await goToCheckout(page);
-      await emulator.setFaults({ latencyMs: LATENCY_MS });
+      await emulator.faults({ latencyMs: LATENCY_MS });
 
       await payButton(page).click();
       // The create-and-confirm (the charge) is now held by the provider, not yet executed.
@@ -46,7 +46,7 @@ test(
       await app.stop("SIGKILL");
       expect(await app.exited, "no exit code: killed by a signal").toBeNull();
       const killedAt = Date.now();
-      await emulator.setFaults({ latencyMs: 0 });
+      await emulator.faults({ latencyMs: 0 });
       // The charge lands with nobody left to record it.
       await expect
         .poll(async () => (await shopper.paymentIntents()).map((i) => i.status), { timeout: 20_000 })

@@ -15,7 +15,7 @@ test("A session rotated during a slow payment keeps the attempt, tells the shopp
   await addToCart(page, "Enamel Mug");
   await goToCheckout(page);
   // The payment is held at the gateway (the gate): the page's first request gives up after 5 s and retries.
-  await emulator.setFaults({ gate: true });
+  await emulator.faults({ gate: true });
 
   await payButton(page).click();
   await expect.poll(async () => (await emulator.stats()).delayed).toBeGreaterThanOrEqual(1); // the payment is at the slow gateway
@@ -28,7 +28,7 @@ test("A session rotated during a slow payment keeps the attempt, tells the shopp
   await expect(paymentStatus(page)).toContainText("Your session with the shop ended during this payment.");
   const sent = await traffic.settled();
   expect(outcomes(sent)).toEqual(["failed: net::ERR_ABORTED", "401"]);
-  await emulator.setFaults({ gate: false });
+  await emulator.faults({ gate: false });
   const key = onlyKey(sent);
   // The attempt stays open, with its key; the cart stays locked, so no second attempt can start.
   expect(

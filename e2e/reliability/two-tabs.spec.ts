@@ -17,7 +17,7 @@ test("Two tabs carrying the same open attempt charge the card once and confirm t
   const second = await context.newPage();
   await second.goto("/");
   // Held (the gate) until the second tab has joined while the first is still being charged.
-  await emulator.setFaults({ gate: true });
+  await emulator.faults({ gate: true });
 
   await payButton(page).click();
   await expect.poll(async () => (await emulator.stats()).delayed).toBe(1);
@@ -29,7 +29,7 @@ test("Two tabs carrying the same open attempt charge the card once and confirm t
   await goToCheckout(second);
   await expect(paymentStatus(second)).toContainText(/Paying…|Still processing/);
   await expect.poll(() => traffic.exchanges.find((e) => e.tab === 2)?.status).toBe(409);
-  await emulator.setFaults({ gate: false });
+  await emulator.faults({ gate: false });
 
   await expect(confirmationHeading(page)).toBeVisible({ timeout: 30_000 });
   await expect(confirmationHeading(second)).toBeVisible({ timeout: 30_000 });
@@ -77,7 +77,7 @@ test("A second tab's late confirmation does not take items added after the payme
     }
     await route.fallback().catch(() => undefined); // the page may have given up on a held request (its timeout)
   });
-  await emulator.setFaults({ gate: true });
+  await emulator.faults({ gate: true });
 
   await payButton(page).click();
   await expect.poll(async () => (await emulator.stats()).delayed).toBe(1);
@@ -85,7 +85,7 @@ test("A second tab's late confirmation does not take items added after the payme
   await second.evaluate(([k, v]) => sessionStorage.setItem(k, v), [ATTEMPT_STORAGE_KEY, attempt!] as const);
   await goToCheckout(second);
   await expect.poll(() => traffic.exchanges.find((e) => e.tab === 2)?.status).toBe(409);
-  await emulator.setFaults({ gate: false });
+  await emulator.faults({ gate: false });
   await expect(confirmationHeading(page)).toBeVisible({ timeout: 30_000 });
   await expect.poll(() => held).toBeGreaterThanOrEqual(1);
 

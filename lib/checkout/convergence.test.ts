@@ -2,7 +2,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startStripeEmulator, type StripeEmulator } from "../../scripts/stripe-emulator/server";
+import { startStripeEmulator, type StripeEmulator } from "@checkout/stripe-emulator";
+import { EmulatorClient, type FaultStats } from "@checkout/stripe-emulator/client";
 import { createOwnDatabase, type OwnDatabase } from "../../tests/helpers/own-database";
 import { authenticate } from "../../tests/helpers/three-d-secure";
 import { createPrismaClient } from "../db";
@@ -33,13 +34,8 @@ const cart = (paymentMethod: string): CheckoutRequest => ({
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const nothing = { paid: 0, declined: 0, failed: 0, waiting: 0, unknown: 0, abandoned: 0, skipped: 0 };
 
-async function control(path: string, payload?: unknown) {
-  const response = await fetch(
-    `${emulator.url}/_emulator/${path}`,
-    payload === undefined ? {} : { method: "POST", body: JSON.stringify(payload) },
-  );
-  return response.json() as Promise<{ stats: Record<string, number> }>;
-}
+/** The emulator's controls (faults, counters, reset), through its client. */
+const controls = () => new EmulatorClient(emulator.url);
 
 function depsFor(url: string): CheckoutDeps {
   return {
@@ -91,7 +87,7 @@ afterAll(async () => {
   await prisma.$disconnect();
   await database.drop();
 });
-beforeEach(() => control("reset", {}));
+beforeEach(() => controls().reset());
 
 describe("a definitive provider error", () => {
   it("is a stored 402 payment_failed with the provider's code: an unknown payment method is never retried", async () => {
@@ -103,12 +99,12 @@ describe("a definitive provider error", () => {
       replayed: false,
       body: { error: "payment_failed", code: "resource_missing" },
     });
-    const requests = (await control("faults")).stats.requests;
+    const requests = (await controls().snapshot()).stats.requests;
     expect(bodyOf(await checkout(deps, { customerId, key, body: cart("pm_card_doesNotExist") }))).toMatchObject({
       status: 402,
       replayed: true,
     });
-    expect((await control("faults")).stats.requests).toBe(requests); // the retry never reached the provider
+    expect((await controls().snapshot()).stats.requests).toBe(requests); // the retry never reached the provider
     expect(await prisma.order.findMany({ where: { customerId }, select: { status: true, declineCode: true } })).toEqual(
       [{ status: "failed", declineCode: "resource_missing" }],
     );
@@ -119,11 +115,11 @@ describe("a create whose 500 the provider stored for its key", () => {
   it("is unknown until the deadline, then a stored failure; nothing is ever charged, even after the provider forgets the key", async () => {
     const customerId = await newCustomer();
     const key = randomUUID();
-    await control("faults", { storeCreate500: 1 });
+    await controls().faults({ storeCreate500: 1 });
     expect(await checkout(deps, { customerId, key, body: cart("pm_card_visa") })).toMatchObject({
       kind: "unavailable",
     });
-    expect((await control("faults")).stats.storedCreate500).toBe(1);
+    expect((await controls().snapshot()).stats.storedCreate500).toBe(1);
 
     await sleep(TTL_MS + 100);
     expect(await reconcileAbandoned(deps)).toEqual({ ...nothing, unknown: 1 }); // the replayed 500: still unknown
@@ -132,7 +128,7 @@ describe("a create whose 500 the provider stored for its key", () => {
     expect(await reconcileAbandoned(deps)).toEqual({ ...nothing, failed: 1 }); // searched by metadata: no intent
 
     // The provider forgets its keys; the shopper and the reconciler come back.
-    await control("faults", { idempotencyKeyTtlMs: 1 });
+    await controls().faults({ idempotencyKeyTtlMs: 1 });
     await sleep(50);
     expect(bodyOf(await checkout(deps, { customerId, key, body: cart("pm_card_visa") }))).toMatchObject({
       status: 402,
@@ -140,7 +136,7 @@ describe("a create whose 500 the provider stored for its key", () => {
       body: { error: "payment_failed", code: "attempt_expired" },
     });
     expect(await reconcileAbandoned(deps)).toEqual(nothing);
-    const stats = (await control("faults")).stats;
+    const stats = (await controls().snapshot()).stats;
     expect(stats.charges).toBe(0);
     expect((await deps.stripe.paymentIntents.list({ limit: 100 })).data).toEqual([]);
   });
@@ -159,7 +155,7 @@ describe("a create that executes after its caller gave up", () => {
         if (isCreate) creates.push({ key: String(req.headers["idempotency-key"]), form: body });
         const arm =
           isCreate && creates.length === 1
-            ? control("faults", { lateExecution: { delayMs: 1_500, times: 1 } })
+            ? controls().faults({ lateExecution: { delayMs: 1_500, times: 1 } })
             : Promise.resolve();
         void arm.then(() => {
           const upstream = http.request(
@@ -182,7 +178,7 @@ describe("a create that executes after its caller gave up", () => {
       const key = randomUUID();
       const body = cart("pm_card_chargeDeclined");
       expect(await checkout(proxied, { customerId, key, body })).toMatchObject({ kind: "unavailable" });
-      expect((await control("faults")).stats.lateAnswered).toBe(1);
+      expect((await controls().snapshot()).stats.lateAnswered).toBe(1);
       // The shopper retries at once: the first create still holds its key (409 in use), nothing is found yet.
       expect(await checkout(proxied, { customerId, key, body })).toMatchObject({ kind: "unavailable" });
       await waitForStat("lateExecuted", 1);
@@ -193,7 +189,7 @@ describe("a create that executes after its caller gave up", () => {
       expect(creates.length).toBeGreaterThanOrEqual(3);
       expect(new Set(creates.map((c) => c.key))).toEqual(new Set([`${declined.body.orderId}:create`]));
       expect(new Set(creates.map((c) => c.form)).size).toBe(1);
-      expect((await control("faults")).stats).toMatchObject({ charges: 0, declines: 1, replayed: 1 });
+      expect((await controls().snapshot()).stats).toMatchObject({ charges: 0, declines: 1, replayed: 1 });
       expect((await deps.stripe.paymentIntents.list({ limit: 100 })).data).toHaveLength(1);
       expect(bodyOf(await checkout(proxied, { customerId, key, body }))).toMatchObject({ status: 402, replayed: true });
     } finally {
@@ -227,7 +223,7 @@ describe("3-D Secure", () => {
     const twice = bodyOf(await returnFromAuthentication(deps, { customerId, key, paymentIntentId }));
     expect(twice).toEqual({ ...paid, replayed: true });
     expect(bodyOf(await checkout(deps, { customerId, key, body }))).toEqual({ ...paid, replayed: true });
-    expect((await control("faults")).stats).toMatchObject({ charges: 1 });
+    expect((await controls().snapshot()).stats).toMatchObject({ charges: 1 });
   });
 
   it("records a failed authentication as 402 authentication_failed; the return never trusts another intent's id", async () => {
@@ -264,7 +260,7 @@ describe("3-D Secure", () => {
       status: 402,
       body: { error: "authentication_failed", code: "payment_intent_authentication_failure" },
     });
-    expect((await control("faults")).stats).toMatchObject({ charges: 0, authenticationsFailed: 1 });
+    expect((await controls().snapshot()).stats).toMatchObject({ charges: 0, authenticationsFailed: 1 });
   });
 
   it("cancels an authentication nobody finished once its action timeout passed, and stores authentication_abandoned", async () => {
@@ -284,13 +280,13 @@ describe("3-D Secure", () => {
     });
     // The shopper finds the tab later and presses Complete: the provider refuses, nothing is charged.
     await authenticate(first.body.nextAction.url, "complete").catch(() => undefined);
-    expect((await control("faults")).stats.charges).toBe(0);
+    expect((await controls().snapshot()).stats.charges).toBe(0);
   });
 });
 
-async function waitForStat(name: string, value: number) {
+async function waitForStat(name: keyof FaultStats, value: number) {
   for (let i = 0; i < 100; i++) {
-    if ((await control("faults")).stats[name] === value) return;
+    if ((await controls().stat(name)) === value) return;
     await sleep(50);
   }
   throw new Error(`the emulator's ${name} never reached ${value}`);

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startStripeEmulator, type StripeEmulator } from "../../scripts/stripe-emulator/server";
+import { startStripeEmulator, type StripeEmulator } from "@checkout/stripe-emulator";
+import { EmulatorClient } from "@checkout/stripe-emulator/client";
 import { createOwnDatabase, type OwnDatabase } from "../../tests/helpers/own-database";
 import type { PrismaClient } from "../generated/prisma/client";
 import { createPrismaClient } from "../db";
@@ -32,14 +33,8 @@ let deps: CheckoutDeps;
 const body: CheckoutRequest = { items: [{ sku: "mug-enamel", quantity: 2 }], paymentMethod: "pm_card_visa" };
 const nothing = { paid: 0, declined: 0, failed: 0, waiting: 0, unknown: 0, abandoned: 0, skipped: 0 };
 
-async function control(path: string, payload?: unknown) {
-  const response = await fetch(`${emulator.url}/_emulator/${path}`, {
-    method: payload === undefined && path === "faults" ? "GET" : "POST",
-    headers: { "content-type": "application/json" },
-    body: payload === undefined ? undefined : JSON.stringify(payload),
-  });
-  return response.json() as Promise<{ stats: { charges: number; failedInjected: number; requests: number } }>;
-}
+/** The emulator's controls (faults, counters, reset), through its client. */
+const controls = () => new EmulatorClient(emulator.url);
 
 async function ledgerFor(customerId: string) {
   const list = await deps.stripe.paymentIntents.list({ limit: 100 });
@@ -77,7 +72,7 @@ afterAll(async () => {
   await prisma.$disconnect();
   await database.drop();
 });
-beforeEach(() => control("reset", {}));
+beforeEach(() => controls().reset());
 
 describe("the reconciler", () => {
   it("finishes an attempt whose owner died after the card was charged, without charging again", async () => {
@@ -91,7 +86,7 @@ describe("the reconciler", () => {
     });
     if (charged.kind !== "succeeded") throw new Error(`expected a charge, got ${charged.kind}`);
     const intent = { id: charged.paymentIntentId };
-    expect((await control("faults")).stats.charges).toBe(1);
+    expect((await controls().snapshot()).stats.charges).toBe(1);
 
     await sleep(TTL_MS + 100);
     const counts = await reconcileAbandoned(deps);
@@ -103,16 +98,16 @@ describe("the reconciler", () => {
     const record = await prisma.idempotencyKey.findUniqueOrThrow({ where: { id: owner.recordId } });
     expect(record).toMatchObject({ status: "completed", responseStatus: 201, attempts: 2 });
     expect((await ledgerFor(customerId)).map((pi) => pi.status)).toEqual(["succeeded"]);
-    expect((await control("faults")).stats.charges).toBe(1);
+    expect((await controls().snapshot()).stats.charges).toBe(1);
   });
 
   it("charges once an attempt whose first charge never reached the provider", async () => {
     const customerId = await newCustomer();
     const key = randomUUID();
-    await control("faults", { failNext: { status: 503, times: 1 } });
+    await controls().faults({ failNext: { status: 503, times: 1 } });
     const first = await checkout(deps, { customerId, key, body });
     expect(first).toEqual({ kind: "unavailable", retryAfterSeconds: 2 });
-    expect((await control("faults")).stats.failedInjected).toBe(1);
+    expect((await controls().snapshot()).stats.failedInjected).toBe(1);
     expect(await ledgerFor(customerId)).toHaveLength(0);
 
     await sleep(TTL_MS + 100); // the shopper never retries
@@ -132,7 +127,7 @@ describe("the reconciler", () => {
 
   it("finishes an attempt whose charge timed out at the client but landed at the provider", async () => {
     const customerId = await newCustomer();
-    await control("faults", { latencyMs: 600 }); // longer than this client's 250 ms timeout
+    await controls().faults({ latencyMs: 600 }); // longer than this client's 250 ms timeout
     const impatient = {
       ...deps,
       stripe: createStripeClient({
@@ -144,7 +139,7 @@ describe("the reconciler", () => {
     };
     const first = await checkout(impatient, { customerId, key: randomUUID(), body });
     expect(first.kind).toBe("unavailable");
-    await control("faults", { latencyMs: 0 });
+    await controls().faults({ latencyMs: 0 });
     await sleep(Math.max(TTL_MS, 600) + 200); // the provider finished creating the intent meanwhile
     expect(await reconcileAbandoned(deps)).toEqual({ ...nothing, paid: 1 });
     const ledger = await ledgerFor(customerId);
@@ -153,7 +148,7 @@ describe("the reconciler", () => {
 
   it("records a decline for an abandoned attempt with a declined card", async () => {
     const customerId = await newCustomer();
-    await control("faults", { failNext: { status: 500, times: 1 } });
+    await controls().faults({ failNext: { status: 500, times: 1 } });
     const declined = { ...body, paymentMethod: "pm_card_chargeDeclinedInsufficientFunds" };
     const key = randomUUID();
     expect((await checkout(deps, { customerId, key, body: declined })).kind).toBe("unavailable");
@@ -178,9 +173,9 @@ describe("the reconciler", () => {
 
   it("lets several reconcilers run at once, each attempt finished once", async () => {
     const customerId = await newCustomer();
-    await control("faults", { failNext: { status: 503, times: 5 } });
+    await controls().faults({ failNext: { status: 503, times: 5 } });
     for (let i = 0; i < 5; i++) await checkout(deps, { customerId, key: randomUUID(), body });
-    expect((await control("faults")).stats.failedInjected).toBe(5);
+    expect((await controls().snapshot()).stats.failedInjected).toBe(5);
     await sleep(TTL_MS + 100);
     const runs = await Promise.all([reconcileAbandoned(deps), reconcileAbandoned(deps), reconcileAbandoned(deps)]);
     expect(runs.reduce((n, r) => n + r.unknown, 0)).toBe(0);
@@ -220,7 +215,7 @@ describe("the reconciler", () => {
     expect(await prisma.order.findUniqueOrThrow({ where: { id: order.id }, select: { status: true } })).toEqual({
       status: "paid",
     });
-    expect((await control("faults")).stats.charges).toBe(1);
+    expect((await controls().snapshot()).stats.charges).toBe(1);
   });
 
   it("settles an attempt for good past its deadline: a recorded intent that never succeeded is cancelled, the failure stored", async () => {
@@ -258,7 +253,7 @@ describe("the reconciler", () => {
       code: "attempt_expired",
       orderId: order.id,
     });
-    expect((await control("faults")).stats.charges).toBe(0);
+    expect((await controls().snapshot()).stats.charges).toBe(0);
     expect(await prisma.order.findUniqueOrThrow({ where: { id: order.id }, select: { status: true } })).toEqual({
       status: "failed",
     });
@@ -289,7 +284,7 @@ describe("the reconciler", () => {
         select: { status: true, paymentIntentId: true },
       }),
     ).toEqual({ status: "paid", paymentIntentId: charged.kind === "succeeded" ? charged.paymentIntentId : null });
-    expect((await control("faults")).stats.charges).toBe(1);
+    expect((await controls().snapshot()).stats.charges).toBe(1);
   });
 });
 

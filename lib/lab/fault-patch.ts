@@ -1,6 +1,10 @@
+import type { FaultPatch } from "@checkout/stripe-emulator/client";
 import { z } from "zod";
 
-/** The emulator fault switches a lab scenario may set: checked by the server, written by the browser. */
+/** The emulator's fault switches a lab scenario may set: three of the emulator's own, with the lab's bounds. */
+export type LabFaultPatch = Pick<FaultPatch, "latencyMs" | "failNext" | "dropAfterCharge">;
+
+/** A LabFaultPatch as the server checks it before the emulator sees it; the browser writes one. */
 export const faultPatchSchema = z.strictObject({
   latencyMs: z.number().int().min(0).max(30_000).optional(),
   failNext: z
@@ -11,5 +15,4 @@ export const faultPatchSchema = z.strictObject({
     .nullable()
     .optional(),
   dropAfterCharge: z.number().int().min(0).max(50).optional(),
-});
-export type FaultPatch = z.infer<typeof faultPatchSchema>;
+}) satisfies z.ZodType<LabFaultPatch>;

@@ -1,5 +1,5 @@
 import type { CheckoutBody } from "@/lib/checkout-client/types";
-import type { FaultPatch } from "./fault-patch";
+import type { LabFaultPatch } from "./fault-patch";
 
 /**
  * The lab's scenarios. Each runs in both lanes at once, from the browser:
@@ -16,7 +16,7 @@ export interface Scenario {
   summary: string;
   /** When each press of Pay happens, in ms after the start. */
   pressesAtMs: (stormSize: number) => number[];
-  faults: FaultPatch | null;
+  faults: LabFaultPatch | null;
   /** Without its faults the scenario would show nothing (otherwise they only sharpen it). */
   needsFaults: boolean;
   /** Each lane's first request goes through /api/lab/lose-response, which charges and then cuts the connection. */
@@ -115,4 +115,4 @@ export const LAB_CART: CheckoutBody = { items: [{ sku: "tee-classic", quantity: 
 export const LAB_CART_LABEL = "1 × Classic Tee, $25.00, Visa ending 4242";
 
 /** Faults cleared before each run and after it: the emulator serves the whole demo. */
-export const NO_FAULTS: FaultPatch = { latencyMs: 0, failNext: null, dropAfterCharge: 0 };
+export const NO_FAULTS: LabFaultPatch = { latencyMs: 0, failNext: null, dropAfterCharge: 0 };

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startStripeEmulator, type StripeEmulator } from "@/scripts/stripe-emulator/server";
+import { startStripeEmulator, type StripeEmulator } from "@checkout/stripe-emulator";
 import { drivePayment, type PaymentRequest } from "./drive";
 import { createStripeClient } from "./stripe-client";
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startStripeEmulator, type StripeEmulator } from "@/scripts/stripe-emulator/server";
+import { startStripeEmulator, type StripeEmulator } from "@checkout/stripe-emulator";
 import { createOwnDatabase, type OwnDatabase } from "@/tests/helpers/own-database";
 import { createPrismaClient } from "../db";
 import type { PrismaClient } from "../generated/prisma/client";

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startStripeEmulator, type StripeEmulator } from "@/scripts/stripe-emulator/server";
+import { startStripeEmulator, type StripeEmulator } from "@checkout/stripe-emulator";
+import { EmulatorClient } from "@checkout/stripe-emulator/client";
 import { createOwnDatabase, type OwnDatabase } from "@/tests/helpers/own-database";
 import { createPrismaClient } from "../db";
 import type { PrismaClient } from "../generated/prisma/client";
@@ -74,10 +75,7 @@ const row = (id: string) => prisma.webhookEvent.findUniqueOrThrow({ where: { id 
 describe("processing the inbox", () => {
   it("Stripe failing mid-way: the event is kept with the reason and tried again with backoff", async () => {
     const id = await orphanEvent();
-    await fetch(`${emulator.url}/_emulator/faults`, {
-      method: "POST",
-      body: JSON.stringify({ failNext: { status: 503, times: 1 } }),
-    });
+    await new EmulatorClient(emulator.url).faults({ failNext: { status: 503, times: 1 } });
     expect(await processDueEvents(deps, { eventId: id })).toEqual({ processed: 0, deferred: 0, failed: 1, expired: 0 });
     const failed = await row(id);
     expect(failed).toMatchObject({ processedAt: null, attempts: 1, lastError: expect.stringContaining("503") });

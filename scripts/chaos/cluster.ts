@@ -7,7 +7,7 @@ import { migrate } from "@/lib/db/migrate";
 import { parseEnv } from "@/lib/env";
 import { startApp, type AppProcess } from "@/scripts/lib/app-process";
 import { buildApp } from "@/scripts/lib/stack";
-import { startStripeEmulator, type StripeEmulator } from "@/scripts/stripe-emulator/server";
+import { startStripeEmulator, type StripeEmulator } from "@checkout/stripe-emulator";
 import type { ChaosOptions } from "./options";
 import { startProxy, type Proxy } from "./proxy";
 import { startReplicatedPostgres, type ReplicatedPostgres } from "./replicated-postgres";

@@ -1,7 +1,8 @@
 import type { Capabilities } from "./capabilities";
 import { isAlive } from "@/lib/is-alive";
 import type { Cluster, Instance } from "./cluster";
-import { within, type EmulatorControl } from "./emulator-control";
+import type { EmulatorClient, FaultStats, WebhookCounter } from "@checkout/stripe-emulator/client";
+import { within } from "./within";
 import type { Journal } from "./journal";
 import type { Random } from "./random";
 import { loseRecentAttempt } from "./rows-lost";
@@ -14,7 +15,7 @@ import { loseRecentAttempt } from "./rows-lost";
  */
 export interface FaultContext {
   cluster: Cluster;
-  emulator: EmulatorControl;
+  emulator: EmulatorClient;
   random: Random;
   /** The attempts so far: the "rows lost" kind picks one of the newest. */
   journal: Journal;
@@ -48,7 +49,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Arms a counted webhook fault and waits until its counter moves (or disarms it). */
 async function armWebhookAndAwait(
   ctx: FaultContext,
-  stat: string,
+  stat: WebhookCounter,
   arm: Record<string, unknown>,
   disarm: Record<string, unknown>,
   ms = ARMED_MS,
@@ -67,7 +68,7 @@ function webhookWindow(
   key: string,
   value: (random: Random) => unknown,
   off: unknown,
-  stat: string,
+  stat: WebhookCounter,
 ): FaultKind {
   return {
     name,
@@ -87,7 +88,7 @@ function webhookWindow(
 /** Arms a counted emulator fault and waits until its counter moves (or disarms it). */
 async function armAndAwait(
   ctx: FaultContext,
-  stat: string,
+  stat: keyof FaultStats,
   arm: Record<string, unknown>,
   disarm: Record<string, unknown>,
 ): Promise<boolean> {

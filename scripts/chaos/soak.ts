@@ -5,7 +5,7 @@ import type { FailoverReport } from "./replicated-postgres";
 import { check, type Verdict } from "./checker/invariants";
 import { startCluster } from "./cluster";
 import { awaitConvergence, type Convergence } from "./converge";
-import { EmulatorControl } from "./emulator-control";
+import { EmulatorClient } from "@checkout/stripe-emulator/client";
 import { enabledFaults, FAULT_KINDS } from "./faults";
 import { Journal } from "./journal";
 import type { ChaosOptions } from "./options";
@@ -43,7 +43,7 @@ export async function runSoak(options: ChaosOptions, log: (line: string) => void
   const random = createRandom(options.seed);
   const cluster = await startCluster(options, log);
   try {
-    const emulator = new EmulatorControl(cluster.emulator.url);
+    const emulator = new EmulatorClient(cluster.emulator.url);
     const capabilities = await detectCapabilities({
       emulatorUrl: cluster.emulator.url,
       appUrl: cluster.proxy.url,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startStripeEmulator, type StripeEmulator } from "@/scripts/stripe-emulator/server";
+import { startStripeEmulator, type StripeEmulator } from "@checkout/stripe-emulator";
 import { authenticate } from "./three-d-secure";
 
 /** The soak's shopper on the emulator's real 3-D Secure page: each button leads back to the return URL with its outcome. */

@@ -10,7 +10,7 @@ import { provisionDatabase, type ProvisionedDatabase } from "@/lib/db/provision"
 import { ConfigError, EMULATOR_WEBHOOK_SECRET, type Env } from "@/lib/env";
 import { assertPortFree, portTaken } from "@/lib/ports";
 import { SECRET_ADVICE } from "@/lib/security/secret-strength";
-import { startStripeEmulator, type StripeEmulator } from "../stripe-emulator/server";
+import { startStripeEmulator, type StripeEmulator } from "@checkout/stripe-emulator";
 import { startApp, type AppProcess } from "./app-process";
 
 /** Where the app receives Stripe's events (app/api/webhooks/stripe/route.ts). */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach } from "vitest";
 import { sharedTestApp, startTestApp, type TestApp } from "../app-server";
 import { TestDb } from "./db";
 import { createOwnDatabase, type OwnDatabase } from "./own-database";
-import { Emulator } from "./emulator";
+import { EmulatorClient } from "@checkout/stripe-emulator/client";
 import { Shopper } from "./shopper";
 
 /**
@@ -16,7 +16,7 @@ import { Shopper } from "./shopper";
 export interface Harness {
   readonly app: TestApp;
   readonly url: string;
-  readonly emulator: Emulator;
+  readonly emulator: EmulatorClient;
   readonly db: TestDb;
   /** A new shopper with a fresh guest session. */
   shopper(): Promise<Shopper>;
@@ -24,7 +24,7 @@ export interface Harness {
 
 export function useTestApp(env: Record<string, string> = {}, options: { ownDatabase?: string } = {}): Harness {
   let app: TestApp | undefined;
-  let emulator: Emulator | undefined;
+  let emulator: EmulatorClient | undefined;
   let db: TestDb | undefined;
   let own: OwnDatabase | undefined;
 
@@ -32,7 +32,7 @@ export function useTestApp(env: Record<string, string> = {}, options: { ownDatab
     own = options.ownDatabase ? await createOwnDatabase(options.ownDatabase) : undefined;
     const shared = own || Object.keys(env).length > 0 ? null : sharedTestApp();
     app = shared ?? (await startTestApp(own ? { ...env, DATABASE_URL: own.url } : env));
-    emulator = new Emulator(app.emulator.url, shared ? app.emulator.apiKey : null);
+    emulator = new EmulatorClient(app.emulator.url, { apiKey: shared ? app.emulator.apiKey : null });
     db = new TestDb(own?.url);
   });
   afterAll(async () => {

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import Stripe from "stripe";
+import type { EmulatorClient, WebhookPatch, WebhooksView } from "@checkout/stripe-emulator/client";
 import { EMULATOR_WEBHOOK_SECRET } from "@/lib/env";
 
 /**
@@ -81,4 +82,9 @@ export async function deliver(
   });
   const text = await res.text();
   return { status: res.status, body: text ? (JSON.parse(text) as DeliveryAnswer["body"]) : null };
+}
+
+/** Points the emulator's deliveries at `appUrl`'s endpoint, signed as the app expects, with `patch` merged in. */
+export function deliverTo(emulator: EmulatorClient, appUrl: string, patch: WebhookPatch = {}): Promise<WebhooksView> {
+  return emulator.webhooks({ url: `${appUrl}/api/webhooks/stripe`, secret: EMULATOR_WEBHOOK_SECRET, ...patch });
 }

@@ -2,7 +2,7 @@ import type { QueryClient } from "@tanstack/react-query";
 import { requestJson } from "@/lib/checkout-client/api";
 import { createAttemptStore } from "@/lib/checkout-client/attempt-store";
 import { MemoryStorage } from "@/lib/checkout-client/memory-storage";
-import type { FaultPatch } from "@/lib/lab/fault-patch";
+import type { LabFaultPatch } from "@/lib/lab/fault-patch";
 import { labFetch } from "./lab-fetch";
 import type { Lane } from "@/lib/lab/lab-event";
 import { LAB_CART, NO_FAULTS, type Scenario } from "@/lib/lab/scenarios";
@@ -81,7 +81,7 @@ function laneShopper(lane: Lane, { client, runId, scenario, onView }: RunOptions
   };
 }
 
-async function setFaults(patch: FaultPatch): Promise<void> {
+async function setFaults(patch: LabFaultPatch): Promise<void> {
   await requestJson("/api/lab/faults", {
     method: "POST",
     headers: { "Content-Type": "application/json" },

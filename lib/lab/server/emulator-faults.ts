@@ -1,7 +1,7 @@
 import "server-only";
 import type { Env } from "@/lib/env";
 import { labEnabled } from "@/lib/lab/enabled";
-import type { FaultPatch } from "@/lib/lab/fault-patch";
+import type { LabFaultPatch } from "@/lib/lab/fault-patch";
 
 /**
  * The lab's way to the Stripe emulator's fault switches (latency, injected
@@ -19,7 +19,7 @@ export function labFaultsEnabled(env: Env): boolean {
  * account the app's payments use (the default one unless a test gave the key
  * an account of its own).
  */
-export async function emulatorFaults(env: Env, patch?: FaultPatch): Promise<{ status: number; body: unknown }> {
+export async function emulatorFaults(env: Env, patch?: LabFaultPatch): Promise<{ status: number; body: unknown }> {
   const url = new URL("/_emulator/faults", env.stripeApiBase);
   const response = await fetch(url, {
     method: patch ? "POST" : "GET",

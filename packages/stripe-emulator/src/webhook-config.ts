@@ -25,6 +25,9 @@ export interface WebhookFaults {
   badSignature: number;
 }
 
+/** A `POST /_emulator/webhooks` body: settings and webhook faults, each merged into the current ones. */
+export type WebhookPatch = Partial<WebhookConfig> & { faults?: Partial<WebhookFaults> };
+
 export const DEFAULT_WEBHOOK_SECRET = "whsec_emulator";
 
 export function defaultWebhookConfig(url: string | null = null, secret = DEFAULT_WEBHOOK_SECRET): WebhookConfig {

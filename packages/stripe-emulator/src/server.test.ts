@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import Stripe from "stripe";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { createStripeClient } from "../../lib/payments/stripe-client";
-import type { FaultSettings, FaultStats } from "./faults";
+import { createStripeClient } from "../../../lib/payments/stripe-client";
+import type { FaultSettings, FaultsView } from "./faults";
 import { startStripeEmulator, type StripeEmulator } from "./server";
 
 // Driven by the real stripe-node SDK, built the way the app builds it, so the
@@ -33,8 +33,6 @@ function stripe(options: { maxNetworkRetries?: number; timeoutMs?: number; secre
     timeoutMs: options.timeoutMs ?? 10_000,
   });
 }
-
-type FaultsView = FaultSettings & { stats: FaultStats };
 
 async function postFaults(body: string): Promise<{ status: number; json: unknown }> {
   const res = await fetch(`${emulator.url}/_emulator/faults`, { method: "POST", body });

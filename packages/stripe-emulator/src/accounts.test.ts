@@ -1,14 +1,13 @@
 import { randomUUID } from "node:crypto";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createStripeClient } from "../../lib/payments/stripe-client";
-import type { FaultSettings, FaultStats } from "./faults";
+import { createStripeClient } from "../../../lib/payments/stripe-client";
+import type { FaultPatch } from "./fault-patch";
+import type { FaultsView } from "./faults";
 import { startStripeEmulator, type StripeEmulator } from "./server";
 import { VISA } from "./test-support";
 
 // Accounts per API key and the gate, driven by the real stripe-node SDK.
-
-type FaultsView = FaultSettings & { held: number; stats: FaultStats };
 
 let emulator: StripeEmulator;
 beforeAll(async () => {
@@ -37,7 +36,7 @@ async function control(key: string | null, path: string, body?: unknown): Promis
   return { status: res.status, json: await res.json() };
 }
 
-async function faults(key: string | null, patch?: Partial<FaultSettings> & { release?: number }): Promise<FaultsView> {
+async function faults(key: string | null, patch?: FaultPatch): Promise<FaultsView> {
   const { status, json } = await control(key, "/_emulator/faults", patch);
   expect(status, JSON.stringify(json)).toBe(200);
   return json as FaultsView;

@@ -27,6 +27,9 @@ export interface FaultSettings {
   gate: boolean;
 }
 
+/** What GET and POST /_emulator/faults answer: the settings, the writes held at the gate now, and the counters. */
+export type FaultsView = FaultSettings & { held: number; stats: FaultStats };
+
 export const DAY_MS = 24 * 60 * 60 * 1000;
 
 const STAT_NAMES = [
@@ -77,8 +80,7 @@ export class Faults {
   /** Writes waiting at the closed gate, oldest first: each resolves true to go on, false to give up. */
   private held: Array<(go: boolean) => void> = [];
 
-  /** What GET and POST /_emulator/faults answer; `held` is how many writes wait at the gate now. */
-  snapshot(): FaultSettings & { held: number; stats: FaultStats } {
+  snapshot(): FaultsView {
     return structuredClone({ ...this.settings, held: this.held.length, stats: this.stats });
   }
 

@@ -1,21 +1,16 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type Stripe from "stripe";
-import { afterAll, beforeAll, beforeEach, expect } from "vitest";
-import { createStripeClient } from "../../lib/payments/stripe-client";
-import type { FaultSettings, FaultStats } from "./faults";
+import { afterAll, beforeAll, beforeEach } from "vitest";
+import { createStripeClient } from "../../../lib/payments/stripe-client";
+import { EmulatorClient, type FaultPatch, type WebhookPatch } from "./client";
 import { startStripeEmulator, type StripeEmulator } from "./server";
-import type { WebhookConfig, WebhookFaults } from "./webhook-config";
-import type { WebhookStats } from "./webhooks";
 
 // Shared by the emulator's test files: one emulator per file, reset before
 // each test, driven by the real stripe-node SDK built the way the app builds it.
 
 export const SECRET_KEY = "sk_test_emulator";
 export const VISA = { amount: 1999, currency: "usd", payment_method: "pm_card_visa", confirm: true } as const;
-
-export type FaultsView = FaultSettings & { stats: FaultStats };
-export type WebhooksView = WebhookConfig & { faults: WebhookFaults; stats: WebhookStats & { pending: number } };
 
 export function useEmulator() {
   let emulator: StripeEmulator | undefined;
@@ -26,23 +21,14 @@ export function useEmulator() {
     await emulator?.close();
   });
   beforeEach(async () => {
-    const res = await fetch(`${url()}/_emulator/reset`, { method: "POST" });
-    expect(res.status).toBe(200);
+    await client().reset();
   });
   const url = () => {
     if (!emulator) throw new Error("the emulator has not started");
     return emulator.url;
   };
 
-  async function control<T>(path: string, body?: unknown): Promise<T> {
-    const res = await fetch(
-      `${url()}${path}`,
-      body === undefined ? {} : { method: "POST", body: JSON.stringify(body) },
-    );
-    const json = (await res.json()) as T;
-    if (!res.ok) throw new Error(`${path} answered ${res.status}: ${JSON.stringify(json)}`);
-    return json;
-  }
+  const client = () => new EmulatorClient(url());
 
   return {
     url,
@@ -54,12 +40,11 @@ export function useEmulator() {
         timeoutMs: options.timeoutMs ?? 10_000,
       });
     },
-    faults: () => control<FaultsView>("/_emulator/faults"),
-    setFaults: (patch: Partial<FaultSettings>) => control<FaultsView>("/_emulator/faults", patch),
-    webhooks: () => control<WebhooksView>("/_emulator/webhooks"),
-    setWebhooks: (
-      patch: Partial<Omit<WebhookConfig, "url">> & { url?: string | null; faults?: Partial<WebhookFaults> },
-    ) => control<WebhooksView>("/_emulator/webhooks", patch),
+    client,
+    faults: () => client().snapshot(),
+    setFaults: (patch: FaultPatch) => client().faults(patch),
+    webhooks: () => client().webhookSnapshot(),
+    setWebhooks: (patch: WebhookPatch) => client().webhooks(patch),
   };
 }
 

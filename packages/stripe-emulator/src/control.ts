@@ -1,7 +1,11 @@
 import { Accounts } from "./accounts";
 import { invalidRequest, ok, stripeError, unrecognizedUrl, type ApiResponse } from "./responses";
 import type { State } from "./state";
-import { parseWebhookPatch } from "./webhook-config";
+import { parseWebhookPatch, type WebhookConfig, type WebhookFaults } from "./webhook-config";
+import type { WebhookStats } from "./webhooks";
+
+/** What GET and POST /_emulator/webhooks answer: the endpoint settings, the armed faults and the counters. */
+export type WebhooksView = WebhookConfig & { faults: WebhookFaults; stats: WebhookStats & { pending: number } };
 
 /**
  * `/_emulator/*`: the test and demo controls. No API key needed, because these
@@ -51,7 +55,7 @@ export function handleControl(
   return unrecognizedUrl(method, path);
 }
 
-function webhookView(state: State) {
+function webhookView(state: State): WebhooksView {
   const { webhooks } = state;
   return structuredClone({
     ...webhooks.config,

@@ -11,11 +11,11 @@ const KNOWN =
   "latencyMs, answerLatencyMs, failNext, dropAfterCharge, storeCreate500, idempotencyKeyTtlMs, rateLimit, lateExecution, refuse, gate, release";
 
 /** A patch: settings to merge, and `release`, an action (let the n oldest writes held at the gate go on). */
-export type Patch = Partial<FaultSettings> & { release?: number };
+export type FaultPatch = Partial<FaultSettings> & { release?: number };
 
-export function parsePatch(input: unknown): Patch | string {
+export function parsePatch(input: unknown): FaultPatch | string {
   if (!isObject(input)) return "Expected a JSON object.";
-  const patch: Patch = {};
+  const patch: FaultPatch = {};
   for (const [name, value] of Object.entries(input)) {
     const error = parseField(patch, name, value);
     if (error) return error;
@@ -23,7 +23,7 @@ export function parsePatch(input: unknown): Patch | string {
   return patch;
 }
 
-function parseField(patch: Patch, name: string, value: unknown): string | null {
+function parseField(patch: FaultPatch, name: string, value: unknown): string | null {
   switch (name) {
     case "gate":
       if (typeof value !== "boolean") return "gate must be true (hold every write) or false (open: let them all go).";
