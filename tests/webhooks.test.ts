@@ -17,12 +17,14 @@ import { deliver, sign, stripeEvent } from "./helpers/webhooks";
  * an attempt, and the shared database holds other files' attempts.
  */
 const LATENCY_MS = 1_500;
+const ACTION_TIMEOUT_MS = 4_000;
 const h = useTestApp(
   {
     MAINTENANCE_INTERVAL_MS: "0",
     IDEMPOTENCY_IN_PROGRESS_TTL_MS: "8000",
     STRIPE_TIMEOUT_MS: "4000", // above LATENCY_MS, below the TTL
     STRIPE_MAX_NETWORK_RETRIES: "0",
+    PAYMENT_ACTION_TIMEOUT_MS: String(ACTION_TIMEOUT_MS),
   },
   { ownDatabase: "webhooks" },
 );
@@ -377,6 +379,31 @@ describe("a success whose order the shop lost", () => {
       idempotency_key_id: record!.id,
       refund_id: refunds[0]!.id,
       refund_reason: "late_success",
+    });
+  });
+
+  it("cancels an open intent whose attempt the shop lost, once its authentication could have timed out", async () => {
+    const shopper = await h.shopper();
+    const key = newKey();
+    const parked = await shopper.checkout(key, cart("pm_card_threeDSecure2Required"));
+    expect(parked.status).toBe(202);
+    expect(await h.db.loseAttempt(shopper.customerId!, key)).toEqual({ keys: 1, orders: 1 });
+    const [intent] = (await h.emulator.ledger()).filter((pi) => pi.metadata.customerId === shopper.customerId);
+    expect(intent).toMatchObject({ status: "requires_action" });
+
+    const event = stripeEvent("payment_intent.requires_action", intent!);
+    expect((await deliver(h.url, event)).status).toBe(200);
+    const kept = await waitFor("the event to be kept", async () =>
+      (await h.db.webhookEvent(event.id))?.last_error ? h.db.webhookEvent(event.id) : null,
+    );
+    expect(kept).toMatchObject({ processed_at: null, last_error: expect.stringMatching(/intent requires_action$/) });
+    // The shopper could still authenticate: left alone until the action timeout has passed.
+    await sleep(Math.max(0, intent!.created * 1000 + ACTION_TIMEOUT_MS + 1_000 - Date.now()));
+    expect((await deliver(h.url, event)).status).toBe(200);
+    expect(await processed(event.id)).toMatchObject({ outcome: "lost_order_canceled" });
+    expect(await stripe().paymentIntents.retrieve(intent!.id)).toMatchObject({
+      status: "canceled",
+      cancellation_reason: "abandoned",
     });
   });
 });

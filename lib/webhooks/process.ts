@@ -1,5 +1,6 @@
 import type Stripe from "stripe";
 import { settleAttempt } from "../checkout/checkout";
+import { paymentKeys } from "../payments/attempt-intent";
 import { findAttemptOrder } from "../checkout/orders";
 import { recordRefund, recordRefundFailure } from "../checkout/refunds";
 import { findPaymentAttempt, isOurs, type PaymentAttempt } from "./attempt";
@@ -123,7 +124,7 @@ async function onPaymentIntent(deps: WebhookDeps, paymentIntentId: string): Prom
       return verdict === "not_yet" ? { later: `no order ${intent.metadata.orderId} yet` } : { done: verdict };
     }
     if (intent.status === "canceled" || intent.last_payment_error) return { done: "lost_order_unpaid" };
-    return { later: `no order ${intent.metadata.orderId}, intent ${intent.status}` };
+    return cancelLostOpenIntent(deps, intent);
   }
   const { order, record } = attempt;
   if (order.paymentIntentId !== null && order.paymentIntentId !== intent.id) {
@@ -148,6 +149,29 @@ async function onPaymentIntent(deps: WebhookDeps, paymentIntentId: string): Prom
       // unfinished attempts never expire); leave it for a person to look at.
       return { done: "orphan_order" };
   }
+}
+
+/**
+ * An open intent (waiting for 3-D Secure, or never confirmed) whose attempt
+ * the shop lost: no record is left for the reconciler to cancel it on time,
+ * so the event does, once the authentication could have timed out — under
+ * the attempt's own cancel key, as the reconciler would. Should the shopper
+ * authenticate first, it succeeds and its order is restored; should it
+ * succeed meanwhile, Stripe refuses the cancellation and the next try
+ * restores it.
+ */
+async function cancelLostOpenIntent(deps: WebhookDeps, intent: Stripe.PaymentIntent): Promise<Verdict> {
+  const orderId = intent.metadata.orderId!;
+  if (intent.status === "processing" || Date.now() - intent.created * 1000 < deps.actionTimeoutMs)
+    return { later: `no order ${orderId}, intent ${intent.status}` };
+  // The parameters the reconciler sends under this key (settle-for-good.ts), so either call replays the other.
+  await deps.stripe.paymentIntents.cancel(
+    intent.id,
+    { cancellation_reason: "abandoned" },
+    { idempotencyKey: paymentKeys(orderId.toLowerCase()).cancel },
+  );
+  deps.log?.("lost_order_canceled", { paymentIntentId: intent.id, attemptId: orderId, status: intent.status });
+  return { done: "lost_order_canceled" };
 }
 
 /**

@@ -1,4 +1,3 @@
-import type { Capabilities } from "./capabilities";
 import { isAlive } from "@/lib/is-alive";
 import type { Cluster, Instance } from "./cluster";
 import type { EmulatorClient, FaultStats, WebhookCounter } from "@checkout/stripe-emulator/client";
@@ -8,9 +7,9 @@ import type { Random } from "./random";
 import { loseRecentAttempt } from "./rows-lost";
 
 /**
- * Every fault the soak can inject, as a table. A kind is enabled when the
- * running system supports it (`disabled` says why not), is injected once per
- * round of the seeded schedule, and counts only when its effect was seen:
+ * Every fault the soak can inject, as a table. Every kind runs in every
+ * soak: it is injected once per round of the seeded schedule, and counts only
+ * when its effect was seen:
  * the emulator's or the proxy's counters moved, the process really died.
  */
 export interface FaultContext {
@@ -26,7 +25,6 @@ export interface FaultContext {
 export interface FaultKind {
   name: string;
   what: string;
-  disabled(caps: Capabilities): string | null;
   /** Injects once; resolves true when the fault was observed to happen. */
   inject(ctx: FaultContext): Promise<boolean>;
   /** Switches the fault off for good (before convergence). */
@@ -36,14 +34,6 @@ export interface FaultKind {
 /** How long an armed one-shot fault may wait for traffic to trip it before it is disarmed. */
 const ARMED_MS = 8_000;
 
-const emulatorHas = (key: string) => (caps: Capabilities) =>
-  caps.emulatorFaults.includes(key) ? null : `the emulator has no "${key}" fault yet`;
-const webhooksHave = (key: string) => (caps: Capabilities) =>
-  !caps.webhooks
-    ? "webhooks are not delivered to the app yet"
-    : caps.webhookFaults.includes(key)
-      ? null
-      : `the emulator has no webhook fault "${key}" yet`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Arms a counted webhook fault and waits until its counter moves (or disarms it). */
@@ -73,7 +63,6 @@ function webhookWindow(
   return {
     name,
     what,
-    disabled: webhooksHave(key),
     async inject(ctx) {
       const before = await ctx.emulator.webhookStat(stat);
       await ctx.emulator.webhooks({ faults: { [key]: value(ctx.random) } });
@@ -103,7 +92,6 @@ function burst(name: string, what: string, statuses: number[]): FaultKind {
   return {
     name,
     what,
-    disabled: emulatorHas("failNext"),
     async inject(ctx) {
       const times = ctx.random.int(2, 6);
       const fired = await armAndAwait(
@@ -125,7 +113,6 @@ export const FAULT_KINDS: FaultKind[] = [
   {
     name: "latency_spike",
     what: "the provider answers 0.8–4 s late for 1–3 s (past the app's 2.5 s timeout)",
-    disabled: emulatorHas("latencyMs"),
     async inject(ctx) {
       const before = await ctx.emulator.stat("delayed");
       await ctx.emulator.faults({ latencyMs: ctx.random.int(800, 4_000) });
@@ -140,14 +127,12 @@ export const FAULT_KINDS: FaultKind[] = [
   {
     name: "dropped_after_charge",
     what: "the provider charges, then cuts the connection before answering",
-    disabled: emulatorHas("dropAfterCharge"),
     inject: (ctx) => armAndAwait(ctx, "dropped", { dropAfterCharge: 1 }, { dropAfterCharge: 0 }),
     disarm: (ctx) => ctx.emulator.faults({ dropAfterCharge: 0 }),
   },
   {
     name: "late_execution",
     what: "a provider write drops its caller at once and executes 0.5–3 s later",
-    disabled: emulatorHas("lateExecution"),
     async inject(ctx) {
       const delayMs = ctx.random.int(500, 3_000);
       const before = await ctx.emulator.stat("lateExecuted");
@@ -161,14 +146,12 @@ export const FAULT_KINDS: FaultKind[] = [
   {
     name: "stored_create_500",
     what: "a PaymentIntent create executes nothing and answers 500, stored and replayed for its key",
-    disabled: emulatorHas("storeCreate500"),
     inject: (ctx) => armAndAwait(ctx, "storedCreate500", { storeCreate500: 1 }, { storeCreate500: 0 }),
     disarm: (ctx) => ctx.emulator.faults({ storeCreate500: 0 }),
   },
   {
     name: "lost_response",
     what: "the app answers a checkout, the shopper's connection is cut before it arrives",
-    disabled: () => null,
     async inject(ctx) {
       const before = ctx.cluster.proxy.stats.cut;
       ctx.cluster.proxy.cutResponses(1);
@@ -181,7 +164,6 @@ export const FAULT_KINDS: FaultKind[] = [
   {
     name: "instance_kill",
     what: "kill -9 of a random app instance, restarted 0.3–2 s later",
-    disabled: () => null,
     async inject(ctx) {
       const { instances } = ctx.cluster;
       // One instance down at a time: wait for the last one to be back.
@@ -198,7 +180,6 @@ export const FAULT_KINDS: FaultKind[] = [
   {
     name: "database_restart",
     what: "PostgreSQL stops (every connection cut) and starts again 0.8–2.5 s later",
-    disabled: () => null,
     async inject(ctx) {
       await ctx.cluster.database.restart(ctx.random.int(800, 2_500));
       return true;
@@ -207,7 +188,6 @@ export const FAULT_KINDS: FaultKind[] = [
   {
     name: "failover",
     what: "the asynchronous standby falls 0.2–1.5 s behind, the primary is SIGKILLed, the standby promoted and the endpoint switched to it",
-    disabled: () => null,
     async inject(ctx) {
       // A new standby is copied after each failover: wait until it streams.
       if (!(await within(60_000, () => ctx.cluster.database.ready()))) return false;
@@ -218,7 +198,6 @@ export const FAULT_KINDS: FaultKind[] = [
   {
     name: "rows_lost",
     what: "a recent attempt's record, order and lines are deleted at a random point (a failover to an asynchronous replica)",
-    disabled: () => null,
     async inject(ctx) {
       const lost = await loseRecentAttempt(ctx.cluster.database.url, ctx.journal, ctx.random);
       return lost !== null && lost.keys + lost.orders > 0;
@@ -235,7 +214,6 @@ export const FAULT_KINDS: FaultKind[] = [
   {
     name: "webhook_reorder",
     what: "the next 2–5 deliveries are held and sent newest first",
-    disabled: webhooksHave("reorder"),
     inject: (ctx) =>
       armWebhookAndAwait(ctx, "reorderedBatches", { reorder: { batch: ctx.random.int(2, 5) } }, { reorder: null }),
     disarm: (ctx) => ctx.emulator.webhooks({ faults: { reorder: null } }),
@@ -251,19 +229,14 @@ export const FAULT_KINDS: FaultKind[] = [
   {
     name: "webhook_drop_first",
     what: "the next 1–3 delivery attempts never arrive (then retried)",
-    disabled: webhooksHave("dropFirst"),
     inject: (ctx) => armWebhookAndAwait(ctx, "dropped", { dropFirst: ctx.random.int(1, 3) }, { dropFirst: 0 }),
     disarm: (ctx) => ctx.emulator.webhooks({ faults: { dropFirst: 0 } }),
   },
   {
     name: "webhook_bad_signature",
     what: "the next 1–2 deliveries are signed with a wrong secret (then retried)",
-    disabled: webhooksHave("badSignature"),
     inject: (ctx) => armWebhookAndAwait(ctx, "badSigned", { badSignature: ctx.random.int(1, 2) }, { badSignature: 0 }),
     disarm: (ctx) => ctx.emulator.webhooks({ faults: { badSignature: 0 } }),
   },
 ];
 
-export function enabledFaults(caps: Capabilities): FaultKind[] {
-  return FAULT_KINDS.filter((kind) => kind.disabled(caps) === null);
-}

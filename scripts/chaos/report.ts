@@ -44,7 +44,6 @@ export function table(result: SoakResult): string {
   );
   lines.push("| fault | injected | armed, never tripped |", "| --- | ---: | ---: |");
   for (const [kind, c] of result.faults) row(kind, c.injected, c.missed);
-  for (const [kind, why] of Object.entries(result.disabledFaults)) row(kind, "off", why);
   const failover = failoverTotals(result);
   lines.push(
     "",
@@ -81,15 +80,7 @@ export function table(result: SoakResult): string {
       ? `Converged in ${(result.convergence.ms / 1000).toFixed(1)} s after the faults stopped.`
       : `Did NOT converge within ${Math.round(result.convergence.ms / 1000)} s: ${JSON.stringify(result.convergence.open)}`,
   );
-  lines.push(
-    `Cards: ${result.cards.enabled.join(", ")}${
-      Object.keys(result.cards.disabled).length
-        ? ` (off: ${Object.entries(result.cards.disabled)
-            .map(([c, why]) => `${c}: ${why}`)
-            .join("; ")})`
-        : ""
-    }.`,
-  );
+  lines.push(`Cards: ${result.cards.join(", ")}.`);
   return lines.join("\n");
 }
 

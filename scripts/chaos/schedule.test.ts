@@ -4,7 +4,7 @@ import { parseOptions, UsageError } from "./options";
 import { createRandom } from "./random";
 import { planFaults } from "./schedule";
 
-const kind = (name: string): FaultKind => ({ name, what: name, disabled: () => null, inject: async () => true });
+const kind = (name: string): FaultKind => ({ name, what: name, inject: async () => true });
 const KINDS = ["a", "b", "c", "d"].map(kind);
 
 describe("the seeded fault schedule", () => {

@@ -1,12 +1,12 @@
-import { detectCapabilities, type Capabilities } from "./capabilities";
-import { CARD_KINDS, enabledCards, type CardKind } from "./cards";
+import { CARD_KINDS, type CardKind } from "./cards";
 import { gatherEvidence, standingCharges } from "./checker/gather";
 import type { FailoverReport } from "./replicated-postgres";
 import { check, type Verdict } from "./checker/invariants";
-import { startCluster } from "./cluster";
+import { startCluster, WEBHOOK_SECRET } from "./cluster";
+import { WEBHOOK_PATH } from "@/scripts/lib/stack";
 import { awaitConvergence, type Convergence } from "./converge";
 import { EmulatorClient } from "@checkout/stripe-emulator/client";
-import { enabledFaults, FAULT_KINDS } from "./faults";
+import { FAULT_KINDS } from "./faults";
 import { Journal } from "./journal";
 import type { ChaosOptions } from "./options";
 import { createRandom, type Random } from "./random";
@@ -20,10 +20,8 @@ import { Shopper } from "./shopper";
  */
 export interface SoakResult {
   options: ChaosOptions;
-  capabilities: Capabilities;
-  cards: { enabled: string[]; disabled: Record<string, string> };
+  cards: string[];
   faults: Map<string, FaultCount>;
-  disabledFaults: Record<string, string>;
   outcomes: Record<string, number>;
   attempts: number;
   /** Every attempt's journal entry, for the evidence printed with a violation. */
@@ -44,28 +42,19 @@ export async function runSoak(options: ChaosOptions, log: (line: string) => void
   const cluster = await startCluster(options, log);
   try {
     const emulator = new EmulatorClient(cluster.emulator.url);
-    const capabilities = await detectCapabilities({
-      emulatorUrl: cluster.emulator.url,
-      appUrl: cluster.proxy.url,
-      databaseRestart: true,
+    // Deliveries to the app through the proxy, with quick retries, enough to outlast a killed instance or a failover.
+    await emulator.webhooks({
+      url: `${cluster.proxy.url}${WEBHOOK_PATH}`,
+      secret: WEBHOOK_SECRET,
+      retryBaseMs: 250,
+      maxAttempts: 10,
+      timeoutMs: 5_000,
     });
-    const cards = enabledCards(capabilities);
-    const kinds = enabledFaults(capabilities);
-    const disabledCards = Object.fromEntries(
-      CARD_KINDS.filter((c) => !cards.includes(c)).map((c) => [c.name, c.disabled(capabilities)!]),
-    );
-    const disabledFaults = Object.fromEntries(
-      FAULT_KINDS.filter((k) => !kinds.includes(k)).map((k) => [k.name, k.disabled(capabilities)!]),
-    );
-    log(
-      `cards      ${cards.map((c) => c.name).join(", ")}${Object.keys(disabledCards).length ? ` (off: ${Object.keys(disabledCards).join(", ")})` : ""}`,
-    );
-    log(
-      `faults     ${kinds.map((k) => k.name).join(", ")}${Object.keys(disabledFaults).length ? ` (off: ${Object.keys(disabledFaults).join(", ")})` : ""}`,
-    );
-    log(
-      `webhooks   ${capabilities.webhooks ? "on" : "off (not supported yet)"} · seed ${options.seed} · ${options.attempts} attempts · ${options.faultRounds} fault rounds`,
-    );
+    const cards = CARD_KINDS;
+    const kinds = FAULT_KINDS;
+    log(`cards      ${cards.map((c) => c.name).join(", ")}`);
+    log(`faults     ${kinds.map((k) => k.name).join(", ")}`);
+    log(`webhooks   on · seed ${options.seed} · ${options.attempts} attempts · ${options.faultRounds} fault rounds`);
 
     const products = (await (await fetch(`${cluster.proxy.url}/api/products`)).json()) as Array<{
       sku: string;
@@ -129,9 +118,8 @@ export async function runSoak(options: ChaosOptions, log: (line: string) => void
     for (const instance of cluster.instances) if (!instance.process) await cluster.restart(instance);
     const convergence = await awaitConvergence({
       databaseUrl: cluster.database.url,
-      probeCustomers: capabilities.probeCustomers,
       timeoutMs: options.convergeTimeoutSeconds * 1000,
-      webhooksPending: capabilities.webhooks ? () => emulator.webhookStat("pending") : async () => 0,
+      webhooksPending: () => emulator.webhookStat("pending"),
       charges: () => standingCharges(cluster.emulator.url),
     });
     log(
@@ -142,19 +130,14 @@ export async function runSoak(options: ChaosOptions, log: (line: string) => void
       emulatorUrl: cluster.emulator.url,
       databaseUrl: cluster.database.url,
       journal,
-      probeCustomers: capabilities.probeCustomers,
-      webhooks: capabilities.webhooks,
-      eventsBefore: capabilities.eventsBefore,
     });
     const verdict = check(evidence);
     const outcomes: Record<string, number> = {};
     for (const attempt of journal.attempts.values()) outcomes[attempt.outcome] = (outcomes[attempt.outcome] ?? 0) + 1;
     return {
       options,
-      capabilities,
-      cards: { enabled: cards.map((c) => c.name), disabled: disabledCards },
+      cards: cards.map((c) => c.name),
       faults: injector.counts,
-      disabledFaults,
       outcomes,
       attempts: journal.attempts.size,
       journal,

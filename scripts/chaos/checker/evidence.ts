@@ -59,6 +59,4 @@ export interface Evidence {
   keys: DbAttempt[];
   /** null: the app has no webhook inbox yet. */
   inbox: DbInboxEvent[] | null;
-  /** Customers of capability probes, not of the soak: left out of every count. */
-  probeCustomers: string[];
 }

@@ -14,18 +14,12 @@ export async function gatherEvidence(options: {
   emulatorUrl: string;
   databaseUrl: string;
   journal: Journal;
-  probeCustomers: string[];
-  /** Whether the provider delivered its events to the app; if not, invariant 5 cannot be judged. */
-  webhooks: boolean;
-  /** Events logged before deliveries began. */
-  eventsBefore: string[];
 }): Promise<Evidence> {
   const [intents, refunds, events] = await Promise.all([
     listAll<LedgerIntent>(options.emulatorUrl, "/v1/payment_intents"),
     listAll<LedgerRefund>(options.emulatorUrl, "/v1/refunds").then((r) => r ?? []),
-    options.webhooks ? listAll<LedgerEvent>(options.emulatorUrl, "/v1/events") : Promise.resolve(null),
+    listAll<LedgerEvent>(options.emulatorUrl, "/v1/events"),
   ]);
-  const before = new Set(options.eventsBefore);
   const db = new pg.Client({ connectionString: options.databaseUrl });
   db.on("error", () => undefined);
   await db.connect();
@@ -48,11 +42,10 @@ export async function gatherEvidence(options: {
       attempts: [...options.journal.attempts.values()],
       intents: intents ?? [],
       refunds,
-      events: events?.filter((e) => !before.has(e.id)) ?? null,
+      events,
       orders: orders.rows,
       keys: keys.rows,
       inbox: await readInbox(db),
-      probeCustomers: options.probeCustomers,
     };
   } finally {
     await db.end();

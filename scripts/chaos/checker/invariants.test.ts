@@ -59,7 +59,6 @@ function clean(): Evidence {
       { key: B, subjectId: CUSTOMER, status: "failed", lockToken: "t", responseStatus: 402 },
     ],
     inbox: [{ eventId: "evt_1", processedCount: 1, processed: true }],
-    probeCustomers: [],
   };
 }
 
@@ -191,16 +190,4 @@ describe("the chaos checker", () => {
     expect(only(e)).toEqual({ no_paid_order_without_charge: 1 });
   });
 
-  it("leaves capability probes out of every count", () => {
-    const e = clean();
-    e.probeCustomers = ["probe"];
-    e.keys.push({
-      key: "44444444-4444-4444-8444-444444444444",
-      subjectId: "probe",
-      status: "in_progress",
-      lockToken: "t",
-      responseStatus: null,
-    });
-    expect(only(e)).toEqual({});
-  });
 });

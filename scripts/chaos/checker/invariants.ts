@@ -43,11 +43,7 @@ export interface Verdict {
 }
 
 export function check(evidence: Evidence): Verdict {
-  const probes = new Set(evidence.probeCustomers);
-  const intents = evidence.intents.filter((pi) => !probes.has(pi.metadata.customerId ?? ""));
-  const orders = evidence.orders.filter((o) => !probes.has(o.customerId));
-  const keys = evidence.keys.filter((k) => !probes.has(k.subjectId));
-  const attempts = evidence.attempts.filter((a) => !probes.has(a.customerId));
+  const { intents, orders, keys, attempts } = evidence;
 
   const refunded = new Map<string, { amount: number; reasons: string[] }>();
   for (const refund of evidence.refunds) {
