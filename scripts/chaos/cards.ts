@@ -10,7 +10,6 @@ export interface CardKind {
   authentication?: "complete" | "fail" | "abandon";
 }
 
-
 export const CARD_KINDS: CardKind[] = [
   { name: "visa", paymentMethod: "pm_card_visa", weight: 50 },
   { name: "declined", paymentMethod: "pm_card_chargeDeclined", weight: 10 },
@@ -45,4 +44,3 @@ export const CARD_KINDS: CardKind[] = [
     weight: 4,
   },
 ];
-

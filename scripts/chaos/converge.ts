@@ -51,10 +51,7 @@ export async function awaitConvergence(options: {
   }
 }
 
-async function look(
-  databaseUrl: string,
-  charges: Array<{ id: string; orderId: string | undefined }> | null,
-) {
+async function look(databaseUrl: string, charges: Array<{ id: string; orderId: string | undefined }> | null) {
   const db = new pg.Client({ connectionString: databaseUrl });
   // A failover or restart cuts it: the query fails (and is looked at again), the process does not.
   db.on("error", () => undefined);
@@ -63,9 +60,7 @@ async function look(
     const keys = await db.query<{ n: number }>(
       `select count(*)::int as n from idempotency_keys where status = 'in_progress'`,
     );
-    const orders = await db.query<{ n: number }>(
-      `select count(*)::int as n from orders where status = 'pending'`,
-    );
+    const orders = await db.query<{ n: number }>(`select count(*)::int as n from orders where status = 'pending'`);
     const inbox = await db.query<{ name: string }>(
       `select table_name as name from information_schema.tables
         where table_schema = 'public' and table_name in ('webhook_events', 'webhook_inbox', 'stripe_events')`,

@@ -239,4 +239,3 @@ export const FAULT_KINDS: FaultKind[] = [
     disarm: (ctx) => ctx.emulator.webhooks({ faults: { badSignature: 0 } }),
   },
 ];
-

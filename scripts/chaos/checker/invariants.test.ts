@@ -189,5 +189,4 @@ describe("the chaos checker", () => {
     });
     expect(only(e)).toEqual({ no_paid_order_without_charge: 1 });
   });
-
 });
