@@ -23,7 +23,7 @@ const LAYERS = {
   /** What `next build` ships: pages, routes, the domain, the runtime hooks. */
   production: ["app", "lib", "proxy.ts", "instrumentation.ts", "next.config.ts"],
   /** Demo and measuring tools, run beside the app, never by it. */
-  tooling: ["scripts", "bench", "tools", "packages"],
+  tooling: ["scripts", "tools", "packages"],
   /** Test code: the suites, their helpers, and the test files beside the code. */
   tests: ["tests", "e2e"],
   testFiles: ["**/*.test.ts", "**/*.test.tsx"],
@@ -126,7 +126,7 @@ export default defineConfig([
   globalIgnores([
     ".next*/**",
     ".data*/**",
-    "bench/.next/**",
+    "tools/bench/.next/**",
     "lib/generated/**",
     "test-results*/**",
     "playwright-report/**",
@@ -151,7 +151,7 @@ export default defineConfig([
   },
   {
     // No React here: Vitest's `useTestApp` and Playwright's fixture `use` are not hooks.
-    files: ["tests/**", "e2e/**", "bench/**", "scripts/**", "packages/**"],
+    files: ["tests/**", "e2e/**", "tools/bench/**", "scripts/**", "packages/**"],
     rules: { "react-hooks/rules-of-hooks": "off" },
   },
   // The layers (LAYERS above).

@@ -20,7 +20,7 @@ const SERIAL = [
   "tests/checkout-crash.test.ts",
   "tests/multi-instance.test.ts",
   "tests/chaos.test.ts",
-  "scripts/chaos/replicated-postgres.test.ts",
+  "tools/chaos/replicated-postgres.test.ts",
   "tests/smoke-stripe.test.ts",
 ];
 const APP = [
@@ -79,6 +79,7 @@ export default defineConfig({
         include: [
           "lib/**/*.test.ts",
           "scripts/**/*.test.ts",
+          "tools/**/*.test.ts",
           "packages/**/*.test.ts",
           "app/**/*.test.ts",
           "tests/**/*.test.ts",

@@ -3,8 +3,8 @@ import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { FAULT_KINDS } from "@/scripts/chaos/faults";
-import type { ResultsFile } from "@/scripts/chaos/report";
+import { FAULT_KINDS } from "@/tools/chaos/faults";
+import type { ResultsFile } from "@/tools/chaos/report";
 import { freePort } from "./app-server";
 import { TEST_DIST_DIR, testEnvironment } from "./constants";
 
@@ -27,7 +27,7 @@ async function runChaos(args: string[]): Promise<{ code: number | null; output: 
       "tsx",
       "--import",
       "./scripts/lib/allow-server-only.mjs",
-      "scripts/chaos/main.ts",
+      "tools/chaos/main.ts",
       "--port",
       String(await freePort()),
       "--emulator-port",

@@ -28,7 +28,7 @@ describe("the layers, enforced by lint", () => {
       await reported("lib/payments/x.ts", `export { startStripeEmulator } from "@checkout/stripe-emulator";`, PATHS),
     ).toEqual([expect.stringContaining("Production code imports no tooling")]);
     expect(
-      await reported("app/api/orders/x.ts", `export { startBenchStack } from "../../../bench/lib/stack";`, PATHS),
+      await reported("app/api/orders/x.ts", `export { startBenchStack } from "../../../tools/bench/lib/stack";`, PATHS),
     ).toEqual([expect.stringContaining("Production code imports no tooling")]);
     // Tooling may use production code.
     expect(await reported("scripts/x.ts", `export { env } from "@/lib/env";`, PATHS)).toEqual([]);

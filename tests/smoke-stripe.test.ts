@@ -122,7 +122,7 @@ describe("npm run smoke:stripe", () => {
     }
   }, 180_000);
 
-  // The refusals of arguments and variables: scripts/smoke-stripe/options.test.ts. Here, the command's own.
+  // The refusals of arguments and variables: tools/smoke-stripe/options.test.ts. Here, the command's own.
   it.each([
     [[], /^--app: required: the shop's URL/],
     [["--app", "http://127.0.0.1:9"], /^--app: no shop answers at http:\/\/127\.0\.0\.1:9\/api\/health/],

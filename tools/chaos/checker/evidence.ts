@@ -1,4 +1,4 @@
-import type { AttemptLog } from "@/scripts/chaos/journal";
+import type { AttemptLog } from "@/tools/chaos/journal";
 
 /** Everything the checker judges, gathered after convergence from three independent sources. */
 export interface LedgerIntent {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AttemptLog } from "@/scripts/chaos/journal";
+import type { AttemptLog } from "@/tools/chaos/journal";
 import type { Evidence } from "./evidence";
 import { check, type Invariant } from "./invariants";
 

@@ -8,9 +8,9 @@ import { startStack, type Stack } from "@/scripts/lib/stack";
  * (3100/12112): an embedded PostgreSQL in `<DATA_DIR>/bench` (or
  * DATABASE_URL's server) with a `checkout_bench` database recreated on every
  * run, the Stripe emulator in this process, and the production build in
- * `bench/.next` served by `next start`, with the lab's naive route enabled.
+ * `tools/bench/.next` served by `next start`, with the lab's naive route enabled.
  */
-export const BENCH_DIST_DIR = "bench/.next";
+export const BENCH_DIST_DIR = "tools/bench/.next";
 // BENCH_APP_PORT, BENCH_EMULATOR_PORT, BENCH_DATABASE: for runs beside another bench on one machine.
 const APP_PORT = Number(process.env.BENCH_APP_PORT || 3300);
 const EMULATOR_PORT = Number(process.env.BENCH_EMULATOR_PORT || 12113);

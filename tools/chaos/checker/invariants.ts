@@ -1,4 +1,4 @@
-import type { AttemptLog } from "@/scripts/chaos/journal";
+import type { AttemptLog } from "@/tools/chaos/journal";
 import type { Evidence, LedgerIntent } from "./evidence";
 
 /**

@@ -1,6 +1,6 @@
 // npm run bench -- [--quick|--full] [--reuse-build] [scenario…]
 // Starts its own stack (database, emulator, production build), runs the
-// scenarios, prints the tables and writes bench/results.json.
+// scenarios, prints the tables and writes tools/bench/results.json.
 import "@/scripts/lib/dotenv";
 import os from "node:os";
 import { cpuMeters } from "./lib/cpu";
@@ -100,7 +100,9 @@ async function main(): Promise<void> {
       goals: { passed: goals.filter((g) => g.pass).length, missed: goals.filter((g) => !g.pass).length },
     });
     console.log(`\n${formatTables(reports)}`);
-    log(`${options.mode} run in ${Math.round((performance.now() - started) / 1000)} s; results in bench/results.json`);
+    log(
+      `${options.mode} run in ${Math.round((performance.now() - started) / 1000)} s; results in tools/bench/results.json`,
+    );
     if (failed) process.exitCode = 1;
   } finally {
     await stack.stop();

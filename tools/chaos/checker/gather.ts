@@ -1,5 +1,5 @@
 import pg from "pg";
-import type { Journal } from "@/scripts/chaos/journal";
+import type { Journal } from "@/tools/chaos/journal";
 import type { DbAttempt, DbInboxEvent, DbOrder, Evidence, LedgerEvent, LedgerIntent, LedgerRefund } from "./evidence";
 
 /**

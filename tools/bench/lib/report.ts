@@ -5,7 +5,7 @@ import pg from "pg";
 import type { Mode, Sizes } from "./options";
 import type { Goal, ScenarioResult } from "./scenario";
 
-/** The printed table and `bench/results.json`: machine, versions, every figure, every ratio. */
+/** The printed table and `tools/bench/results.json`: machine, versions, every figure, every ratio. */
 export interface ScenarioReport extends ScenarioResult {
   name: string;
   title: string;
