@@ -19,13 +19,14 @@ export async function refundLateSuccess(
     await recordRefund(deps.prisma, order, { id: null, reason: "provider" });
     return "already_refunded";
   }
-  if (await recordRefund(deps.prisma, order, { id: refundId, reason: "late_success" })) {
-    deps.log?.("late_success_refund", {
-      orderId: order.id,
-      paymentIntentId: intent.id,
-      refundId,
-      amountCents: intent.amount,
-    });
-  }
+  // Two events about the intent processed at once both ask Stripe, which
+  // makes one refund; the one that records it says so, the other replayed it.
+  if (!(await recordRefund(deps.prisma, order, { id: refundId, reason: "late_success" }))) return "already_refunded";
+  deps.log?.("late_success_refund", {
+    orderId: order.id,
+    paymentIntentId: intent.id,
+    refundId,
+    amountCents: intent.amount,
+  });
   return "refunded";
 }
