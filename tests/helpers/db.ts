@@ -1,5 +1,6 @@
 import pg from "pg";
 import { inject } from "vitest";
+import { LOSE_ATTEMPT_SQL } from "@/tools/chaos/rows-lost";
 
 /**
  * Read-only views of the test database, for asserting what the app stored
@@ -196,17 +197,7 @@ export class TestDb {
    * commits. Answers how many records and orders were deleted.
    */
   async loseAttempt(customerId: string, key: string): Promise<{ keys: number; orders: number }> {
-    const { rows } = await this.pool.query<{ keys: number; orders: number }>(
-      `with record as (
-         select id from idempotency_keys where subject_id = $1 and key = lower($2)::uuid
-       ), lost_orders as (
-         delete from orders where idempotency_key_id in (select id from record) returning id
-       ), lost_keys as (
-         delete from idempotency_keys where id in (select id from record) returning id
-       )
-       select (select count(*) from lost_keys)::int as keys, (select count(*) from lost_orders)::int as orders`,
-      [customerId, key],
-    );
+    const { rows } = await this.pool.query<{ keys: number; orders: number }>(LOSE_ATTEMPT_SQL, [customerId, key]);
     return rows[0]!;
   }
 

@@ -10,6 +10,20 @@ import type { Random } from "./random";
  */
 const RECENT_ATTEMPTS = 8;
 
+/**
+ * Deletes an attempt's record, its order and (by cascade) the order's lines,
+ * for customer `$1` and key `$2`; answers how many records and orders went.
+ * The tests lose an attempt with the same statement (tests/helpers/db.ts).
+ */
+export const LOSE_ATTEMPT_SQL = `with record as (
+    select id from idempotency_keys where subject_id = $1 and key = lower($2)::uuid
+  ), lost_orders as (
+    delete from orders where idempotency_key_id in (select id from record) returning id
+  ), lost_keys as (
+    delete from idempotency_keys where id in (select id from record) returning id
+  )
+  select (select count(*) from lost_keys)::int as keys, (select count(*) from lost_orders)::int as orders`;
+
 export async function loseRecentAttempt(
   databaseUrl: string,
   journal: Journal,
@@ -24,17 +38,10 @@ export async function loseRecentAttempt(
   db.on("error", () => undefined); // cut by a failover: the query fails, the soak goes on
   await db.connect();
   try {
-    const { rows } = await db.query<{ keys: number; orders: number }>(
-      `with record as (
-         select id from idempotency_keys where subject_id = $1 and key = lower($2)::uuid
-       ), lost_orders as (
-         delete from orders where idempotency_key_id in (select id from record) returning id
-       ), lost_keys as (
-         delete from idempotency_keys where id in (select id from record) returning id
-       )
-       select (select count(*) from lost_keys)::int as keys, (select count(*) from lost_orders)::int as orders`,
-      [attempt.customerId, attempt.id],
-    );
+    const { rows } = await db.query<{ keys: number; orders: number }>(LOSE_ATTEMPT_SQL, [
+      attempt.customerId,
+      attempt.id,
+    ]);
     return { key: attempt.id, ...rows[0]! };
   } finally {
     await db.end();
