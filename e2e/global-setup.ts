@@ -12,7 +12,7 @@ import { E2E, STACK_APP_ENV } from "./settings";
  */
 export default async function globalSetup() {
   const env = parseEnv({
-    ...testEnvironment(),
+    ...testEnvironment(process.env, "e2e"),
     STRIPE_SECRET_KEY: "sk_test_emulator",
     STRIPE_API_BASE: E2E.emulatorUrl,
   });

@@ -1,8 +1,9 @@
+import { PORT_PLAN } from "@/scripts/lib/port-plan";
 import { TEST_DIST_DIR } from "@/tests/constants";
 
 /** Where the end-to-end stack listens: beside, never on, a running demo's ports. */
-const appPort = Number(process.env.E2E_APP_PORT || 3100);
-const emulatorPort = Number(process.env.E2E_EMULATOR_PORT || 12112);
+const appPort = Number(process.env.E2E_APP_PORT || PORT_PLAN.e2e.app);
+const emulatorPort = Number(process.env.E2E_EMULATOR_PORT || PORT_PLAN.e2e.emulator);
 
 export const E2E = {
   appPort,

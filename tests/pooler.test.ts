@@ -181,10 +181,14 @@ describe.skipIf(!installed)("the shop behind PgBouncer in transaction mode (pgbo
   });
 
   it("shares its server connections: many app connections, at most two server backends, none direct", async () => {
-    // 30 requests at once open several of the app's pooled connections (the pool keeps them a while).
-    const answers = await Promise.all(Array.from({ length: 30 }, () => fetch(`${app.url}/api/products`)));
-    expect(answers.map((a) => a.status)).toEqual(Array(30).fill(200));
-    const clients = (await pooler.show<ConnectionRow>("CLIENTS")).filter((c) => c.database === database);
+    // Bursts of 30 requests at once open several of the app's pooled connections (the pool keeps
+    // them 10 s). A fast machine can serve one burst on a single connection: up to five bursts.
+    let clients: ConnectionRow[] = [];
+    for (let burst = 0; burst < 5 && clients.length <= SERVER_CONNECTIONS; burst++) {
+      const answers = await Promise.all(Array.from({ length: 30 }, () => fetch(`${app.url}/api/products`)));
+      expect(answers.map((a) => a.status)).toEqual(Array(30).fill(200));
+      clients = (await pooler.show<ConnectionRow>("CLIENTS")).filter((c) => c.database === database);
+    }
     const servers = (await pooler.show<ConnectionRow>("SERVERS")).filter((s) => s.database === database);
     expect(clients.length).toBeGreaterThan(SERVER_CONNECTIONS);
     expect(servers.length).toBeGreaterThan(0);

@@ -127,10 +127,15 @@ describe("stale owners", () => {
   });
 
   it("gives 20 concurrent retakes of one stale claim exactly one winner", async () => {
-    const e = engine(100);
+    // A TTL far above the time 20 claims take on a loaded machine, and the claim aged past it:
+    // the winner's own claim stays young while the others run.
+    const e = engine(60_000);
     const s = scope();
     await e.claim(s, HASH);
-    await sleep(200);
+    const aged = await prisma.$executeRaw`
+      update idempotency_keys set locked_at = locked_at - interval '61 seconds'
+       where subject_id = ${s.subjectId} and endpoint = ${s.endpoint} and key = ${s.key}::uuid`;
+    expect(aged).toBe(1);
     const results = await Promise.all(Array.from({ length: 20 }, () => e.claim(s, HASH)));
     expect(results.filter((r) => r.kind === "claimed")).toHaveLength(1);
     expect(results.filter((r) => r.kind === "in_progress")).toHaveLength(19);

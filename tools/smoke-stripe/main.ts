@@ -38,11 +38,15 @@ async function main(): Promise<number> {
   };
   const counts = { passed: 0, failed: 0, skipped: 0 };
   try {
-    for (const journey of JOURNEYS) {
-      const result = await journey.run(ctx).catch((err: unknown) => ({
+    // Each journey is a shopper of its own: they run at once, and report in the table's order.
+    const running = JOURNEYS.map((journey) =>
+      journey.run(ctx).catch((err: unknown) => ({
         outcome: "failed" as const,
         detail: err instanceof Error ? err.message.split("\n")[0]! : String(err),
-      }));
+      })),
+    );
+    for (const [i, journey] of JOURNEYS.entries()) {
+      const result = await running[i]!;
       counts[result.outcome] += 1;
       console.log(`${journey.name.padEnd(13)} ${result.outcome.padEnd(7)} ${result.detail}`);
     }

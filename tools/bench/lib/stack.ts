@@ -1,19 +1,20 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parseEnv } from "@/lib/env";
+import { embeddedDatabaseOf, PORT_PLAN } from "@/scripts/lib/port-plan";
 import { startStack, type Stack } from "@/scripts/lib/stack";
 
 /**
- * The benchmark's own stack, apart from the demo (3000/12111) and the tests
- * (3100/12112): an embedded PostgreSQL in `<DATA_DIR>/bench` (or
+ * The benchmark's own stack, beside the demo and the tests
+ * (scripts/lib/port-plan.ts): an embedded PostgreSQL in `<DATA_DIR>/bench` (or
  * DATABASE_URL's server) with a `checkout_bench` database recreated on every
  * run, the Stripe emulator in this process, and the production build in
  * `tools/bench/.next` served by `next start`, with the lab's naive route enabled.
  */
 export const BENCH_DIST_DIR = "tools/bench/.next";
 // BENCH_APP_PORT, BENCH_EMULATOR_PORT, BENCH_DATABASE: for runs beside another bench on one machine.
-const APP_PORT = Number(process.env.BENCH_APP_PORT || 3300);
-const EMULATOR_PORT = Number(process.env.BENCH_EMULATOR_PORT || 12113);
+const APP_PORT = Number(process.env.BENCH_APP_PORT || PORT_PLAN.bench.app);
+const EMULATOR_PORT = Number(process.env.BENCH_EMULATOR_PORT || PORT_PLAN.bench.emulator);
 const DATABASE = process.env.BENCH_DATABASE || "checkout_bench";
 
 /**
@@ -45,11 +46,9 @@ export async function startBenchStack(options: {
   reuseBuild: boolean;
   log: (line: string) => void;
 }): Promise<BenchStack> {
-  const dataDir = process.env.DATA_DIR || ".data";
   const env = parseEnv({
     ...process.env,
-    DATA_DIR: path.join(dataDir, "bench"),
-    EMBEDDED_PG_PORT: String(Number(process.env.EMBEDDED_PG_PORT || 54329) + 2),
+    ...embeddedDatabaseOf("bench"),
     // Always the local emulator: a benchmark never reaches real Stripe.
     STRIPE_SECRET_KEY: "sk_test_emulator",
     STRIPE_API_BASE: undefined,

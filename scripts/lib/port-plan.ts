@@ -1,0 +1,28 @@
+/**
+ * The one port plan: where each user of the stack listens and keeps its
+ * embedded PostgreSQL, so that the demo, Vitest, Playwright and the bench run
+ * side by side on one machine. The demo and `npm run dev` use the variables'
+ * own defaults (PORT 3000, STRIPE_EMULATOR_PORT 12111, the database in
+ * DATA_DIR on EMBEDDED_PG_PORT 54329; docs/contract.md); each other user keeps
+ * its database in a folder of DATA_DIR on a port after EMBEDDED_PG_PORT. The
+ * chaos soak and Vitest's app servers take free ports.
+ */
+export const PORT_PLAN = {
+  vitest: { folder: "test", pgOffset: 1 },
+  bench: { folder: "bench", pgOffset: 2, app: 3300, emulator: 12113 },
+  e2e: { folder: "e2e", pgOffset: 3, app: 3100, emulator: 12112 },
+} as const;
+
+export type StackUser = keyof typeof PORT_PLAN;
+
+/** DATA_DIR and EMBEDDED_PG_PORT for `user`'s embedded PostgreSQL, from the demo's. */
+export function embeddedDatabaseOf(
+  user: StackUser,
+  env: NodeJS.ProcessEnv = process.env,
+): { DATA_DIR: string; EMBEDDED_PG_PORT: string } {
+  const { folder, pgOffset } = PORT_PLAN[user];
+  return {
+    DATA_DIR: `${env.DATA_DIR || ".data"}/${folder}`,
+    EMBEDDED_PG_PORT: String(Number(env.EMBEDDED_PG_PORT || 54329) + pgOffset),
+  };
+}
