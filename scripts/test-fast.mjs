@@ -1,9 +1,9 @@
 // `npm run test:fast`: format check, lint, typecheck and Vitest's `unit` tier
 // (no build, no app server), all at once (scripts/lib/steps.mjs).
-import { npmScript, runAtOnce, verdict } from "./lib/steps.mjs";
+import { npmScript, runSteps, verdict } from "./lib/steps.mjs";
 
 const started = Date.now();
-const results = await runAtOnce(
+const results = await runSteps(
   [
     npmScript("format:check"),
     npmScript("lint"),

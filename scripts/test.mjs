@@ -1,31 +1,38 @@
 // `npm test`: everything, end to end included, on both cores
-// (docs/testing.md). Chromium is found or installed first; then format, lint,
-// typecheck, the build and Vitest's `unit` tier run at once; once all pass,
-// Vitest's `app` and `serial` tiers and Playwright run at once on that build.
-import { npmScript, runAtOnce, verdict } from "./lib/steps.mjs";
+// (docs/testing.md). Chromium is found or installed first. Format, lint,
+// typecheck, the build and Vitest's `unit` tier start at once; on the build,
+// Vitest's `serial` tier, its `app` tier and Playwright, each as a process of
+// its own with its own embedded PostgreSQL (scripts/lib/port-plan.ts).
+import { npmScript, runSteps, verdict } from "./lib/steps.mjs";
+
+/** A Vitest tier as a process of its own, on the build `test:build` made. */
+const vitest = (project, after) => ({
+  name: `vitest ${project}`,
+  command: "npx",
+  args: ["vitest", "run", "--project", project],
+  env: project === "unit" ? {} : { TEST_REUSE_BUILD: "1", TEST_STACK: `vitest-${project}` },
+  after,
+});
 
 const started = Date.now();
-const results = [];
-for (const phase of [
-  [npmScript("test:browser")],
+const results = await runSteps(
   [
+    npmScript("test:browser"),
     npmScript("format:check"),
     npmScript("lint"),
     npmScript("typecheck"),
     npmScript("test:build"),
-    { name: "vitest unit", command: "npx", args: ["vitest", "run", "--project", "unit"] },
-  ],
-  [
+    vitest("unit", []),
+    vitest("serial", ["test:build"]),
+    vitest("app", ["test:build", "vitest unit"]),
     {
-      name: "vitest app, serial",
+      name: "playwright",
       command: "npx",
-      args: ["vitest", "run", "--project", "app", "--project", "serial"],
+      args: ["playwright", "test"],
       env: { TEST_REUSE_BUILD: "1" },
+      after: ["test:browser", "test:build", "lint", "typecheck"],
     },
-    { name: "playwright", command: "npx", args: ["playwright", "test"], env: { TEST_REUSE_BUILD: "1" } },
   ],
-]) {
-  results.push(...(await runAtOnce(phase, started)));
-  if (results.some((r) => !r.ok)) break;
-}
+  started,
+);
 process.exit(verdict("npm test", results, started));

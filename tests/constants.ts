@@ -5,13 +5,15 @@ export const TEST_DIST_DIR = process.env.TEST_DIST_DIR || ".next-test";
 
 /**
  * The variables with the test runner's own embedded PostgreSQL, apart from the
- * demo's and the other runner's (scripts/lib/port-plan.ts): Vitest and
+ * demo's and the other runners' (scripts/lib/port-plan.ts): Vitest and
  * Playwright run at once (scripts/test.mjs), a finishing run never stops a
- * running demo's database, and a demo never sees test data.
+ * running demo's database, and a demo never sees test data. Vitest's tiers
+ * run as processes of their own under `npm test`, each naming its place in
+ * TEST_STACK (`vitest-app`, `vitest-serial`); by default, `vitest`.
  */
 export function testEnvironment(
   env: NodeJS.ProcessEnv = process.env,
-  runner: Extract<StackUser, "vitest" | "e2e"> = "vitest",
+  runner: StackUser = (env.TEST_STACK as StackUser | undefined) || "vitest",
 ): Record<string, string | undefined> {
   return { ...env, ...embeddedDatabaseOf(runner, env) };
 }

@@ -108,13 +108,14 @@ describe("npm run smoke:stripe", () => {
     await emulator.faults({ refuse: { status: 401 } });
     try {
       const before = (await emulator.stats()).refused;
-      const run = await smoke(["--app", app], stripeEnv);
+      // The 3-D Secure journeys wait a step out for the provider's page that never comes: 8 s, not 30.
+      const run = await smoke(["--app", app, "--step-timeout", "8"], stripeEnv);
       expect((await emulator.stats()).refused).toBeGreaterThan(before); // the refusal really happened
       expect(run.code, run.output).toBe(1);
       expect(journeyLines(run.stdout)).toEqual(JOURNEYS.map((name) => [name, "failed"]));
       expect(run.stdout).toMatch(/^pay +failed +pm_card_visa answered 503 payment_unavailable, expected 201 paid$/m);
       expect(run.stdout).toMatch(
-        /^3ds-complete +failed +Pay did not lead to the provider's page .*503 payment_unavailable/m,
+        /^3ds-complete +failed +Pay did not lead to the provider's page within 8 s: .*503 payment_unavailable/m,
       );
       expect(run.stdout).toContain("smoke:stripe: 0 passed, 6 failed, 0 skipped");
     } finally {

@@ -213,11 +213,12 @@ describe("the emulator's own webhook deliveries", () => {
     const key = newKey();
     const first = await shopper.checkout(key, cart("pm_card_threeDSecure2Required"));
     expect(first.status).toBe(202);
-    expect(await h.db.record(shopper.customerId!, key)).toMatchObject({
-      status: "in_progress",
-      lock_token: null,
-      response_status: 202,
+    // Parked: unlocked, waiting for the shopper. The intent's own events may take the lock for a moment.
+    const parked = await waitFor("the attempt to be parked", async () => {
+      const record = await h.db.record(shopper.customerId!, key);
+      return record?.lock_token === null ? record : null;
     });
+    expect(parked).toMatchObject({ status: "in_progress", lock_token: null, response_status: 202 });
 
     const back = await authenticate(first.body.nextAction.url, "complete"); // ...and the tab is closed
     const paymentIntentId = back.searchParams.get("payment_intent")!;

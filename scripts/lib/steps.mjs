@@ -1,21 +1,42 @@
 // Runs commands at the same time, so both cores stay busy while tests wait on
-// the database, the emulator or the browser. Each step's output is printed
-// whole when it ends, under a line with its verdict and time; a failed step
-// is named again at the end.
+// the database, the emulator or the browser. A step starts once the steps it
+// comes `after` have passed (and is not run when one failed). Each step's
+// output is printed whole when it ends, under a line with its verdict and the
+// time since the start; the failed ones are named again at the end.
 import { spawn } from "node:child_process";
 
 /**
- * @typedef {{ name: string; command: string; args: string[]; env?: Record<string, string> }} Step
- * @typedef {{ name: string; ok: boolean; seconds: number }} StepResult
+ * @typedef {{ name: string; command: string; args: string[]; env?: Record<string, string>; after?: string[] }} Step
+ * @typedef {{ name: string; ok: boolean }} StepResult
  */
 
-/** Runs `steps` at once; resolves when all have ended. */
-export function runAtOnce(/** @type {Step[]} */ steps, started = Date.now()) {
-  return Promise.all(steps.map((step) => runStep(step, started)));
+/** Runs `steps`, each as soon as what it comes after has passed; resolves when all have ended. */
+export function runSteps(/** @type {Step[]} */ steps, started = Date.now()) {
+  /** @type {Map<string, Promise<StepResult>>} */
+  const running = new Map();
+  for (const step of steps) {
+    const before = (step.after ?? []).map((name) => {
+      const promise = running.get(name);
+      if (!promise) throw new Error(`step ${step.name} comes after ${name}, which is not listed before it`);
+      return promise;
+    });
+    running.set(
+      step.name,
+      Promise.all(before).then((results) => {
+        const failed = results.filter((r) => !r.ok).map((r) => r.name);
+        if (failed.length === 0) return runStep(step, started);
+        process.stdout.write(`\n--- ${step.name}: not run, after the failure of ${failed.join(", ")}\n`);
+        return { name: step.name, ok: false };
+      }),
+    );
+  }
+  return Promise.all(running.values());
 }
 
 /** @returns {Promise<StepResult>} */
 function runStep(/** @type {Step} */ step, /** @type {number} */ started) {
+  const since = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
+  process.stdout.write(`--- ${step.name}: started at ${since()}\n`);
   return new Promise((resolve) => {
     const child = spawn(step.command, step.args, {
       stdio: ["ignore", "pipe", "pipe"],
@@ -25,20 +46,19 @@ function runStep(/** @type {Step} */ step, /** @type {number} */ started) {
     child.stdout.on("data", (chunk) => (output += chunk));
     child.stderr.on("data", (chunk) => (output += chunk));
     child.on("close", (code, signal) => {
-      const seconds = (Date.now() - started) / 1000;
       const verdict = code === 0 ? "ok" : `failed (${signal ?? `exit ${code}`})`;
-      process.stdout.write(`\n--- ${step.name}: ${verdict} after ${seconds.toFixed(1)} s\n${output}`);
-      resolve({ name: step.name, ok: code === 0, seconds });
+      process.stdout.write(`\n--- ${step.name}: ${verdict} at ${since()}\n${output}`);
+      resolve({ name: step.name, ok: code === 0 });
     });
   });
 }
 
 /** `npm run -s <script>` as a step. */
-export function npmScript(/** @type {string} */ script, env = {}) {
-  return { name: script, command: "npm", args: ["run", "-s", script], env };
+export function npmScript(/** @type {string} */ script, /** @type {Partial<Step>} */ options = {}) {
+  return { name: script, command: "npm", args: ["run", "-s", script], ...options };
 }
 
-/** The final line and exit code of a run made of `results`. */
+/** Prints the final line; returns the exit code. */
 export function verdict(/** @type {string} */ command, /** @type {StepResult[]} */ results, started = Date.now()) {
   const failed = results.filter((r) => !r.ok).map((r) => r.name);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);

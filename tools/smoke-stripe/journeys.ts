@@ -10,6 +10,8 @@ export interface SmokeContext {
   /** null without STRIPE_SECRET_KEY: only what the shop says is checked. */
   provider: Provider | null;
   refundWaitMs: number;
+  /** How long a page or the provider may take for one step of a browser journey. */
+  stepTimeoutMs: number;
   /** A note while a journey waits, so a long wait says what it is waiting for. */
   progress: (line: string) => void;
 }
@@ -29,9 +31,6 @@ export interface Journey {
  */
 const VISA = "pm_card_visa";
 const DECLINED = "pm_card_chargeDeclined";
-
-/** How long a page or the provider may take for one step of a browser journey. */
-const STEP_TIMEOUT_MS = 30_000;
 
 const NOT_CHECKED = "Stripe not checked: STRIPE_SECRET_KEY unset";
 
@@ -129,7 +128,7 @@ function threeDSecure(name: string, action: Authentication): Journey {
       const context = await ctx.browser.newContext({ baseURL: ctx.app.origin });
       try {
         const page = await context.newPage();
-        page.setDefaultTimeout(STEP_TIMEOUT_MS);
+        page.setDefaultTimeout(ctx.stepTimeoutMs);
         await page.goto("/");
         const product = page.getByRole("list", { name: "Products" }).getByRole("listitem").first();
         await product.getByRole("button", { name: /^Add to cart/ }).click();
@@ -154,11 +153,11 @@ function threeDSecure(name: string, action: Authentication): Journey {
             .textContent({ timeout: 2_000 })
             .catch(() => page.url());
           throw new JourneyFailure(
-            `Pay did not lead to the provider's page within ${STEP_TIMEOUT_MS / 1000} s: ` +
+            `Pay did not lead to the provider's page within ${ctx.stepTimeoutMs / 1000} s: ` +
               `POST /api/checkout answered ${tally(answers)}; the checkout says "${squash(status)}"`,
           );
         }
-        await pressOnProviderPage(page, action, ctx.app.origin, STEP_TIMEOUT_MS);
+        await pressOnProviderPage(page, action, ctx.app.origin, ctx.stepTimeoutMs);
         await page.waitForURL((url) => url.origin === ctx.app.origin && url.pathname === "/checkout/return");
         const heading = page.getByRole("heading", { level: 1 });
         try {
@@ -188,7 +187,7 @@ function threeDSecure(name: string, action: Authentication): Journey {
 
 /** A fresh shopper (a guest session of its own) for one journey. */
 async function withShop(ctx: SmokeContext, journey: (shop: Shop) => Promise<JourneyResult>): Promise<JourneyResult> {
-  const context = await request.newContext({ baseURL: ctx.app.origin, timeout: STEP_TIMEOUT_MS });
+  const context = await request.newContext({ baseURL: ctx.app.origin, timeout: ctx.stepTimeoutMs });
   try {
     const shop = new Shop(context);
     await shop.startSession();

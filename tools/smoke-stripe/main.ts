@@ -34,6 +34,7 @@ async function main(): Promise<number> {
     browser,
     provider: options.stripe && new Provider(options.stripe),
     refundWaitMs: options.refundWaitMs,
+    stepTimeoutMs: options.stepTimeoutMs,
     progress: (line) => console.error(`        ${line}`),
   };
   const counts = { passed: 0, failed: 0, skipped: 0 };

@@ -5,7 +5,7 @@ describe("npm run smoke:stripe's arguments and environment", () => {
   it("runs against the shop's origin, with Stripe's record checked only when given a key", () => {
     expect(parseSmokeArgs(["--app", "http://localhost:3000/anything"], {})).toEqual({
       kind: "run",
-      options: { app: new URL("http://localhost:3000"), refundWaitMs: 180_000, stripe: null },
+      options: { app: new URL("http://localhost:3000"), refundWaitMs: 180_000, stepTimeoutMs: 30_000, stripe: null },
     });
     const withKey = parseSmokeArgs(["--app", "https://shop.example", "--refund-wait", "30"], {
       STRIPE_SECRET_KEY: "rk_test_abc",
@@ -23,6 +23,7 @@ describe("npm run smoke:stripe's arguments and environment", () => {
     [["--app", "ftp://shop"], {}, /^--app: ftp:\/\/shop is not an http\(s\) URL/],
     [["--app", "http://shop", "--refund-wait", "0"], {}, /^--refund-wait: a whole number of seconds/],
     [["--app", "http://shop", "--refund-wait", "soon"], {}, /^--refund-wait: a whole number of seconds/],
+    [["--app", "http://shop", "--step-timeout", "0"], {}, /^--step-timeout: a whole number of seconds/],
     [["--ap", "http://shop"], {}, /Unknown option '--ap'.*\(see --help\)$/],
     [["--app", "http://shop"], { STRIPE_SECRET_KEY: "sk_live_abc" }, /^STRIPE_SECRET_KEY: must be a test-mode key/],
     [["--app", "http://shop"], { STRIPE_SECRET_KEY: "sk_test_emulator" }, /^STRIPE_API_BASE: required with/],
