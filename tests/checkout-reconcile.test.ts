@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import { attemptId } from "@/lib/checkout/attempt-id";
 import { CHECKOUT_ENDPOINT } from "@/lib/checkout/request";
 import { fingerprint } from "@/lib/idempotency/fingerprint";
-import { CART_TOTAL_CENTS, cart, newKey, sleep, waitFor, type Shopper } from "./helpers/shopper";
+import { CART_TOTAL_CENTS, cart, newKey, waitFor, type Shopper } from "./helpers/shopper";
 
 /**
  * The server dies (kill -9) mid-payment and the shopper never comes back:
@@ -75,7 +75,10 @@ async function reconcileAfterTtl(shopper: Shopper, key: string): Promise<Reconci
   expect(early.counts).toEqual(nothing);
   expect(await h.db.record(shopper.customerId!, key)).toMatchObject({ status: "in_progress", attempts: 1 });
 
-  await sleep(Math.max(0, TTL_MS - age + 250)); // past the TTL by the database's clock
+  // Past the TTL by the database's clock: the claim ages, as if its dead owner had been silent that long.
+  const aged = await h.db.ageAttempt(shopper.customerId!, key, TTL_MS);
+  expect(aged.lock_age_ms).toBeGreaterThan(TTL_MS);
+  expect(aged.age_ms).toBeGreaterThan(TTL_MS); // the reconciler's first look at an attempt comes a TTL after it began
   const run = await runReconciler();
   expect(run.counts).toEqual({ ...nothing, paid: 1 });
   const record = (await h.db.record(shopper.customerId!, key))!;

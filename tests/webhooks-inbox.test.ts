@@ -119,11 +119,17 @@ describe("the webhook inbox", () => {
       await lock.query("rollback");
       expect(await row(event.id)).toMatchObject({ processed_at: null, attempts: 1 });
 
+      // The event's lease and any claim the dead processing took on the attempt last the TTL: both rows age by
+      // it, as if the app had stayed down that long. The update of the attempt waits for a statement of the dead
+      // processing still running on it, so it ages what that statement wrote.
+      const attempt = await h.db.ageAttempt(shopper.customerId!, key, TTL_MS);
+      expect(attempt.lock_age_ms === null || attempt.lock_age_ms > TTL_MS).toBe(true); // released, or its claim expired
+      expect((await h.db.ageEvent(event.id, TTL_MS)).next_attempt_in_ms).toBeLessThanOrEqual(0);
       await h.app.restart();
       const done = await waitFor(
         "the event to be processed again",
         async () => ((await row(event.id))?.processed_at ? row(event.id) : null),
-        TTL_MS + 20_000,
+        20_000,
       );
       expect(done).toMatchObject({ attempts: 2 });
       // Whoever finished the attempt first — this event's retry or the reconciler — it is paid, once.

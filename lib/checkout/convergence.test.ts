@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startStripeEmulator, type StripeEmulator } from "@checkout/stripe-emulator";
 import { EmulatorClient, type FaultStats } from "@checkout/stripe-emulator/client";
+import { TestDb } from "../../tests/helpers/db";
 import { createOwnDatabase, type OwnDatabase } from "../../tests/helpers/own-database";
 import { authenticate } from "../../tests/helpers/three-d-secure";
 import { createPrismaClient } from "../db";
@@ -19,10 +20,15 @@ import type { CheckoutRequest } from "./request";
  * Every attempt ends, and ends right (docs/contract.md, "Convergence"),
  * against the emulator's faults through the real SDK and a real database of
  * its own (the reconciler takes over every abandoned attempt it finds).
+ * Time passes for an attempt by ageing its row (by the database's clock, the
+ * one the reconciler judges by), so the TTL, the deadline and the action
+ * timeout are long: nothing is due before a test ages it.
  */
-const TTL_MS = 800;
-const DEADLINE_MS = 2_500;
+const TTL_MS = 30_000;
+const DEADLINE_MS = 120_000;
+const ACTION_TIMEOUT_MS = 60_000;
 let database: OwnDatabase;
+let db: TestDb;
 let prisma: PrismaClient;
 let emulator: StripeEmulator;
 let deps: CheckoutDeps;
@@ -52,7 +58,7 @@ function depsFor(url: string): CheckoutDeps {
       attemptDeadlineMs: DEADLINE_MS,
     }),
     appOrigin: "http://shop.test",
-    actionTimeoutMs: 1_000,
+    actionTimeoutMs: ACTION_TIMEOUT_MS,
   };
 }
 
@@ -78,6 +84,7 @@ function bodyOf(result: CheckoutResult | { kind: "not_found" }) {
 
 beforeAll(async () => {
   database = await createOwnDatabase("convergence");
+  db = new TestDb(database.url);
   prisma = createPrismaClient(database.url);
   emulator = await startStripeEmulator({ port: 0 });
   deps = depsFor(emulator.url);
@@ -85,6 +92,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await emulator.close();
   await prisma.$disconnect();
+  await db.close();
   await database.drop();
 });
 beforeEach(() => controls().reset());
@@ -121,10 +129,11 @@ describe("a create whose 500 the provider stored for its key", () => {
     });
     expect((await controls().snapshot()).stats.storedCreate500).toBe(1);
 
-    await sleep(TTL_MS + 100);
+    // The shopper never comes back: the released attempt is due a TTL later.
+    expect((await db.ageAttempt(customerId, key, TTL_MS + 100)).next_attempt_in_ms).toBeLessThanOrEqual(0);
     expect(await reconcileAbandoned(deps)).toEqual({ ...nothing, unknown: 1 }); // the replayed 500: still unknown
     await prisma.idempotencyKey.updateMany({ where: { subjectId: customerId }, data: { nextAttemptAt: new Date(0) } });
-    await sleep(DEADLINE_MS);
+    expect((await db.ageAttempt(customerId, key, DEADLINE_MS)).age_ms).toBeGreaterThan(DEADLINE_MS);
     expect(await reconcileAbandoned(deps)).toEqual({ ...nothing, failed: 1 }); // searched by metadata: no intent
 
     // The provider forgets its keys; the shopper and the reconciler come back.
@@ -269,7 +278,8 @@ describe("3-D Secure", () => {
     const body = cart("pm_card_threeDSecure2Required");
     const first = bodyOf(await checkout(deps, { customerId, key, body }));
     expect(await reconcileAbandoned(deps)).toEqual(nothing); // waiting for the shopper, not yet due
-    await sleep(1_100);
+    // Nobody authenticates: the parked attempt is due once its action timeout has passed.
+    expect((await db.ageAttempt(customerId, key, ACTION_TIMEOUT_MS + 100)).next_attempt_in_ms).toBeLessThanOrEqual(0);
     expect(await reconcileAbandoned(deps)).toEqual({ ...nothing, failed: 1 });
     const intent = (await deps.stripe.paymentIntents.list({ limit: 1 })).data[0]!;
     expect(intent).toMatchObject({ status: "canceled", cancellation_reason: "abandoned" });

@@ -2,7 +2,9 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startStripeEmulator, type StripeEmulator } from "@checkout/stripe-emulator";
 import { EmulatorClient } from "@checkout/stripe-emulator/client";
+import { TestDb } from "../../tests/helpers/db";
 import { createOwnDatabase, type OwnDatabase } from "../../tests/helpers/own-database";
+import { waitFor } from "../../tests/helpers/shopper";
 import type { PrismaClient } from "../generated/prisma/client";
 import { createPrismaClient } from "../db";
 import { IdempotencyEngine } from "../idempotency/engine";
@@ -15,17 +17,19 @@ import { attemptId } from "./attempt-id";
 import { createAttemptOrder, type PendingOrder } from "./orders";
 import { reconcileAbandoned } from "./reconcile";
 import { CHECKOUT_ENDPOINT, type CheckoutRequest } from "./request";
-import { sleep } from "../sleep";
 
 /**
  * The reconciler against a real database and the emulator through the real
  * SDK: attempts whose shopper never came back end paid or declined, charged
- * exactly once. A short in-progress TTL stands in for the 90 s default. A
+ * exactly once. The shopper's absence is the attempts' rows aged past the
+ * in-progress TTL (by the database's clock, the one the reconciler judges
+ * by), so the TTL is long: nothing is due before a test ages it. A
  * database of its own: the reconciler takes over every abandoned attempt it
  * finds, and must not finish other test files' against this emulator.
  */
-const TTL_MS = 1000;
+const TTL_MS = 30_000;
 let database: OwnDatabase;
+let db: TestDb;
 let prisma: PrismaClient;
 let emulator: StripeEmulator;
 let deps: CheckoutDeps;
@@ -45,8 +49,24 @@ async function newCustomer() {
   return (await prisma.customer.create({ data: {}, select: { id: true } })).id;
 }
 
+/**
+ * Ages the customer's `attempts` unfinished attempts by `ms`, as if the
+ * shopper had stayed away that long, and checks each is then due for the
+ * reconciler: no claim younger than the TTL, and its next try (or, with
+ * none set, a TTL after it began) has come.
+ */
+async function stayAway(customerId: string, ms: number, attempts = 1) {
+  const aged = await db.ageAttemptsOf(customerId, ms);
+  expect(aged).toHaveLength(attempts);
+  for (const attempt of aged) {
+    if (attempt.lock_age_ms !== null) expect(attempt.lock_age_ms).toBeGreaterThan(TTL_MS);
+    expect(attempt.next_attempt_in_ms ?? TTL_MS - attempt.age_ms).toBeLessThanOrEqual(0);
+  }
+}
+
 beforeAll(async () => {
   database = await createOwnDatabase("reconciler");
+  db = new TestDb(database.url);
   prisma = createPrismaClient(database.url);
   emulator = await startStripeEmulator({ port: 0 });
   deps = {
@@ -70,6 +90,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await emulator.close();
   await prisma.$disconnect();
+  await db.close();
   await database.drop();
 });
 beforeEach(() => controls().reset());
@@ -88,7 +109,7 @@ describe("the reconciler", () => {
     const intent = { id: charged.paymentIntentId };
     expect((await controls().snapshot()).stats.charges).toBe(1);
 
-    await sleep(TTL_MS + 100);
+    await stayAway(customerId, TTL_MS + 100);
     const counts = await reconcileAbandoned(deps);
     expect(counts).toEqual({ ...nothing, paid: 1 });
 
@@ -110,7 +131,7 @@ describe("the reconciler", () => {
     expect((await controls().snapshot()).stats.failedInjected).toBe(1);
     expect(await ledgerFor(customerId)).toHaveLength(0);
 
-    await sleep(TTL_MS + 100); // the shopper never retries
+    await stayAway(customerId, TTL_MS + 100); // the shopper never retries
     expect(await reconcileAbandoned(deps)).toEqual({ ...nothing, paid: 1 });
     const ledger = await ledgerFor(customerId);
     expect(ledger.map((pi) => pi.status)).toEqual(["succeeded"]);
@@ -140,7 +161,9 @@ describe("the reconciler", () => {
     const first = await checkout(impatient, { customerId, key: randomUUID(), body });
     expect(first.kind).toBe("unavailable");
     await controls().faults({ latencyMs: 0 });
-    await sleep(Math.max(TTL_MS, 600) + 200); // the provider finished creating the intent meanwhile
+    // The provider finishes creating the intent after its caller gave up.
+    await waitFor("the charge to land at the provider", async () => (await controls().stats()).charges === 1);
+    await stayAway(customerId, TTL_MS + 100);
     expect(await reconcileAbandoned(deps)).toEqual({ ...nothing, paid: 1 });
     const ledger = await ledgerFor(customerId);
     expect(ledger.map((pi) => pi.status)).toEqual(["succeeded"]);
@@ -152,7 +175,7 @@ describe("the reconciler", () => {
     const declined = { ...body, paymentMethod: "pm_card_chargeDeclinedInsufficientFunds" };
     const key = randomUUID();
     expect((await checkout(deps, { customerId, key, body: declined })).kind).toBe("unavailable");
-    await sleep(TTL_MS + 100);
+    await stayAway(customerId, TTL_MS + 100);
     expect(await reconcileAbandoned(deps)).toEqual({ ...nothing, declined: 1 });
     const replay = await checkout(deps, { customerId, key, body: declined });
     expect(replay).toMatchObject({ kind: "response", replayed: true, response: { statusCode: 402 } });
@@ -164,7 +187,7 @@ describe("the reconciler", () => {
     const customerId = await newCustomer();
     const key = randomUUID();
     await deps.idempotency.claim({ subjectId: customerId, endpoint: CHECKOUT_ENDPOINT, key }, fingerprint(body));
-    await sleep(TTL_MS + 100);
+    await stayAway(customerId, TTL_MS + 100);
     expect(await reconcileAbandoned(deps)).toEqual({ ...nothing, abandoned: 1 });
     expect(await prisma.idempotencyKey.count({ where: { subjectId: customerId } })).toBe(0);
     expect((await checkout(deps, { customerId, key, body })).kind).toBe("response");
@@ -176,7 +199,7 @@ describe("the reconciler", () => {
     await controls().faults({ failNext: { status: 503, times: 5 } });
     for (let i = 0; i < 5; i++) await checkout(deps, { customerId, key: randomUUID(), body });
     expect((await controls().snapshot()).stats.failedInjected).toBe(5);
-    await sleep(TTL_MS + 100);
+    await stayAway(customerId, TTL_MS + 100, 5);
     const runs = await Promise.all([reconcileAbandoned(deps), reconcileAbandoned(deps), reconcileAbandoned(deps)]);
     expect(runs.reduce((n, r) => n + r.unknown, 0)).toBe(0);
     expect(runs.reduce((n, r) => n + r.paid, 0)).toBe(5); // each attempt finished by exactly one of them
@@ -200,7 +223,7 @@ describe("the reconciler", () => {
       refresh: async () => true,
     });
     expect(charged.kind).toBe("succeeded");
-    await sleep(TTL_MS + 100);
+    await stayAway(customerId, TTL_MS + 100, 101); // all of them alike: the poisoned ones stay the oldest
 
     const ticks: Array<Record<string, number>> = [];
     for (
@@ -241,7 +264,7 @@ describe("the reconciler", () => {
       { idempotencyKey: `${owner.recordId}:create` },
     );
     expect(await recordIntent(order.id, created.id)).toBe(true);
-    await sleep(TTL_MS + 300);
+    await stayAway(customerId, TTL_MS + 300); // past the deadline too
 
     expect(await reconcileAbandoned(short)).toEqual({ ...nothing, failed: 1 });
     expect((await deps.stripe.paymentIntents.retrieve(created.id)).status).toBe("canceled");
@@ -275,7 +298,7 @@ describe("the reconciler", () => {
       refresh: async () => true,
     });
     expect(charged.kind).toBe("succeeded");
-    await sleep(TTL_MS + 300);
+    await stayAway(customerId, TTL_MS + 300); // past the deadline too
 
     expect(await reconcileAbandoned(short)).toEqual({ ...nothing, paid: 1 });
     expect(

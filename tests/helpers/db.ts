@@ -4,7 +4,8 @@ import { LOSE_ATTEMPT_SQL } from "@/tools/chaos/rows-lost";
 
 /**
  * Read-only views of the test database, for asserting what the app stored
- * (or did not), plus writes (`expire`, `insertExpired`) standing in for time passing.
+ * (or did not), plus writes (`expire`, `insertExpired`, `ageAttempt`,
+ * `ageEvent`) standing in for time passing.
  * Counts are scoped by customer or key, because other test files write to
  * the same database at the same time.
  */
@@ -23,7 +24,18 @@ export interface IdempotencyRow {
   response_headers: Record<string, string> | null;
   /** Milliseconds since the lock was taken, by the database's clock. */
   lock_age_ms: number | null;
+  /** Milliseconds since the attempt began (its record was inserted), by the database's clock. */
+  age_ms: number;
+  /** Milliseconds until the reconciler's next try is due, by the database's clock: at most 0 once due; null when none is set. */
+  next_attempt_in_ms: number | null;
 }
+
+/** An attempt's times by the database's clock, as `ageAttempt` left them. */
+export type AttemptTimes = Pick<IdempotencyRow, "key" | "lock_age_ms" | "age_ms" | "next_attempt_in_ms">;
+
+const ATTEMPT_TIMES = `(extract(epoch from (now() - locked_at)) * 1000)::float8 as lock_age_ms,
+              (extract(epoch from (now() - created_at)) * 1000)::float8 as age_ms,
+              (extract(epoch from (next_attempt_at - now())) * 1000)::float8 as next_attempt_in_ms`;
 
 export interface OrderRow {
   id: string;
@@ -49,7 +61,11 @@ export interface WebhookEventRow {
   outcome: string | null;
   attempts: number;
   last_error: string | null;
+  /** Milliseconds until the event is due again (its lease or backoff ends), by the database's clock: at most 0 once due. */
+  next_attempt_in_ms: number;
 }
+
+const EVENT_DUE_IN = `(extract(epoch from (next_attempt_at - now())) * 1000)::float8 as next_attempt_in_ms`;
 
 export class TestDb {
   private readonly pool: pg.Pool;
@@ -79,7 +95,7 @@ export class TestDb {
     const { rows } = await this.pool.query<IdempotencyRow>(
       `select id, subject_id, endpoint, key::text, status::text as status, lock_token, locked_at, attempts,
               response_status, response_body, response_headers,
-              (extract(epoch from (now() - locked_at)) * 1000)::float8 as lock_age_ms
+              ${ATTEMPT_TIMES}
          from idempotency_keys where subject_id = $1 and key = lower($2)::uuid`,
       [customerId, key],
     );
@@ -123,10 +139,61 @@ export class TestDb {
     if (rowCount !== 1) throw new Error(`no finished record for key ${key} to expire`);
   }
 
+  /**
+   * Moves every time of an unfinished attempt `ms` into the past — when it
+   * began, when its claim was taken, when its next try is due — as if that
+   * long had passed for it alone. The in-progress TTL, the reconciler's first
+   * look and the attempt's deadline are judged by the database's clock
+   * against these, so the app then sees it exactly that much older. Answers
+   * its times as the update left them (the app may act on it at once).
+   */
+  async ageAttempt(customerId: string, key: string, ms: number): Promise<AttemptTimes> {
+    const aged = await this.ageAttempts(`subject_id = $1 and key = lower($2)::uuid`, [customerId, key], ms);
+    if (aged.length !== 1) throw new Error(`no unfinished attempt for key ${key} to age`);
+    return aged[0]!;
+  }
+
+  /** `ageAttempt` for every unfinished attempt of a customer. */
+  ageAttemptsOf(customerId: string, ms: number): Promise<AttemptTimes[]> {
+    return this.ageAttempts(`subject_id = $1`, [customerId], ms);
+  }
+
+  private async ageAttempts(where: string, params: unknown[], ms: number): Promise<AttemptTimes[]> {
+    const by = `$${params.length + 1}::int * interval '1 millisecond'`;
+    const { rows } = await this.pool.query<AttemptTimes>(
+      `update idempotency_keys
+          set created_at = created_at - ${by}, locked_at = locked_at - ${by}, next_attempt_at = next_attempt_at - ${by}
+        where ${where} and status = 'in_progress'
+        returning key::text, ${ATTEMPT_TIMES}`,
+      [...params, ms],
+    );
+    return rows;
+  }
+
+  /**
+   * Moves an inbox event's times `ms` into the past — its first delivery and
+   * the end of its lease or backoff — as if that long had passed for it
+   * alone: the maintenance loop and a redelivery then find it due. Answers
+   * when it is due as the update left it.
+   */
+  async ageEvent(eventId: string, ms: number): Promise<Pick<WebhookEventRow, "next_attempt_in_ms">> {
+    const { rows } = await this.pool.query<Pick<WebhookEventRow, "next_attempt_in_ms">>(
+      `update webhook_events
+          set received_at = received_at - $2::int * interval '1 millisecond',
+              next_attempt_at = next_attempt_at - $2::int * interval '1 millisecond'
+        where id = $1 and processed_at is null
+        returning ${EVENT_DUE_IN}`,
+      [eventId, ms],
+    );
+    if (rows.length !== 1) throw new Error(`no unprocessed event ${eventId} to age`);
+    return rows[0]!;
+  }
+
   /** The inbox's row for a Stripe event id, if it was stored. */
   async webhookEvent(eventId: string): Promise<WebhookEventRow | null> {
     const { rows } = await this.pool.query<WebhookEventRow>(
-      `select id, type, payment_intent_id, processed_at, outcome, attempts, last_error from webhook_events where id = $1`,
+      `select id, type, payment_intent_id, processed_at, outcome, attempts, last_error, ${EVENT_DUE_IN}
+         from webhook_events where id = $1`,
       [eventId],
     );
     return rows[0] ?? null;
