@@ -6,7 +6,8 @@ import { cart, newKey, waitFor, type Answer } from "./helpers/shopper";
  * The app gives up on a slow provider (client timeout 2 s, no retries) while
  * the provider goes on and completes the call: the outcome is unknown to the
  * app. The shopper gets 503, and the retry with the same key must find what
- * the provider did rather than pay again.
+ * the provider did rather than pay again. The emulator's gate holds the call
+ * past the timeout for as long as a test needs, then lets it complete.
  */
 const TIMEOUT_MS = 2_000;
 const h = useTestApp({
@@ -14,6 +15,12 @@ const h = useTestApp({
   STRIPE_MAX_NETWORK_RETRIES: "0",
   IDEMPOTENCY_IN_PROGRESS_TTL_MS: "10000",
 });
+
+/** The one call the gate holds is still running at the provider after the app's timeout; let go, it completes. */
+async function openGate() {
+  expect((await h.emulator.snapshot()).held).toBe(1);
+  expect(await h.emulator.faults({ gate: false })).toMatchObject({ held: 0, stats: { gated: 1 } });
+}
 
 function expectUnavailable(answer: Answer) {
   expect(answer.status).toBe(503);
@@ -23,7 +30,7 @@ function expectUnavailable(answer: Answer) {
 
 describe("a shopper whose payment times out at the app", () => {
   it("while the charge lands at the provider: gets 503, and the retry reuses that charge (one PaymentIntent, charged once)", async () => {
-    await h.emulator.faults({ latencyMs: 2 * TIMEOUT_MS }); // the create-and-confirm outlasts the app's timeout
+    await h.emulator.faults({ gate: true }); // the create-and-confirm outlasts the app's timeout
     const shopper = await h.shopper();
     const key = newKey();
     const started = performance.now();
@@ -31,13 +38,13 @@ describe("a shopper whose payment times out at the app", () => {
     expectUnavailable(timedOut);
     expect(performance.now() - started).toBeGreaterThanOrEqual(TIMEOUT_MS);
 
-    // The provider did charge the card, after the app had stopped listening.
+    // The provider charges the card, after the app has stopped listening.
+    await openGate();
     await waitFor("the charge to land at the provider", async () => (await h.emulator.stats()).charges === 1, 10_000);
     const [intent] = await h.emulator.ledger();
     expect(intent).toMatchObject({ status: "succeeded" });
     expect(await h.db.record(shopper.customerId!, key)).toMatchObject({ status: "in_progress", lock_token: null });
 
-    await h.emulator.faults({ latencyMs: 0 });
     const statsBefore = await h.emulator.stats();
     const retry = await shopper.checkout(key, cart());
     expect(retry.status).toBe(201);
@@ -52,7 +59,7 @@ describe("a shopper whose payment times out at the app", () => {
   });
 
   it("and who retries at once, while the first charge is still running at the provider, is still charged once", async () => {
-    await h.emulator.faults({ latencyMs: 2 * TIMEOUT_MS });
+    await h.emulator.faults({ gate: true });
     const shopper = await h.shopper();
     const key = newKey();
     expectUnavailable(await shopper.checkout(key, cart()));
@@ -63,11 +70,11 @@ describe("a shopper whose payment times out at the app", () => {
     // attempt's intent finds none yet, so nothing new is created.
     expectUnavailable(await shopper.checkout(key, cart()));
     expect(await h.emulator.stats()).toMatchObject({ delayed: 1, charges: 0 });
+    await openGate();
     await waitFor("the charge to land at the provider", async () => (await h.emulator.stats()).charges === 1, 10_000);
     const [created] = await h.emulator.ledger();
     expect(created).toMatchObject({ status: "succeeded" });
 
-    await h.emulator.faults({ latencyMs: 0 });
     const paid = await shopper.checkout(key, cart());
     expect(paid.status).toBe(201);
     expect(paid.body.paymentIntentId).toBe(created!.id);
@@ -81,11 +88,12 @@ describe("a shopper whose payment times out at the app", () => {
   });
 
   it("with a card that needs 3-D Secure: the retry after the timeout gets the same authentication, not a new intent", async () => {
-    await h.emulator.faults({ latencyMs: 2 * TIMEOUT_MS });
+    await h.emulator.faults({ gate: true });
     const shopper = await h.shopper();
     const key = newKey();
     const body = cart("pm_card_threeDSecure2Required");
     expectUnavailable(await shopper.checkout(key, body));
+    await openGate();
     await waitFor(
       "the PaymentIntent to be created at the provider",
       async () => (await h.emulator.ledger()).length === 1,
@@ -94,7 +102,6 @@ describe("a shopper whose payment times out at the app", () => {
     const [created] = await h.emulator.ledger();
     expect(created).toMatchObject({ status: "requires_action" });
 
-    await h.emulator.faults({ latencyMs: 0 });
     const waiting = await shopper.checkout(key, body);
     expect(waiting.status).toBe(202);
     expect(waiting.body).toMatchObject({ status: "requires_action", nextAction: { type: "redirect" } });

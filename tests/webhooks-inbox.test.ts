@@ -93,7 +93,7 @@ describe("the webhook inbox", () => {
     const shopper = await h.shopper();
     const key = newKey();
     // Charged, the answer lost: a released attempt that only the provider's word can settle.
-    const intent = await vanishAfterCharge(h, shopper, key, 1_000);
+    const intent = await vanishAfterCharge(h, shopper, key);
 
     // Hold the attempt's record, so that processing the event is stuck inside the app when it dies.
     const lock = new pg.Client({ connectionString: h.app.env.DATABASE_URL });
