@@ -11,7 +11,8 @@ import { fileURLToPath } from "node:url";
  * - `serial`: the journeys that kill servers or load the machine (crashes,
  *   several instances, the chaos soak, the Stripe smoke in Chromium against
  *   the demo), one file at a time after the others.
- * Both cores: two workers.
+ * Both cores: two workers. `npm test` runs each tier as a process of its own
+ * (scripts/test.mjs).
  */
 const workers = 2;
 
