@@ -11,7 +11,8 @@ import { fileURLToPath } from "node:url";
  * - `serial`: the journeys that kill servers or load the machine (crashes,
  *   several instances, the chaos soak, the Stripe smoke in Chromium against
  *   the demo), one file at a time after the others.
- * Both cores: two workers. `npm test` runs each tier as a process of its own
+ * Both cores: two workers, and three for `unit`, whose tests mostly wait on
+ * the database. `npm test` runs each tier as a process of its own
  * (scripts/test.mjs).
  */
 const workers = 2;
@@ -87,7 +88,7 @@ export default defineConfig({
         ],
         exclude: [...APP, ...SERIAL, "**/node_modules/**"],
         globalSetup: ["tests/global-setup.ts"],
-        maxWorkers: workers,
+        maxWorkers: workers + 1,
       }),
       tier("app", {
         include: APP,
