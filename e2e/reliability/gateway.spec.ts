@@ -27,7 +27,7 @@ test("A shopper who clicks again and reloads while the gateway holds the payment
   await page.reload();
   // The reloaded page resumes the open attempt by itself, with the same key.
   await expect(paymentStatus(page)).toContainText(/Paying…|Still processing — retry \d+/);
-  await expect.poll(() => traffic.exchanges.find((e) => e.sentAt > reloadedAt)?.status).toBe(409);
+  await expect.poll(() => traffic.exchanges.find((e) => e.sentAt > reloadedAt)?.status, { timeout: 60_000 }).toBe(409);
   await emulator.faults({ gate: false });
   await expect(confirmationHeading(page)).toBeVisible({ timeout: 60_000 });
 
