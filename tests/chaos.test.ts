@@ -98,7 +98,7 @@ describe("the chaos soak", () => {
       "--converge-timeout",
       "5",
     ]);
-    expect(code).toBe(1);
+    expect(code, output).toBe(1);
     expect(results.violations.one_charge_per_attempt, output).toBeGreaterThan(0);
     expect(output).toMatch(
       /1 at most one successful charge per attempt\n +[0-9a-f-]{36}: \d+ succeeded PaymentIntents: pi_/,
