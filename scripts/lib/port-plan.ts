@@ -4,8 +4,10 @@
  * side by side on one machine. The demo and `npm run dev` use the variables'
  * own defaults (PORT 3000, STRIPE_EMULATOR_PORT 12111, the database in
  * DATA_DIR on EMBEDDED_PG_PORT 54329; docs/contract.md); each other user keeps
- * its database in a folder of DATA_DIR on a port after EMBEDDED_PG_PORT. The
- * chaos soak and Vitest's app servers take free ports.
+ * its database in a folder of DATA_DIR on a port of its own after TEST_PG_BASE:
+ * 24329 by default, below the system's ephemeral range (32768 and up on
+ * Linux), so that no server the tests start on "any free port" can take it.
+ * The chaos soak and Vitest's app servers take free ports.
  */
 export const PORT_PLAN = {
   vitest: { folder: "test", pgOffset: 1 },
@@ -18,7 +20,7 @@ export const PORT_PLAN = {
 
 export type StackUser = keyof typeof PORT_PLAN;
 
-/** DATA_DIR and EMBEDDED_PG_PORT for `user`'s embedded PostgreSQL, from the demo's. */
+/** DATA_DIR and EMBEDDED_PG_PORT for `user`'s embedded PostgreSQL. */
 export function embeddedDatabaseOf(
   user: StackUser,
   env: NodeJS.ProcessEnv = process.env,
@@ -26,6 +28,6 @@ export function embeddedDatabaseOf(
   const { folder, pgOffset } = PORT_PLAN[user];
   return {
     DATA_DIR: `${env.DATA_DIR || ".data"}/${folder}`,
-    EMBEDDED_PG_PORT: String(Number(env.EMBEDDED_PG_PORT || 54329) + pgOffset),
+    EMBEDDED_PG_PORT: String(Number(env.TEST_PG_BASE || 24329) + pgOffset),
   };
 }
