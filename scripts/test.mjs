@@ -1,9 +1,9 @@
 // `npm test`: everything, end to end included, on both cores
 // (docs/testing.md). Chromium check, format, lint, typecheck, the build and
 // Vitest's `unit` tier start at once; on the build, Vitest's `app` tier
-// (after `unit`) beside Playwright; then, alone, Vitest's `serial` tier. Each
-// is a process of its own with its own embedded PostgreSQL
-// (scripts/lib/port-plan.ts).
+// (after `unit`) beside Playwright; then, alone, Vitest's `serial` tier.
+// Vitest's tiers follow one another on its embedded PostgreSQL; Playwright
+// has its own (scripts/lib/port-plan.ts).
 import { npmScript, runSteps, verdict } from "./lib/steps.mjs";
 
 /** A Vitest tier as a process of its own, on the build `test:build` made. */
@@ -11,7 +11,7 @@ const vitest = (project, after) => ({
   name: `vitest ${project}`,
   command: "npx",
   args: ["vitest", "run", "--project", project],
-  env: project === "unit" ? {} : { TEST_REUSE_BUILD: "1", TEST_STACK: `vitest-${project}` },
+  env: project === "unit" ? {} : { TEST_REUSE_BUILD: "1" },
   after,
 });
 

@@ -5,15 +5,13 @@ export const TEST_DIST_DIR = process.env.TEST_DIST_DIR || ".next-test";
 
 /**
  * The variables with the test runner's own embedded PostgreSQL, apart from the
- * demo's and the other runners' (scripts/lib/port-plan.ts): Vitest and
+ * demo's and the other runner's (scripts/lib/port-plan.ts): Vitest and
  * Playwright run at once (scripts/test.mjs), a finishing run never stops a
- * running demo's database, and a demo never sees test data. Vitest's tiers
- * run as processes of their own under `npm test`, each naming its place in
- * TEST_STACK (`vitest-app`, `vitest-serial`); by default, `vitest`.
+ * running demo's database, and a demo never sees test data.
  */
 export function testEnvironment(
   env: NodeJS.ProcessEnv = process.env,
-  runner: StackUser = (env.TEST_STACK as StackUser | undefined) || "vitest",
+  runner: Extract<StackUser, "vitest" | "e2e"> = "vitest",
 ): Record<string, string | undefined> {
   return { ...env, ...embeddedDatabaseOf(runner, env) };
 }

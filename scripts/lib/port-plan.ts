@@ -13,9 +13,6 @@ export const PORT_PLAN = {
   vitest: { folder: "test", pgOffset: 1 },
   bench: { folder: "bench", pgOffset: 2, app: 3300, emulator: 12113 },
   e2e: { folder: "e2e", pgOffset: 3, app: 3100, emulator: 12112 },
-  // `npm test` runs Vitest's tiers as processes of their own at once (scripts/test.mjs).
-  "vitest-app": { folder: "test-app", pgOffset: 4 },
-  "vitest-serial": { folder: "test-serial", pgOffset: 5 },
 } as const;
 
 export type StackUser = keyof typeof PORT_PLAN;
