@@ -1,10 +1,20 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp, mkdir, writeFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { mkdtemp, mkdir, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { ADVISORY_LOCK_ID, migrate, MigrationError, type SqlConnection } from "./migrate";
+import {
+  ADVISORY_LOCK_ID,
+  EARLIER_CHECKSUMS_FILE,
+  migrate,
+  MIGRATIONS_DIR,
+  MigrationError,
+  readMigrations,
+  sha256,
+  type SqlConnection,
+} from "./migrate";
 import { withDatabase } from "./provision";
 
 const admin = inject("adminDatabaseUrl");
@@ -28,14 +38,23 @@ async function freshDatabase(): Promise<string> {
   return withDatabase(admin, name);
 }
 
-async function migrationsDir(files: Record<string, string>): Promise<string> {
+/** A migrations folder: each migration's SQL, and the earlier checksums of those that list any. */
+async function migrationsDir(files: Record<string, string>, earlier: Record<string, string> = {}): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), "migrations-"));
   for (const [name, sql] of Object.entries(files)) {
     await mkdir(path.join(dir, name));
     await writeFile(path.join(dir, name, "migration.sql"), sql);
+    if (earlier[name] !== undefined) await writeFile(path.join(dir, name, EARLIER_CHECKSUMS_FILE), earlier[name]);
   }
   return dir;
 }
+
+/** The statements of a migration, without its `--` comments. */
+const statements = (sql: string) =>
+  sql
+    .split("\n")
+    .filter((line) => !line.trimStart().startsWith("--"))
+    .join("\n");
 
 /**
  * One client connection as PgBouncer in transaction mode serves it: every
@@ -113,6 +132,42 @@ describe("the migration runner", () => {
     const edited = await migrationsDir({ "001_first": "create table a (id bigint);" });
     await expect(migrate(url, edited)).rejects.toThrow(MigrationError);
     await expect(migrate(url, edited)).rejects.toThrow(/001_first was changed after it was applied/);
+  });
+
+  it("takes a migration whose comments were corrected by the checksum it had, and records the file's", async () => {
+    const url = await freshDatabase();
+    const original = "-- a comment that was wrong\ncreate table a (id int);";
+    const corrected = "-- the comment as it is now\ncreate table a (id int);";
+    await migrate(url, await migrationsDir({ "001_first": original }));
+    const dir = await migrationsDir({ "001_first": corrected }, { "001_first": `${sha256(original)} 0123abc\n` });
+    expect(await migrate(url, dir)).toEqual({ applied: [], alreadyApplied: ["001_first"] });
+    const rows = await query<{ checksum: string }>(url, `select checksum from "_prisma_migrations"`);
+    expect(rows.map((r) => r.checksum)).toEqual([sha256(corrected)]);
+    // Recorded as it is now, it needs its earlier checksum no more.
+    expect(await migrate(url, await migrationsDir({ "001_first": corrected }))).toEqual({
+      applied: [],
+      alreadyApplied: ["001_first"],
+    });
+  });
+
+  it("lists as earlier checksums only files from the project's history with the same statements", async () => {
+    const listed = (await readMigrations()).filter((m) => m.earlierChecksums.length > 0);
+    expect(listed.map((m) => m.name)).toContain("20261201100000_webhook_inbox");
+    for (const m of listed) {
+      const lines = (await readFile(path.join(MIGRATIONS_DIR, m.name, EARLIER_CHECKSUMS_FILE), "utf8"))
+        .trim()
+        .split("\n");
+      for (const line of lines) {
+        const [checksum, commit] = line.split(/\s+/);
+        // Needs the repository's history: a clone has it.
+        const before = execFileSync("git", ["show", `${commit}:prisma/migrations/${m.name}/migration.sql`], {
+          encoding: "utf8",
+        });
+        expect(sha256(before)).toBe(checksum);
+        expect(before).not.toBe(m.sql);
+        expect(statements(before)).toBe(statements(m.sql));
+      }
+    }
   });
 
   it("rolls back a failing migration completely and keeps the ones before it", async () => {

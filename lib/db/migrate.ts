@@ -17,7 +17,17 @@ export interface Migration {
   name: string;
   sql: string;
   checksum: string;
+  /**
+   * Checksums the file had before a correction to its comments alone, from
+   * its folder's `earlier-checksums` (one `<sha256> <commit>` per line). A
+   * database that recorded one of them takes the file's checksum; the
+   * statements are the same, which migrate.test.ts checks against each commit.
+   */
+  earlierChecksums: string[];
 }
+
+/** The name of the file, beside `migration.sql`, that lists a migration's earlier checksums. */
+export const EARLIER_CHECKSUMS_FILE = "earlier-checksums";
 
 export class MigrationError extends Error {
   override name = "MigrationError";
@@ -32,10 +42,24 @@ export async function readMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]>
   return Promise.all(
     names.map(async (name) => {
       const sql = await readFile(path.join(dir, name, "migration.sql"), "utf8");
-      return { name, sql, checksum: createHash("sha256").update(sql).digest("hex") };
+      const earlier = await readFile(path.join(dir, name, EARLIER_CHECKSUMS_FILE), "utf8").catch((err: unknown) => {
+        if ((err as NodeJS.ErrnoException).code === "ENOENT") return "";
+        throw err;
+      });
+      return {
+        name,
+        sql,
+        checksum: sha256(sql),
+        earlierChecksums: earlier
+          .split("\n")
+          .map((line) => line.trim().split(/\s+/)[0] ?? "")
+          .filter((checksum) => checksum !== ""),
+      };
     }),
   );
 }
+
+export const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
 export interface MigrateResult {
   applied: string[];
@@ -97,6 +121,14 @@ export async function migrate(
         if (recorded === undefined) {
           await applyOne(client, m);
           return true;
+        }
+        if (m.earlierChecksums.includes(recorded)) {
+          await client.query(
+            `update "_prisma_migrations" set checksum = $2
+              where migration_name = $1 and finished_at is not null and rolled_back_at is null`,
+            [m.name, m.checksum],
+          );
+          return false;
         }
         if (recorded !== m.checksum) {
           throw new MigrationError(

@@ -1,4 +1,4 @@
--- The webhook inbox (SPEC section 8): one row per Stripe event id, inserted
+-- The webhook inbox (docs/contract.md, "Webhooks"): one row per Stripe event id, inserted
 -- when a delivery's signature checks out, processed at least once until done.
 -- CreateTable
 CREATE TABLE "webhook_events" (
