@@ -143,7 +143,12 @@ describe("the emulator's own webhook deliveries", () => {
     await waitFor("the refund", async () => (await webhooks().refunds(intent!.id)).length > 0, 20_000);
     const { events, rows } = await settled(intent!.id);
     const outcome = (type: string) => rows.filter((_, i) => events[i]!.type === type).map((r) => r.outcome);
-    expect(outcome("payment_intent.succeeded")).toEqual(["refunded"]);
+    // An event only says where to look: the intent is read from Stripe. Whichever of its events is
+    // processed first after the late success (a late-delivered `payment_intent.created` as well as
+    // `payment_intent.succeeded`) refunds it; the others find it refunded.
+    const intentOutcomes = rows.filter((_, i) => events[i]!.type.startsWith("payment_intent.")).map((r) => r.outcome);
+    expect(intentOutcomes.filter((o) => o === "refunded")).toHaveLength(1);
+    expect(outcome("payment_intent.succeeded")).toEqual([expect.stringMatching(/^(refunded|already_refunded)$/)]);
     // Stripe's news of the refund may come before or after the app recorded it as its own.
     for (const type of ["refund.created", "charge.refunded"]) {
       expect(outcome(type)).toEqual([expect.stringMatching(/^(refund_recorded|already_refunded)$/)]);
