@@ -98,7 +98,7 @@ export default defineConfig({
       tier("serial", {
         include: SERIAL,
         globalSetup: ["tests/global-setup.ts", "tests/app-global-setup.ts"],
-        maxWorkers: 1,
+        maxWorkers: workers,
       }),
     ],
   },

@@ -1,9 +1,10 @@
 // `npm test`: everything, end to end included, on both cores
-// (docs/testing.md). Chromium check, format, lint, typecheck, the build and
-// Vitest's `unit` tier start at once; on the build, Vitest's `app` tier
-// (after `unit`) beside Playwright; then, alone, Vitest's `serial` tier.
-// Vitest's tiers follow one another on its embedded PostgreSQL; Playwright
-// has its own (scripts/lib/port-plan.ts).
+// (docs/testing.md). The build, the Chromium check and Vitest's `unit` tier
+// start at once, with format, lint and typecheck in the background (under
+// `nice`); on the build, Playwright, and Vitest's `app` tier once `unit` has
+// passed, then its `serial` tier, while Playwright runs. Vitest's tiers follow
+// one another on its embedded PostgreSQL; Playwright has its own
+// (scripts/lib/port-plan.ts).
 import { npmScript, runSteps, verdict } from "./lib/steps.mjs";
 
 /** A Vitest tier as a process of its own, on the build `test:build` made. */
@@ -19,10 +20,10 @@ const started = Date.now();
 const results = await runSteps(
   [
     npmScript("test:browser"),
-    npmScript("format:check"),
-    npmScript("lint"),
-    npmScript("typecheck"),
     npmScript("test:build"),
+    npmScript("format:check", { background: true }),
+    npmScript("lint", { background: true }),
+    npmScript("typecheck", { background: true }),
     vitest("unit", []),
     vitest("app", ["test:build", "vitest unit"]),
     {
@@ -32,8 +33,8 @@ const results = await runSteps(
       env: { TEST_REUSE_BUILD: "1" },
       after: ["test:browser", "test:build"],
     },
-    // The journeys that load the whole machine (crashes, three instances, the soak, the smoke) run alone.
-    vitest("serial", ["vitest app", "playwright"]),
+    // The journeys that load the machine (crashes, three instances, the soak, the smoke) come after `app`.
+    vitest("serial", ["vitest app"]),
   ],
   started,
 );
