@@ -1,17 +1,14 @@
 import pg from "pg";
 import type { TestProject } from "vitest/node";
-import { seedCatalogue } from "@/lib/catalogue/seed";
-import { createPrismaClient } from "@/lib/db";
-import { migrate } from "@/lib/db/migrate";
-import { provisionDatabase } from "@/lib/db/provision";
 import { parseEnv } from "@/lib/env";
 import { isAlive } from "@/lib/is-alive";
+import { provisionStackDatabase } from "@/scripts/lib/stack";
 import { testEnvironment } from "./constants";
 
 /**
  * One real PostgreSQL for the whole Vitest run: the embedded server by default
  * (or DATABASE_URL's server), with a database of its own, recreated, migrated
- * and seeded. Tests read its URL with `inject("databaseUrl")`. Every project
+ * and seeded as every stack's is (scripts/lib/stack.ts). Tests read its URL with `inject("databaseUrl")`. Every project
  * (tier) lists this file; the first to start provisions the database, the
  * last to finish drops it (projects share the main process, so the count
  * lives on globalThis).
@@ -42,13 +39,9 @@ export default async function setup(project: TestProject) {
 
 async function provision() {
   const env = parseEnv(testEnvironment());
-  const database = await provisionDatabase(env, { database: TEST_DATABASE, recreate: true });
+  const { database } = await provisionStackDatabase(env, { database: TEST_DATABASE, recreate: true });
   const admin = new URL("/postgres", database.url).toString();
   await dropDatabasesOfDeadRuns(admin);
-  await migrate(database.url);
-  const prisma = createPrismaClient(database.url);
-  await seedCatalogue(prisma);
-  await prisma.$disconnect();
   return { url: database.url, admin, stop: () => database.stop() };
 }
 

@@ -7,12 +7,14 @@
  * its database in a folder of DATA_DIR on a port of its own after TEST_PG_BASE:
  * 24329 by default, below the system's ephemeral range (32768 and up on
  * Linux), so that no server the tests start on "any free port" can take it.
- * The chaos soak and Vitest's app servers take free ports.
+ * The chaos soak's primary and standby take two consecutive ports; its app
+ * servers and proxy, and Vitest's app servers, take free ports.
  */
 export const PORT_PLAN = {
   vitest: { folder: "test", pgOffset: 1 },
   bench: { folder: "bench", pgOffset: 2, app: 3300, emulator: 12113 },
   e2e: { folder: "e2e", pgOffset: 3, app: 3100, emulator: 12112 },
+  chaos: { folder: "chaos", pgOffset: 4 }, // and pgOffset + 1, the standby
 } as const;
 
 export type StackUser = keyof typeof PORT_PLAN;

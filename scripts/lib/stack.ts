@@ -78,12 +78,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     for (const cleanup of cleanups.reverse()) await cleanup().catch((err) => log(`cleanup failed: ${err}`));
   };
   try {
-    const database = await provisionDatabase(env, { database: options.database, recreate: options.recreateDatabase });
+    const { database, applied, seeded } = await provisionStackDatabase(env, {
+      database: options.database,
+      recreate: options.recreateDatabase,
+    });
     cleanups.push(() => database.stop());
     log(`database   ${redact(database.url)}${database.embedded ? " (embedded)" : ""}`);
-    const { applied } = await migrate(database.url);
-    const prisma = createPrismaClient(database.url);
-    const seeded = await seedCatalogue(prisma).finally(() => prisma.$disconnect());
     log(`migrations ${applied.length} applied · catalogue ${seeded} products`);
 
     let emulator: StripeEmulator | null = null;
@@ -141,6 +141,32 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     await stop();
     throw err;
   }
+}
+
+/**
+ * A stack's database: provisioned (the embedded server unless DATABASE_URL;
+ * lib/db/provision.ts), migrated and seeded. The Vitest run's database is
+ * one too (tests/global-setup.ts).
+ */
+export async function provisionStackDatabase(
+  env: Env,
+  options: { database?: string; recreate?: boolean },
+): Promise<{ database: ProvisionedDatabase; applied: string[]; seeded: number }> {
+  const database = await provisionDatabase(env, options);
+  try {
+    return { database, ...(await migrateAndSeed(database.url)) };
+  } catch (err) {
+    await database.stop();
+    throw err;
+  }
+}
+
+/** Migrations and the catalogue on a database that exists: what every stack's database gets, the soak's too. */
+export async function migrateAndSeed(url: string): Promise<{ applied: string[]; seeded: number }> {
+  const { applied } = await migrate(url);
+  const prisma = createPrismaClient(url);
+  const seeded = await seedCatalogue(prisma).finally(() => prisma.$disconnect());
+  return { applied, seeded };
 }
 
 export function buildApp(distDir: string | undefined, log: (line: string) => void): void {

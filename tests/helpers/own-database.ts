@@ -1,8 +1,6 @@
 import pg from "pg";
 import { inject } from "vitest";
-import { seedCatalogue } from "@/lib/catalogue/seed";
-import { createPrismaClient } from "@/lib/db";
-import { migrate } from "@/lib/db/migrate";
+import { migrateAndSeed } from "@/scripts/lib/stack";
 
 /**
  * A database of a test file's own on the run's server, migrated and seeded
@@ -23,10 +21,7 @@ export async function createOwnDatabase(label: string): Promise<OwnDatabase> {
   await admin(`drop database if exists "${name}" with (force)`);
   await admin(`create database "${name}"`);
   const url = new URL(`/${name}`, shared).toString();
-  await migrate(url);
-  const prisma = createPrismaClient(url);
-  await seedCatalogue(prisma);
-  await prisma.$disconnect();
+  await migrateAndSeed(url);
   return { url, drop: () => admin(`drop database if exists "${name}" with (force)`) };
 }
 

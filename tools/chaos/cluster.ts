@@ -1,12 +1,10 @@
 import { existsSync } from "node:fs";
 import { chmod, mkdir } from "node:fs/promises";
 import path from "node:path";
-import { seedCatalogue } from "@/lib/catalogue/seed";
-import { createPrismaClient } from "@/lib/db";
-import { migrate } from "@/lib/db/migrate";
 import { parseEnv } from "@/lib/env";
 import { startApp, type AppProcess } from "@/scripts/lib/app-process";
-import { buildApp } from "@/scripts/lib/stack";
+import { embeddedDatabaseOf } from "@/scripts/lib/port-plan";
+import { buildApp, migrateAndSeed } from "@/scripts/lib/stack";
 import { startStripeEmulator, type StripeEmulator } from "@checkout/stripe-emulator";
 import type { ChaosOptions } from "./options";
 import { startProxy, type Proxy } from "./proxy";
@@ -66,20 +64,20 @@ export async function startCluster(options: ChaosOptions, log: (line: string) =>
     for (const cleanup of cleanups.reverse()) await cleanup().catch((err) => log(`cleanup failed: ${err}`));
   };
   try {
+    // The port plan's folder and ports, unless EMBEDDED_PG_PORT says where (the soak's test picks free ones).
+    const planned = embeddedDatabaseOf("chaos");
     const env = parseEnv({
       ...process.env,
       DATABASE_URL: "",
-      DATA_DIR: path.join(process.env.DATA_DIR || ".data", "chaos"),
-      EMBEDDED_PG_PORT: process.env.EMBEDDED_PG_PORT || String(54329 + 3),
+      DATA_DIR: planned.DATA_DIR,
+      EMBEDDED_PG_PORT: process.env.EMBEDDED_PG_PORT || planned.EMBEDDED_PG_PORT,
     });
     await prepareDataDir(env.DATA_DIR);
     const replicated = await startReplicatedPostgres({ dataDir: env.DATA_DIR, basePort: env.EMBEDDED_PG_PORT, log });
     cleanups.push(() => replicated.stop());
     await replicated.createDatabase(DATABASE);
     const database = { ...replicated, url: replicated.urlFor(DATABASE) };
-    await migrate(database.url);
-    const prisma = createPrismaClient(database.url);
-    await seedCatalogue(prisma).finally(() => prisma.$disconnect());
+    await migrateAndSeed(database.url);
 
     const emulator = await startStripeEmulator({ port: options.emulatorPort });
     cleanups.push(() => emulator.close());

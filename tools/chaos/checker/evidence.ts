@@ -1,6 +1,14 @@
 import type { AttemptLog } from "@/tools/chaos/journal";
 
-/** Everything the checker judges, gathered after convergence from three independent sources. */
+/**
+ * Everything the checker judges, gathered after convergence from three
+ * independent sources: the provider's lists over HTTP, the app's tables, and
+ * the shoppers' own journal. The ledger shapes are the fields it judges as
+ * Stripe's API lists them: ids unexpanded, statuses plain strings, so that a
+ * status nobody expected (a refund `canceled`) is judged rather than ruled out
+ * by a type. They are not the emulator's or the SDK's types on purpose: the
+ * witness should not share the code of what it checks.
+ */
 export interface LedgerIntent {
   id: string;
   status: string;
