@@ -5,8 +5,7 @@ import { cart, newKey, Shopper, waitFor, type Answer } from "./helpers/shopper";
 
 /**
  * A slow payment provider (each write to Stripe held at the emulator's gate
- * until the test lets it go, or slowed by 2 s) and a shopper who keeps
- * clicking. Duplicates must be answered 409 at once, never wait behind the
+ * until the test lets it go) and a shopper who keeps clicking. Duplicates must be answered 409 at once, never wait behind the
  * first request, and the card is charged once.
  */
 const h = useTestApp();
@@ -24,7 +23,7 @@ function expectInProgress(answer: Answer) {
   expect(answer.headers.get("retry-after")).toBe(String(answer.body.retryAfterSeconds));
   expect(Number(answer.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
   expect(answer.headers.get("idempotent-replayed")).toBeNull();
-  expect(answer.ms).toBeLessThan(1_000);
+  // "At once" is shown by events, not a clock: each 409 arrives while the gate still holds the charge.
   measured.push(answer.ms);
 }
 
@@ -122,7 +121,7 @@ describe("a shopper who clicks Pay again while the payment provider is slow", ()
   it("on two app instances at once: the second instance answers 409 during the first one's charge, then replays its 201", async () => {
     const second = await startTestApp({}, h.app.emulator); // same database, same provider
     try {
-      await h.emulator.faults({ latencyMs: 2_000 });
+      await h.emulator.faults({ gate: true });
       const shopper = await h.shopper();
       const sameShopperElsewhere = Object.assign(new Shopper(second.url), {
         cookie: shopper.cookie,
@@ -136,6 +135,8 @@ describe("a shopper who clicks Pay again while the payment provider is slow", ()
       const reuse = await sameShopperElsewhere.checkout(key, cart("pm_card_visa", [{ sku: "tote-bag", quantity: 1 }]));
       expect(reuse.status).toBe(422); // also warms this instance's claim path
       for (let i = 0; i < 3; i++) expectInProgress(await sameShopperElsewhere.checkout(key, cart()));
+      expect(await h.emulator.stats()).toMatchObject({ charges: 0, delayed: 1 }); // all three while the charge was held
+      await h.emulator.faults({ gate: false });
       const paid = await first;
       expect(paid.status).toBe(201);
       const replay = await sameShopperElsewhere.checkout(key, cart());

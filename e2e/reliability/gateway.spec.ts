@@ -28,6 +28,8 @@ test("A shopper who clicks again and reloads while the gateway holds the payment
   // The reloaded page resumes the open attempt by itself, with the same key.
   await expect(paymentStatus(page)).toContainText(/Paying…|Still processing — retry \d+/);
   await expect.poll(() => traffic.exchanges.find((e) => e.sentAt > reloadedAt)?.status, { timeout: 60_000 }).toBe(409);
+  // Its body is read while the page is still there: the confirmation's navigation would discard it.
+  await traffic.settled();
   await emulator.faults({ gate: false });
   await expect(confirmationHeading(page)).toBeVisible({ timeout: 60_000 });
 
