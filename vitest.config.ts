@@ -7,10 +7,10 @@ import { fileURLToPath } from "node:url";
  *   (`npm run test:fast` runs it, with format, lint and typecheck);
  * - `app`: tests through HTTP against the production build, one shared
  *   `next start` per worker plus servers of their own for files that test a
- *   configuration; runs beside `unit`;
+ *   configuration; after `unit`;
  * - `serial`: the journeys that kill servers or load the machine (crashes,
  *   several instances, the chaos soak, the Stripe smoke in Chromium against
- *   the demo), one file at a time after the others.
+ *   the demo), after the others.
  * Both cores: two workers, and three for `unit`, whose tests mostly wait on
  * the database. `npm test` runs each tier as a process of its own
  * (scripts/test.mjs).

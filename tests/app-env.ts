@@ -1,3 +1,5 @@
+import { createServer } from "node:net";
+import { TEST_FREE_PORTS } from "@/scripts/lib/port-plan";
 import { TEST_DIST_DIR } from "./constants";
 
 /** What test app servers run with; free of Vitest imports, so the global setup can use it too. */
@@ -27,14 +29,35 @@ export function testAppEnv(options: {
   };
 }
 
-export async function freePort(): Promise<number> {
-  const { createServer } = await import("node:net");
-  return new Promise((resolve, reject) => {
+/**
+ * A port nothing listens on, for a server a test starts: `count` consecutive
+ * ones (a primary and its standby) from a random start in the test range of
+ * the port plan, below the system's ephemeral ports. Asking the system for
+ * "any free port" would hand out one of those, which every outgoing connection
+ * of a loaded run may take before the server binds it.
+ */
+export async function freePort(count = 1): Promise<number> {
+  const { min, max } = TEST_FREE_PORTS;
+  for (let tries = 0; tries < 100; tries++) {
+    const first = min + Math.floor(Math.random() * (max - min - count));
+    const ports = Array.from({ length: count }, (_, i) => first + i);
+    if (await allFree(ports)) return first;
+  }
+  throw new Error(`no ${count} free consecutive ports between ${min} and ${max}`);
+}
+
+/** One probe at a time: a probe on `::` and one on 127.0.0.1 at once would take each other's port. */
+async function allFree(ports: number[]): Promise<boolean> {
+  for (const port of ports) {
+    if (!(await canListen(port, "127.0.0.1")) || !(await canListen(port, "::"))) return false;
+  }
+  return true;
+}
+
+function canListen(port: number, host: string): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
+    server.once("error", () => resolve(false));
+    server.listen(port, host, () => server.close(() => resolve(true)));
   });
 }

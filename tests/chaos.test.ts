@@ -10,7 +10,7 @@ import { TEST_DIST_DIR, testEnvironment } from "./constants";
 
 /**
  * `npm run chaos` as CI runs it, short: a seeded soak of 100 checkouts through
- * every fault kind the system supports, then the checker. And the checker's
+ * every fault kind, then the checker. And the checker's
  * own test end to end: a deliberately broken build (checkouts routed to the
  * lab's naive endpoint, which has no idempotency at all) must be caught.
  * The soak starts its own instances, emulator and (embedded) database, on the
@@ -29,7 +29,7 @@ async function runChaos(args: string[]): Promise<{ code: number | null; output: 
       "./scripts/lib/allow-server-only.mjs",
       "tools/chaos/main.ts",
       "--port",
-      String(await freePort()),
+      String(await freePort(4)), // the proxy, then up to three instances
       "--emulator-port",
       "0",
       "--dist-dir",
@@ -40,7 +40,7 @@ async function runChaos(args: string[]): Promise<{ code: number | null; output: 
       ...args,
     ],
     {
-      env: { ...process.env, DATA_DIR: env.DATA_DIR, EMBEDDED_PG_PORT: String(await freePort()) },
+      env: { ...process.env, DATA_DIR: env.DATA_DIR, EMBEDDED_PG_PORT: String(await freePort(2)) }, // primary, standby
       stdio: ["ignore", "pipe", "pipe"],
     },
   );

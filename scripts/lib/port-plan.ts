@@ -7,8 +7,9 @@
  * its database in a folder of DATA_DIR on a port of its own after TEST_PG_BASE:
  * 24329 by default, below the system's ephemeral range (32768 and up on
  * Linux), so that no server the tests start on "any free port" can take it.
- * The chaos soak's primary and standby take two consecutive ports; its app
- * servers and proxy, and Vitest's app servers, take free ports.
+ * The chaos soak's primary and standby take two consecutive ports. Servers
+ * the tests start on a port of their own (tests/app-env.ts, `freePort`) take
+ * one from TEST_FREE_PORTS, below the ephemeral range too.
  */
 export const PORT_PLAN = {
   vitest: { folder: "test", pgOffset: 1 },
@@ -30,3 +31,6 @@ export function embeddedDatabaseOf(
     EMBEDDED_PG_PORT: String(Number(env.TEST_PG_BASE || 24329) + pgOffset),
   };
 }
+
+/** Where the tests' servers on a free port listen: below TEST_PG_BASE's default and the ephemeral range. */
+export const TEST_FREE_PORTS = { min: 20_000, max: 24_300 } as const;

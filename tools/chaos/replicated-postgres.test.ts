@@ -18,7 +18,7 @@ const lines: string[] = [];
 beforeAll(async () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), "chaos-failover-"));
   chmodSync(dataDir, 0o755); // as root, PostgreSQL runs as `postgres`, which must enter it
-  db = await startReplicatedPostgres({ dataDir, basePort: await freePort(), log: (l) => lines.push(l) });
+  db = await startReplicatedPostgres({ dataDir, basePort: await freePort(2), log: (l) => lines.push(l) });
   await db.createDatabase("failover_test");
 }, 60_000);
 afterAll(() => db?.stop());
