@@ -15,6 +15,9 @@ import {
  * one where this machine allows it; otherwise stop at once with one line.
  * playwright.config.ts then finds the same executable.
  */
+/** Debian's package of the headless shell, first of SYSTEM_CHROMIUMS. */
+const DEBIAN_PACKAGE = "chromium-headless-shell";
+
 async function main(): Promise<number> {
   const probes = realBrowserProbes();
   const found = findBrowser(probes);
@@ -26,7 +29,7 @@ async function main(): Promise<number> {
   const plan = installPlan({ networkReachable: await playwrightHostReachable(), debianLike: isDebianLike(), isRoot });
   for (const step of plan) {
     console.log(
-      `No Chromium found: trying ${step === "apt" ? "apt-get install chromium" : "npx playwright install chromium"}`,
+      `No Chromium found: trying ${step === "apt" ? `apt-get install ${DEBIAN_PACKAGE}` : "npx playwright install chromium"}`,
     );
     if (install(step, isRoot) && findBrowser(probes)) return 0;
   }
@@ -45,7 +48,7 @@ function install(step: InstallStep, isRoot: boolean): boolean {
     const withDeps = isRoot && isDebianLike() ? ["--with-deps"] : [];
     return run("npx", ["playwright", "install", ...withDeps, "chromium"]);
   }
-  return run("apt-get", ["update", "-qq"]) && run("apt-get", ["install", "-y", "-qq", "chromium"]);
+  return run("apt-get", ["update", "-qq"]) && run("apt-get", ["install", "-y", "-qq", DEBIAN_PACKAGE]);
 }
 
 /** Whether Playwright's download host answers at all; a few seconds, never a hang. */

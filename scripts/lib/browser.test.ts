@@ -24,6 +24,13 @@ describe("findBrowser", () => {
     });
   });
 
+  it("takes Debian's headless shell before the full Chromium", () => {
+    expect(findBrowser(probes(["/usr/bin/chromium", "/usr/bin/chromium-headless-shell"]))).toEqual({
+      source: "system",
+      executablePath: "/usr/bin/chromium-headless-shell",
+    });
+  });
+
   it("leaves the executable to Playwright when only its own browser is installed", () => {
     expect(findBrowser(probes([PLAYWRIGHT_CHROME]))).toEqual({ source: "playwright", executablePath: undefined });
   });
