@@ -1,5 +1,7 @@
 import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /**
  * Three tiers (Vitest projects), described in docs/testing.md:
@@ -17,13 +19,17 @@ import { fileURLToPath } from "node:url";
  */
 const workers = 2;
 
-/** Files that need an app server (tests/app-server.ts, the demo, npm start); the rest are `unit`. */
+/**
+ * Files that need an app server (tests/app-server.ts, the demo, npm start);
+ * the rest are `unit`. SERIAL's start in the order listed, longest first
+ * (SerialOrder), so that the soak never starts last.
+ */
 const SERIAL = [
-  "tests/checkout-crash.test.ts",
-  "tests/multi-instance.test.ts",
   "tests/chaos.test.ts",
-  "tools/chaos/replicated-postgres.test.ts",
   "tests/smoke-stripe.test.ts",
+  "tests/multi-instance.test.ts",
+  "tests/checkout-crash.test.ts",
+  "tools/chaos/replicated-postgres.test.ts",
 ];
 const APP = [
   "tests/checkout-convergence.test.ts",
@@ -52,6 +58,23 @@ const APP = [
   "tests/webhooks.test.ts",
 ];
 
+const root = fileURLToPath(new URL("./", import.meta.url));
+
+/**
+ * The `serial` files start in the order SERIAL lists them; the rest as
+ * Vitest orders them. Left to itself, on a fresh clone Vitest starts the
+ * largest files first, which started the soak, the longest journey, last.
+ */
+class SerialOrder extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (file: TestSpecification) => SERIAL.indexOf(path.relative(root, file.moduleId));
+    // The serial files take the places Vitest gave them, in SERIAL's order.
+    const serial = sorted.filter((file) => rank(file) >= 0).sort((a, b) => rank(a) - rank(b));
+    return sorted.map((file) => (rank(file) >= 0 ? serial.shift()! : file));
+  }
+}
+
 const shared: TestProjectInlineConfiguration["test"] = {
   // Fails a test that logs console.error/warn it did not expect (tests/helpers/console.ts).
   setupFiles: ["tests/setup/fail-on-console.ts"],
@@ -67,7 +90,7 @@ function tier(name: string, test: TestProjectInlineConfiguration["test"]): TestP
 export default defineConfig({
   resolve: {
     alias: [
-      { find: /^@\//, replacement: fileURLToPath(new URL("./", import.meta.url)) },
+      { find: /^@\//, replacement: root },
       // Server modules are marked `import "server-only"`; tests run them outside Next (see scripts/lib/allow-server-only.mjs).
       {
         find: /^server-only$/,
@@ -76,6 +99,7 @@ export default defineConfig({
     ],
   },
   test: {
+    sequence: { sequencer: SerialOrder },
     projects: [
       tier("unit", {
         include: [
