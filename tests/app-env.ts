@@ -54,10 +54,13 @@ async function allFree(ports: number[]): Promise<boolean> {
   return true;
 }
 
+/** Taken or forbidden is "no"; a machine without IPv6 cannot be in the way on `::`. */
 function canListen(port: number, host: string): Promise<boolean> {
   return new Promise((resolve) => {
     const server = createServer();
-    server.once("error", () => resolve(false));
+    server.once("error", (err: NodeJS.ErrnoException) =>
+      resolve(host === "::" && err.code !== "EADDRINUSE" && err.code !== "EACCES"),
+    );
     server.listen(port, host, () => server.close(() => resolve(true)));
   });
 }
