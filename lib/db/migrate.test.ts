@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { execFileSync } from "node:child_process";
-import { mkdtemp, mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdtemp, mkdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -9,7 +9,6 @@ import {
   ADVISORY_LOCK_ID,
   EARLIER_CHECKSUMS_FILE,
   migrate,
-  MIGRATIONS_DIR,
   MigrationError,
   readMigrations,
   sha256,
@@ -151,14 +150,10 @@ describe("the migration runner", () => {
   });
 
   it("lists as earlier checksums only files from the project's history with the same statements", async () => {
-    const listed = (await readMigrations()).filter((m) => m.earlierChecksums.length > 0);
+    const listed = (await readMigrations()).filter((m) => m.earlier.length > 0);
     expect(listed.map((m) => m.name)).toContain("20261201100000_webhook_inbox");
     for (const m of listed) {
-      const lines = (await readFile(path.join(MIGRATIONS_DIR, m.name, EARLIER_CHECKSUMS_FILE), "utf8"))
-        .trim()
-        .split("\n");
-      for (const line of lines) {
-        const [checksum, commit] = line.split(/\s+/);
+      for (const { checksum, commit } of m.earlier) {
         // Needs the repository's history: a clone has it.
         const before = execFileSync("git", ["show", `${commit}:prisma/migrations/${m.name}/migration.sql`], {
           encoding: "utf8",

@@ -18,12 +18,13 @@ export interface Migration {
   sql: string;
   checksum: string;
   /**
-   * Checksums the file had before a correction to its comments alone, from
-   * its folder's `earlier-checksums` (one `<sha256> <commit>` per line). A
-   * database that recorded one of them takes the file's checksum; the
-   * statements are the same, which migrate.test.ts checks against each commit.
+   * Checksums the file had before a correction to its comments alone, each
+   * with the commit that held it, from its folder's `earlier-checksums` (one
+   * `<sha256> <commit>` per line). A database that recorded one of them takes
+   * the file's checksum; the statements are the same, which migrate.test.ts
+   * checks against each commit.
    */
-  earlierChecksums: string[];
+  earlier: Array<{ checksum: string; commit: string }>;
 }
 
 /** The name of the file, beside `migration.sql`, that lists a migration's earlier checksums. */
@@ -50,10 +51,13 @@ export async function readMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]>
         name,
         sql,
         checksum: sha256(sql),
-        earlierChecksums: earlier
+        earlier: earlier
           .split("\n")
-          .map((line) => line.trim().split(/\s+/)[0] ?? "")
-          .filter((checksum) => checksum !== ""),
+          .filter((line) => line.trim() !== "")
+          .map((line) => {
+            const [checksum = "", commit = ""] = line.trim().split(/\s+/);
+            return { checksum, commit };
+          }),
       };
     }),
   );
@@ -122,7 +126,7 @@ export async function migrate(
           await applyOne(client, m);
           return true;
         }
-        if (m.earlierChecksums.includes(recorded)) {
+        if (m.earlier.some((e) => e.checksum === recorded)) {
           await client.query(
             `update "_prisma_migrations" set checksum = $2
               where migration_name = $1 and finished_at is not null and rolled_back_at is null`,

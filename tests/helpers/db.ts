@@ -33,9 +33,12 @@ export interface IdempotencyRow {
 /** An attempt's times by the database's clock, as `ageAttempt` left them. */
 export type AttemptTimes = Pick<IdempotencyRow, "key" | "lock_age_ms" | "age_ms" | "next_attempt_in_ms">;
 
-const ATTEMPT_TIMES = `(extract(epoch from (now() - locked_at)) * 1000)::float8 as lock_age_ms,
-              (extract(epoch from (now() - created_at)) * 1000)::float8 as age_ms,
-              (extract(epoch from (next_attempt_at - now())) * 1000)::float8 as next_attempt_in_ms`;
+/** Milliseconds since a row's time, or until it, by the database's clock. */
+const msSince = (column: string) => `(extract(epoch from (now() - ${column})) * 1000)::float8`;
+const msUntil = (column: string) => `(extract(epoch from (${column} - now())) * 1000)::float8`;
+
+const ATTEMPT_TIMES = `${msSince("locked_at")} as lock_age_ms, ${msSince("created_at")} as age_ms,
+              ${msUntil("next_attempt_at")} as next_attempt_in_ms`;
 
 export interface OrderRow {
   id: string;
@@ -65,7 +68,7 @@ export interface WebhookEventRow {
   next_attempt_in_ms: number;
 }
 
-const EVENT_DUE_IN = `(extract(epoch from (next_attempt_at - now())) * 1000)::float8 as next_attempt_in_ms`;
+const EVENT_DUE_IN = `${msUntil("next_attempt_at")} as next_attempt_in_ms`;
 
 export class TestDb {
   private readonly pool: pg.Pool;
