@@ -131,7 +131,9 @@ describe("the webhook inbox", () => {
         async () => ((await row(event.id))?.processed_at ? row(event.id) : null),
         20_000,
       );
-      expect(done).toMatchObject({ attempts: 2 });
+      // Claimed again after the lease; a claim that finds the reconciler driving the attempt is deferred and
+      // claimed once more after its backoff, so more than one retry is fine.
+      expect(done!.attempts).toBeGreaterThanOrEqual(2);
       // Whoever finished the attempt first — this event's retry or the reconciler — it is paid, once.
       expect(done!.outcome).toMatch(/^(paid|already_paid)$/);
     } finally {
