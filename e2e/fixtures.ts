@@ -109,6 +109,13 @@ export interface CheckoutExchange {
   body: string;
   /** Which page sent it (1 = the first page seen). */
   tab: number;
+  /**
+   * Which document of its tab sent it: the count of the tab's main-frame
+   * navigations seen before it (see `navigations`). A request an unloading
+   * page sent just before a reload carries the old count, so "sent by the
+   * reloaded page" is an event, not a clock.
+   */
+  document: number;
   sentAt: number;
   /** When the response's headers arrived (null: none did). */
   answeredAt: number | null;
@@ -126,6 +133,8 @@ export interface CheckoutExchange {
 
 export interface CheckoutTraffic {
   exchanges: CheckoutExchange[];
+  /** How many main-frame navigations the page has made so far (a reload is one). */
+  navigations(page?: Page): number;
   /** Waits until every response body seen so far has been read. */
   settled(): Promise<CheckoutExchange[]>;
 }
@@ -139,9 +148,19 @@ export function recordCheckoutTraffic(source: Page | BrowserContext): CheckoutTr
   const exchanges: CheckoutExchange[] = [];
   const byRequest = new Map<Request, CheckoutExchange>();
   const tabs = new Map<Page | null, number>();
+  const navigated = new Map<Page, number>();
   const reads: Array<Promise<unknown>> = [];
   // A context emits the same network events as a page, for all its pages.
   const events = source as Page;
+  const countNavigations = (page: Page) =>
+    page.on("framenavigated", (frame) => {
+      if (frame === page.mainFrame()) navigated.set(page, (navigated.get(page) ?? 0) + 1);
+    });
+  if ("mainFrame" in source) countNavigations(source);
+  else {
+    source.pages().forEach(countNavigations);
+    source.on("page", countNavigations);
+  }
   events.on("request", (request) => {
     if (request.method() !== "POST" || new URL(request.url()).pathname !== "/api/checkout") return;
     const frame = request.frame();
@@ -151,6 +170,7 @@ export function recordCheckoutTraffic(source: Page | BrowserContext): CheckoutTr
       key: request.headers()["idempotency-key"] ?? "(none)",
       body: request.postData() ?? "",
       tab: tabs.get(page)!,
+      document: page ? (navigated.get(page) ?? 0) : 0,
       sentAt: Date.now(),
       answeredAt: null,
       browserTiming: null,
@@ -191,6 +211,7 @@ export function recordCheckoutTraffic(source: Page | BrowserContext): CheckoutTr
   });
   return {
     exchanges,
+    navigations: (page) => navigated.get(page ?? (source as Page)) ?? 0,
     async settled() {
       await Promise.all(reads);
       return exchanges;

@@ -1,4 +1,4 @@
-import { expect, recordCheckoutTraffic, test } from "../fixtures";
+import { expect, recordCheckoutTraffic, test, type CheckoutExchange } from "../fixtures";
 import { addToCart, confirmationHeading, goToCheckout, payButton, paymentStatus, watchPresses } from "../shop";
 import { expectChargedOnce, onlyKey, orderIdOf, outcomes } from "./evidence";
 
@@ -23,11 +23,15 @@ test("A shopper who clicks again and reloads while the gateway holds the payment
   expect(await presses()).toEqual({ pointerDowns: 2, submits: 1 });
   expect((await emulator.stats()).delayed).toBe(1);
 
-  const reloadedAt = Date.now();
+  // The page before the reload keeps retrying until it unloads: a retry it sent
+  // just before may be cut off, or answered with no body to read. The reloaded
+  // page's requests are the ones sent after the reload's navigation.
+  const beforeReload = traffic.navigations();
+  const fromReloadedPage = (e: CheckoutExchange) => e.document > beforeReload;
   await page.reload();
   // The reloaded page resumes the open attempt by itself, with the same key.
   await expect(paymentStatus(page)).toContainText(/Paying…|Still processing — retry \d+/);
-  await expect.poll(() => traffic.exchanges.find((e) => e.sentAt > reloadedAt)?.status, { timeout: 60_000 }).toBe(409);
+  await expect.poll(() => traffic.exchanges.find(fromReloadedPage)?.status, { timeout: 30_000 }).toBe(409);
   // Its body is read while the page is still there: the confirmation's navigation would discard it.
   await traffic.settled();
   await emulator.faults({ gate: false });
@@ -36,7 +40,7 @@ test("A shopper who clicks again and reloads while the gateway holds the payment
   const exchanges = await traffic.settled();
   const key = onlyKey(exchanges);
   // The reloaded page's first request was answered as a duplicate: the attempt was still being charged.
-  const resumed = exchanges.find((e) => e.sentAt > reloadedAt)!;
+  const resumed = exchanges.find(fromReloadedPage)!;
   expect(resumed.status).toBe(409);
   expect(resumed.json).toMatchObject({ error: "in_progress", retryAfterSeconds: 1 });
   expect(resumed.retryAfter).toBe("1");
