@@ -41,10 +41,21 @@ export async function freePort(count = 1): Promise<number> {
   for (let tries = 0; tries < 100; tries++) {
     const first = min + Math.floor(Math.random() * (max - min - count));
     const ports = Array.from({ length: count }, (_, i) => first + i);
-    if (await allFree(ports)) return first;
+    if (ports.some((port) => handedOut.has(port))) continue;
+    if (await allFree(ports)) {
+      for (const port of ports) handedOut.add(port);
+      return first;
+    }
   }
   throw new Error(`no ${count} free consecutive ports between ${min} and ${max}`);
 }
+
+/**
+ * Ports this process has handed out: one handed out for a server that has not
+ * bound it yet (or has stopped) probes free, and handing it out again would
+ * give two servers of one test the same port.
+ */
+const handedOut = new Set<number>();
 
 /** One probe at a time: a probe on `::` and one on 127.0.0.1 at once would take each other's port. */
 async function allFree(ports: number[]): Promise<boolean> {
