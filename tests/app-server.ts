@@ -24,6 +24,8 @@ export interface TestApp {
   env: Record<string, string>;
   /** Starts the server again on the same port (after a crash). */
   restart(): Promise<AppProcess>;
+  /** Starts the server again if its process has exited: a test that failed after killing it leaves none. */
+  revive(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -42,6 +44,14 @@ export async function startTestApp(
     overrides: env,
   });
   const log = process.env.TEST_APP_LOG ? (line: string) => console.log(`[app:${port}] ${line}`) : undefined;
+  let exited = false;
+  const watch = (app: AppProcess): AppProcess => {
+    exited = false;
+    void app.exited.then(() => {
+      if (testApp.app === app) exited = true;
+    });
+    return app;
+  };
   const testApp: TestApp = {
     url: `http://localhost:${port}`,
     emulator: provider,
@@ -52,13 +62,17 @@ export async function startTestApp(
     env: appEnv,
     async restart() {
       testApp.app = await startApp({ port, env: appEnv, log });
-      return testApp.app;
+      return watch(testApp.app);
+    },
+    async revive() {
+      if (exited) await testApp.restart();
     },
     async stop() {
       await testApp.app.stop();
       await own?.close();
     },
   };
+  watch(testApp.app);
   return testApp;
 }
 
@@ -85,6 +99,7 @@ export function sharedTestApp(): TestApp | null {
     },
     env: shared.env,
     restart: async () => refuse(),
+    revive: async () => undefined,
     stop: async () => undefined,
   };
 }

@@ -102,7 +102,8 @@ async function expectShopperSeesConfirmation(
   expect((await h.emulator.stats()).charges).toBe(1);
 }
 
-describe("npm run reconcile after a crash, with no retry from the shopper", () => {
+// Each test runs the reconciler three times (60 s each at most) and restarts the server.
+describe("npm run reconcile after a crash, with no retry from the shopper", { timeout: 240_000 }, () => {
   it("the charge had landed: the order ends paid with that one PaymentIntent, and nothing is charged again", async () => {
     const shopper = await h.shopper();
     const key = newKey();

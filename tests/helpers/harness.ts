@@ -11,7 +11,8 @@ import { Shopper } from "./shopper";
  * variables or wants its own database starts a server (and a Stripe emulator)
  * of its own in beforeAll. The app's account at the emulator is reset before
  * every test, so faults, counters and the ledger never leak from one test
- * into the next, nor into the files other workers run beside it.
+ * into the next, nor into the files other workers run beside it; a server a
+ * failed test left killed is started again before the next one.
  */
 export interface Harness {
   readonly app: TestApp;
@@ -41,6 +42,7 @@ export function useTestApp(env: Record<string, string> = {}, options: { ownDatab
     await own?.drop();
   });
   beforeEach(async () => {
+    await app?.revive();
     await emulator?.reset();
   });
 
