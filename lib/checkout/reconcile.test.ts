@@ -225,13 +225,24 @@ describe("the reconciler", () => {
     expect(charged.kind).toBe("succeeded");
     await stayAway(customerId, TTL_MS + 100, 101); // all of them alike: the poisoned ones stay the oldest
 
+    // A backoff no tick outlasts on a loaded machine (100 failed readings can take longer than the
+    // default 10 s), so a poisoned attempt is due again neither in the next tick nor in later tests.
+    const patient = {
+      ...deps,
+      idempotency: new IdempotencyEngine(prisma, {
+        inProgressTtlMs: TTL_MS,
+        retentionHours: 24,
+        attemptDeadlineMs: 1_800_000,
+        reconcileBackoffBaseMs: 3_600_000,
+      }),
+    };
     const ticks: Array<Record<string, number>> = [];
     for (
       let tick = 0;
       tick < 3 && (await prisma.order.findUniqueOrThrow({ where: { id: order.id } })).status !== "paid";
       tick++
     ) {
-      ticks.push(await reconcileAbandoned(deps));
+      ticks.push(await reconcileAbandoned(patient));
     }
     expect(ticks[0]).toEqual({ ...nothing, unknown: 100 }); // the default batch: the 100 oldest, all poisoned
     expect(ticks[1]).toEqual({ ...nothing, paid: 1 }); // each backed off on its own: the charged one is next

@@ -32,6 +32,8 @@ export interface IdempotencyOptions {
    * client's worst-case call: a younger lock outlives the next call anyway.
    */
   renewAfterMs?: number;
+  /** The reconciler's first backoff for an attempt whose outcome stays unknown; default RECONCILE_BACKOFF_BASE_MS. */
+  reconcileBackoffBaseMs?: number;
 }
 
 /** The reconciler's backoff for an attempt whose outcome stays unknown: 10 s, 20 s, … up to 10 minutes. */
@@ -266,7 +268,7 @@ export class IdempotencyEngine {
     const nextAttempt =
       next === "client"
         ? Prisma.sql`now() + ${this.options.inProgressTtlMs} * interval '1 millisecond'`
-        : Prisma.sql`now() + least(${RECONCILE_BACKOFF_BASE_MS} * power(2, reconcile_tries), ${RECONCILE_BACKOFF_MAX_MS}) * interval '1 millisecond'`;
+        : Prisma.sql`now() + least(${this.options.reconcileBackoffBaseMs ?? RECONCILE_BACKOFF_BASE_MS} * power(2, reconcile_tries), ${RECONCILE_BACKOFF_MAX_MS}) * interval '1 millisecond'`;
     return this.fencedUpdate(
       owner,
       Prisma.sql`lock_token = null, locked_at = null,

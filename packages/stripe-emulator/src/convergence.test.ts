@@ -76,7 +76,8 @@ describe("rate limiting", () => {
 
 describe("late execution", () => {
   it("drops the caller at once, charges later, and replays the result to the same key", async () => {
-    await emulator.setFaults({ lateExecution: { delayMs: 300, times: 1 } });
+    // Long enough for the retry below to arrive while the key is in flight on a loaded machine.
+    await emulator.setFaults({ lateExecution: { delayMs: 2_000, times: 1 } });
     const idempotencyKey = randomUUID();
     await expect(
       rawPost(
@@ -92,7 +93,7 @@ describe("late execution", () => {
     expect(duplicate).toMatchObject({ statusCode: 409, code: "idempotency_key_in_use" });
 
     await vi.waitFor(async () => expect((await emulator.faults()).stats.lateExecuted).toBe(1), {
-      timeout: 3000,
+      timeout: 10_000,
       interval: 25,
     });
     const [charged, ...others] = (await emulator.stripe().paymentIntents.list()).data;
