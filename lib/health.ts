@@ -8,11 +8,14 @@
  *   reused for `providerCacheMs`, so probes from every load balancer and
  *   orchestrator do not each spend the Stripe rate limit. While Stripe's
  *   latest answer to any of the app's clients refused the key or a
- *   permission, payments are not ready, and `reason` says what to change.
+ *   payment-path permission, payments are not ready, and `reason` says what
+ *   to change. Alarms (a refused catch-up, an intent whose MAC fails) leave
+ *   it ready; their reasons are shown to the metrics token's holder.
  */
 import "server-only";
 import type Stripe from "stripe";
 import type { PrismaClient } from "./generated/prisma/client";
+import { activeAlarms } from "./alarms";
 import { currentRefusal, describeRefusal } from "./payments/provider-refusals";
 
 export interface Health {
@@ -20,6 +23,8 @@ export interface Health {
   db: boolean;
   payments: boolean;
   reason?: string;
+  /** What an operator must look at while payments still work (lib/alarms.ts); only for the metrics token's holder. */
+  alarms?: string[];
 }
 
 export function liveness(): { ok: true } {
@@ -30,7 +35,7 @@ export function liveness(): { ok: true } {
 export async function checkHealth(
   prisma: PrismaClient,
   stripe: Stripe,
-  options: { providerCacheMs: number },
+  options: { providerCacheMs: number; showAlarms?: boolean },
 ): Promise<Health> {
   const [dbOk, reachable] = await Promise.all([
     withTimeout(prisma.$queryRaw`select 1`, 2_000),
@@ -43,6 +48,7 @@ export async function checkHealth(
     db: dbOk,
     payments: paymentsOk,
     ...(refusal ? { reason: describeRefusal(refusal) } : {}),
+    ...(options.showAlarms ? { alarms: activeAlarms().map((alarm) => alarm.reason) } : {}),
   };
 }
 

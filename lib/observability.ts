@@ -5,7 +5,8 @@
  */
 import "server-only";
 import pino from "pino";
-import { Counter, Registry } from "prom-client";
+import { Counter, Gauge, Registry } from "prom-client";
+import { activeAlarms } from "@/lib/alarms";
 import { env } from "@/lib/env";
 
 type Fields = Record<string, unknown>;
@@ -58,6 +59,7 @@ interface Observability {
   providerRefusals: Counter<"status">;
   rateLimited: Counter<"rule">;
   customersExpired: Counter;
+  alarms: Gauge<"kind">;
 }
 
 /** Hears every named event after it is logged and counted (the lab's timeline subscribes; see lib/lab/server/attach.ts). */
@@ -141,6 +143,16 @@ function create(): Observability {
     ),
     rateLimited: counter("rate_limited_total", "Requests refused with 429 by the abuse limits, by rule", ["rule"]),
     customersExpired: counter("customers_expired_total", "Guest customers without orders deleted by the cleanup", []),
+    alarms: new Gauge({
+      name: "checkout_alarms",
+      help: "Alarms standing now, by kind (lib/alarms.ts): payments still work, an operator must look",
+      labelNames: ["kind"],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const alarm of activeAlarms()) this.inc({ kind: alarm.kind });
+      },
+    }),
   };
 }
 

@@ -7,6 +7,7 @@ import { freePort } from "./app-server";
 import { TEST_DIST_DIR } from "./constants";
 import { EmulatorClient } from "@checkout/stripe-emulator/client";
 import { waitFor } from "./helpers/shopper";
+import { journeyLines, smoke } from "./helpers/smoke";
 
 /**
  * `npm run smoke:stripe` against the demo, started as `npm run demo` starts
@@ -134,31 +135,6 @@ describe("npm run smoke:stripe", () => {
     expect(run.stdout).toBe("");
   });
 });
-
-/** `[journey, outcome]` of each journey line. */
-function journeyLines(stdout: string): string[][] {
-  return stdout
-    .split("\n")
-    .map((line) => /^(\S+) +(passed|failed|skipped)\b/.exec(line))
-    .filter((m) => m !== null)
-    .map((m) => [m[1]!, m[2]!]);
-}
-
-/** `npm run smoke:stripe -- …` as a person runs it, with only the given Stripe variables. */
-function smoke(args: string[], env: Record<string, string>) {
-  const { STRIPE_SECRET_KEY: _key, STRIPE_API_BASE: _base, ...rest } = process.env;
-  const child = spawn("npm", ["run", "-s", "smoke:stripe", "--", ...args], {
-    env: { ...rest, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (c: Buffer) => (stdout += c));
-  child.stderr.on("data", (c: Buffer) => (stderr += c));
-  return new Promise<{ code: number | null; stdout: string; stderr: string; output: string }>((resolve) =>
-    child.once("exit", (code) => resolve({ code, stdout, stderr, output: stdout + stderr })),
-  );
-}
 
 /** scripts/demo.ts as `npm run demo -- --no-build` runs it, until "Ready: open". */
 async function startDemo(env: Record<string, string>) {

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import {
+  backgroundRefusals,
   clearRefusals,
   currentRefusal,
   describeRefusal,
@@ -17,13 +18,25 @@ beforeEach(() => {
 
 describe("Stripe's refusals of the shop's key", () => {
   it("stand until the refused endpoint answers 2xx; another endpoint's success does not lift them", () => {
-    noteProviderAnswer({ status: 403, path: "/v1/refunds" }, report, 1_000);
-    expect(currentRefusal()).toEqual({ status: 403, path: "/v1/refunds", at: 1_000 });
-    noteProviderAnswer({ status: 200, path: "/v1/payment_intents" }, report, 2_000);
-    noteProviderAnswer({ status: 402, path: "/v1/refunds" }, report, 2_500); // an answer, not a refusal: it stands
-    expect(currentRefusal()).toMatchObject({ status: 403, path: "/v1/refunds" });
-    noteProviderAnswer({ status: 200, path: "/v1/refunds" }, report, 3_000);
+    noteProviderAnswer({ status: 403, path: "/v1/payment_intents/search?query=x" }, report, 1_000);
+    expect(currentRefusal()).toEqual({ status: 403, path: "/v1/payment_intents/search", at: 1_000 });
+    noteProviderAnswer({ status: 200, path: "/v1/refunds" }, report, 2_000);
+    noteProviderAnswer({ status: 402, path: "/v1/payment_intents/search" }, report, 2_500); // not a refusal: it stands
+    expect(currentRefusal()).toMatchObject({ status: 403, path: "/v1/payment_intents/search" });
+    noteProviderAnswer({ status: 200, path: "/v1/payment_intents/search" }, report, 3_000);
     expect(currentRefusal()).toBeNull();
+  });
+
+  it("off the payment path (events, refunds) are alarms: payments stay ready", () => {
+    noteProviderAnswer({ status: 403, path: "/v1/events?limit=100", method: "GET" }, report, 1_000);
+    noteProviderAnswer({ status: 403, path: "/v1/refunds", method: "POST" }, report, 1_001);
+    expect(currentRefusal()).toBeNull();
+    expect(backgroundRefusals().map((r) => r.path)).toEqual(["/v1/events", "/v1/refunds"]);
+    expect(describeRefusal(backgroundRefusals()[0]!)).toMatch(/403 on \/v1\/events, the events catch-up.*Events: read/);
+    expect(describeRefusal(backgroundRefusals()[1]!)).toMatch(/Refunds: write/);
+    // The key itself refused is a payment refusal wherever it happened.
+    noteProviderAnswer({ status: 401, path: "/v1/events" }, report, 2_000);
+    expect(currentRefusal()).toMatchObject({ status: 401, path: "/v1/events" });
   });
 
   it("tell ids apart from endpoints: a refusal for one intent is lifted by a success for another", () => {

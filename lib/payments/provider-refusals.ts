@@ -12,8 +12,10 @@ import type Stripe from "stripe";
  */
 export interface ProviderRefusal {
   status: 401 | 403;
-  /** The API path Stripe refused, e.g. `/v1/refunds`. */
+  /** The API path Stripe refused, e.g. `/v1/refunds` (without the query). */
   path: string;
+  /** The request's method, when known: GET needs a resource's read permission, anything else its write. */
+  method?: string;
   at: number;
 }
 
@@ -37,22 +39,43 @@ function state(): State {
   return globalForRefusals.providerRefusals;
 }
 
-/** The newest refusal still standing (its endpoint has not answered 2xx since), if any. */
+/** Whether a refusal stops payments: the key itself (401), or the PaymentIntents the checkout pays through. */
+export function isPaymentRefusal(refusal: ProviderRefusal): boolean {
+  return refusal.status === 401 || /^\/v1\/(payment_intents|confirmation_tokens)\b/.test(refusal.path);
+}
+
+/** The newest payment-path refusal still standing (its endpoint has not answered 2xx since), if any. */
 export function currentRefusal(): ProviderRefusal | null {
   let newest: ProviderRefusal | null = null;
-  for (const refusal of state().refusals.values()) if (!newest || refusal.at >= newest.at) newest = refusal;
+  for (const refusal of state().refusals.values())
+    if (isPaymentRefusal(refusal) && (!newest || refusal.at >= newest.at)) newest = refusal;
   return newest;
 }
 
+/** The refusals still standing off the payment path (the events catch-up, refunds): alarms, not unreadiness. */
+export function backgroundRefusals(): ProviderRefusal[] {
+  return [...state().refusals.values()].filter((refusal) => !isPaymentRefusal(refusal));
+}
+
 /** Notes one answer from Stripe; each refusal is reported, with the alarm at most once a minute. */
-export function noteProviderAnswer(answer: { status: number; path: string }, report: Report, now = Date.now()): void {
+export function noteProviderAnswer(
+  answer: { status: number; path: string; method?: string },
+  report: Report,
+  now = Date.now(),
+): void {
   const s = state();
-  const endpoint = answer.path.replace(/\/[a-z]+_[A-Za-z0-9_]+/g, "/:id");
+  const path = answer.path.split("?")[0] ?? answer.path;
+  const endpoint = path.replace(/\/[a-z]+_[A-Za-z0-9_]+/g, "/:id");
   if (answer.status !== 401 && answer.status !== 403) {
     if (answer.status < 400) s.refusals.delete(endpoint);
     return;
   }
-  const refusal: ProviderRefusal = { status: answer.status, path: answer.path, at: now };
+  const refusal: ProviderRefusal = {
+    status: answer.status,
+    path,
+    at: now,
+    ...(answer.method ? { method: answer.method } : {}),
+  };
   s.refusals.set(endpoint, refusal);
   const alarm = now - s.alarmedAt >= REFUSAL_LOG_INTERVAL_MS;
   if (alarm) s.alarmedAt = now;
@@ -67,14 +90,33 @@ export function clearRefusals(): void {
 /** Reports every answer `stripe` gets (the SDK's `response` event). */
 export function watchRefusals(stripe: Stripe, report: Report): Stripe {
   stripe.on("response", (event: Stripe.ResponseEvent) =>
-    noteProviderAnswer({ status: event.status, path: event.path }, report),
+    noteProviderAnswer({ status: event.status, path: event.path, method: event.method }, report),
   );
   return stripe;
 }
 
+/** The restricted-key permission (as the Dashboard names it) an endpoint needs. */
+export function permissionFor(refusal: Pick<ProviderRefusal, "path" | "method">): string {
+  const resource = /^\/v1\/([a-z_]+)/.exec(refusal.path)?.[1] ?? "";
+  const names: Record<string, string> = {
+    payment_intents: "PaymentIntents",
+    refunds: "Refunds",
+    events: "Events",
+    charges: "Charges",
+    confirmation_tokens: "ConfirmationTokens",
+  };
+  const access = resource === "events" || refusal.method === "GET" ? "read" : "write";
+  return `${names[resource] ?? resource}: ${access}`;
+}
+
 /** What to tell an operator about a refusal: one line naming what to change. */
 export function describeRefusal(refusal: ProviderRefusal): string {
-  return refusal.status === 401
-    ? `Stripe refused the API key (401 on ${refusal.path}): set STRIPE_SECRET_KEY to a valid secret or restricted key.`
-    : `Stripe refused a permission (403 on ${refusal.path}): give the restricted key STRIPE_SECRET_KEY the permissions the README lists.`;
+  if (refusal.status === 401)
+    return `Stripe refused the API key (401 on ${refusal.path}): set STRIPE_SECRET_KEY to a valid secret or restricted key.`;
+  const blocked = isPaymentRefusal(refusal)
+    ? "payments cannot be taken"
+    : refusal.path.startsWith("/v1/events")
+      ? "the events catch-up cannot run"
+      : "the shop cannot give money back or record refunds";
+  return `Stripe refused a permission (403 on ${refusal.path}, ${blocked}): give the restricted key STRIPE_SECRET_KEY ${permissionFor(refusal)} (the README lists the permissions the shop needs).`;
 }

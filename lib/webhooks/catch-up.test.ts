@@ -7,6 +7,7 @@ import { IdempotencyEngine } from "../idempotency/engine";
 import { createStripeClient } from "../payments/stripe-client";
 import { CATCH_UP_OVERLAP_SECONDS, catchUpEvents } from "./catch-up";
 import type { WebhookDeps } from "./deps";
+import { processDueEvents } from "./process";
 
 /**
  * The catch-up's bookkeeping, on a real database and the emulator through the
@@ -75,4 +76,56 @@ describe("reading Stripe's event list into the inbox", () => {
     expect(await catchUpEvents(deps)).toEqual({ seen: 0, stored: 0, restored: 0 });
     expect(await cursor()).toBe(ahead);
   });
+
+  it("reads a backlog of 5,000 events to its end, the oldest included, paging on from its resume point", async () => {
+    await prisma.webhookEvent.deleteMany();
+    await prisma.providerCursor.deleteMany();
+    const visa = {
+      amount: 1_800,
+      currency: "usd",
+      payment_method: "pm_card_visa",
+      confirm: true,
+      allowed_payment_method_types: ["card"],
+    };
+    // Caught up before the outage.
+    const before = await deps.stripe.paymentIntents.create(visa);
+    await catchUpEvents(deps);
+    const resumeAt = await prisma.providerCursor.findUniqueOrThrow({ where: { name: "events" } });
+    expect(resumeAt.eventId).toMatch(/^evt_/);
+    const caughtUp = await prisma.webhookEvent.count();
+
+    // The outage: 2,500 payments, each a payment_intent.created and a .succeeded.
+    const made: string[] = [];
+    for (let batch = 0; batch < 100; batch++)
+      made.push(
+        ...(await Promise.all(Array.from({ length: 25 }, () => deps.stripe.paymentIntents.create(visa)))).map(
+          (i) => i.id,
+        ),
+      );
+    const backlog = (await deps.stripe.events.list({ limit: 100, created: { gte: 0 } })).data;
+    expect(backlog.length).toBe(100);
+
+    const pass = await catchUpEvents(deps);
+    expect(pass.stored).toBe(5_000);
+    const stored = new Set(
+      (await prisma.webhookEvent.findMany({ select: { paymentIntentId: true } })).map((e) => e.paymentIntentId),
+    );
+    for (const id of [before.id, ...made]) expect(stored.has(id)).toBe(true);
+    expect(stored.has(made[0]!)).toBe(true); // the oldest of the backlog
+    expect(await prisma.webhookEvent.count()).toBe(caughtUp + 5_000);
+    // The resume point is the newest event: the next pass pages on from it and re-reads only the overlap.
+    const newest = (await deps.stripe.events.list({ limit: 1 })).data[0]!;
+    expect(await prisma.providerCursor.findUniqueOrThrow({ where: { name: "events" } })).toMatchObject({
+      eventId: newest.id,
+      createdSeconds: BigInt(newest.created),
+    });
+    expect((await catchUpEvents(deps)).stored).toBe(0);
+
+    // And every one of them is processed (four instances at once, as the inbox's lease allows).
+    const drain = async () => {
+      while ((await processDueEvents(deps, { limit: 100 })).processed > 0);
+    };
+    await Promise.all([drain(), drain(), drain(), drain()]);
+    expect(await prisma.webhookEvent.count({ where: { processedAt: null } })).toBe(0);
+  }, 240_000);
 });

@@ -1,3 +1,4 @@
+import { hasBearerToken } from "@/lib/bearer";
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { checkHealth } from "@/lib/health";
@@ -6,8 +7,13 @@ import { stripeProbe } from "@/lib/payments/stripe";
 
 export const dynamic = "force-dynamic";
 
-/** GET /api/health — readiness: `{ ok, db, payments }`, 503 while a dependency is down (Stripe's answer cached, see lib/health.ts). */
-export async function GET() {
-  const health = await checkHealth(db(), stripeProbe(), { providerCacheMs: env().HEALTH_PROVIDER_CACHE_MS });
+/**
+ * GET /api/health — readiness: `{ ok, db, payments }`, 503 while a dependency is down (Stripe's answer cached, see
+ * lib/health.ts); with `Authorization: Bearer <METRICS_TOKEN>` (or in development without one) also `alarms`.
+ */
+export async function GET(request: Request) {
+  const { METRICS_TOKEN: token, NODE_ENV, HEALTH_PROVIDER_CACHE_MS } = env();
+  const showAlarms = token === undefined ? NODE_ENV !== "production" : hasBearerToken(request, token);
+  const health = await checkHealth(db(), stripeProbe(), { providerCacheMs: HEALTH_PROVIDER_CACHE_MS, showAlarms });
   return json(health, health.ok ? 200 : 503, { "Cache-Control": "no-store" });
 }

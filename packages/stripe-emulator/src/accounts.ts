@@ -1,4 +1,5 @@
 import { authenticate } from "./auth";
+import { RestrictedKeys, type Permissions, type RestrictedKey } from "./restricted-keys";
 import { freshState, type State, type WebhookDefaults } from "./state";
 
 /**
@@ -15,6 +16,7 @@ import { freshState, type State, type WebhookDefaults } from "./state";
 export class Accounts {
   private shared: State;
   private readonly own = new Map<string, State>();
+  private readonly restricted = new RestrictedKeys();
 
   constructor(private readonly webhook: WebhookDefaults = {}) {
     this.shared = freshState(webhook);
@@ -22,7 +24,20 @@ export class Accounts {
 
   /** The account a `/v1` request with this key (or a control naming it) works on. */
   forKey(apiKey: string | null): State {
-    return (apiKey !== null && this.own.get(apiKey)) || this.shared;
+    // A restricted key works on the account of the key that minted it.
+    const key = apiKey === null ? null : (this.restricted.get(apiKey)?.account ?? apiKey);
+    return (key !== null && this.own.get(key)) || this.shared;
+  }
+
+  /** Mints a restricted key with these permissions on the account `apiKey` names (null: the default one). */
+  mintRestrictedKey(apiKey: string | null, permissions: Permissions): RestrictedKey {
+    const owner = apiKey === null ? null : (this.restricted.get(apiKey)?.account ?? apiKey);
+    return this.restricted.mint(owner, permissions);
+  }
+
+  /** A minted restricted key; null for an `rk_test_…` never minted (unknown to Stripe), undefined for a secret key. */
+  restrictedKey(apiKey: string): RestrictedKey | null | undefined {
+    return apiKey.startsWith("rk_") ? this.restricted.get(apiKey) : undefined;
   }
 
   /** The key a control request names with its Authorization header: null for none (the default account). */

@@ -11,6 +11,7 @@ import {
   unrecognizedUrl,
   type ApiResponse,
 } from "./responses";
+import { checkPermission, type RestrictedKey } from "./restricted-keys";
 import { matchRoute } from "./routes";
 import type { State } from "./state";
 
@@ -24,6 +25,8 @@ export interface ApiRequest {
   body: string;
   requestId: string;
   state: State;
+  /** The restricted key the request was made with; null for an `rk_test_…` never minted; undefined for a secret key. */
+  restricted?: RestrictedKey | null | undefined;
   /** `http://host:port` as the caller reached the emulator, for links it hands out. */
   origin: string;
   /** Aborted when the emulator shuts down, to cut injected latency short. */
@@ -46,8 +49,14 @@ export async function handleApi(request: ApiRequest): Promise<Reply> {
   if (overloaded) return send(overloaded);
   const auth = authenticate(request.headers.authorization);
   if (!auth.ok) return send(auth.response, { "WWW-Authenticate": 'Bearer realm="Stripe"' });
+  if (request.restricted === null) return send(unknownRestrictedKey(auth.apiKey));
   const refused = faults.takeRefusal(auth.apiKey);
   if (refused) return send(refused);
+  const forbidden = request.restricted && checkPermission(request.restricted, request.method, request.url.pathname);
+  if (forbidden) {
+    faults.stats.forbidden += 1;
+    return send(forbidden);
+  }
   const route = matchRoute(request.method, request.url.pathname);
   if (!route) return send(unrecognizedUrl(request.method, request.url.pathname));
   const parsed = parseForm(request.method === "GET" ? request.url.search.slice(1) : request.body);
@@ -175,6 +184,13 @@ async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+function unknownRestrictedKey(apiKey: string): ApiResponse {
+  return stripeError(401, {
+    type: "invalid_request_error",
+    message: `Invalid API Key provided: ${apiKey.slice(0, 8)}****${apiKey.slice(-4)}. Restricted keys are minted by POST /_emulator/restricted_keys.`,
+  });
 }
 
 export function send(response: ApiResponse, headers: Record<string, string> = {}): Reply {

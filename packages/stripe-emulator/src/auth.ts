@@ -4,7 +4,8 @@ export type AuthResult = { ok: true; apiKey: string } | { ok: false; response: A
 
 /**
  * Test mode only: an `sk_test_` secret key or an `rk_test_` restricted key
- * (Stripe accepts both; the emulator grants a restricted key every call), as
+ * (Stripe accepts both; a restricted key holds the permissions it was minted
+ * with, restricted-keys.ts), as
  * Bearer (what stripe-node sends) or as the Basic-auth user name (what curl -u
  * sends). A live key is refused so that a misconfigured app never believes it
  * is talking to real Stripe.

@@ -11,6 +11,7 @@ import type { StripeEvent } from "./events";
 import type { FaultPatch } from "./fault-patch";
 import type { FaultsView, FaultSettings, FaultStats } from "./faults";
 import type { PaymentIntent } from "./ledger";
+import type { Permissions, RestrictedKey } from "./restricted-keys";
 import type { WebhooksView } from "./control";
 import type { WebhookConfig, WebhookFaults, WebhookPatch } from "./webhook-config";
 
@@ -20,7 +21,9 @@ export type {
   FaultStats,
   FaultsView,
   PaymentIntent,
+  Permissions,
   Refund,
+  RestrictedKey,
   StripeEvent,
   WebhookConfig,
   WebhookFaults,
@@ -107,6 +110,11 @@ export class EmulatorClient {
 
   async webhookStat(name: WebhookCounter): Promise<number> {
     return (await this.webhookSnapshot()).stats[name];
+  }
+
+  /** POST /_emulator/restricted_keys: a new `rk_test_…` on this account holding exactly these permissions. */
+  restrictedKey(permissions: Permissions): Promise<RestrictedKey> {
+    return this.call("POST", "/_emulator/restricted_keys", { permissions });
   }
 
   /**

@@ -1,4 +1,5 @@
 import { Accounts } from "./accounts";
+import { parsePermissions } from "./restricted-keys";
 import { invalidRequest, ok, stripeError, unrecognizedUrl, type ApiResponse } from "./responses";
 import type { State } from "./state";
 import { parseWebhookPatch, type WebhookConfig, type WebhookFaults } from "./webhook-config";
@@ -47,6 +48,11 @@ export function handleControl(
     // Switching reordering off sends what it was holding, in order, rather than keeping it forever.
     if (patch.faults.reorder === null) webhooks.releaseHeld(false);
     return ok(webhookView(state));
+  }
+  if (path === "/_emulator/restricted_keys" && method === "POST") {
+    const permissions = parsePermissions(parseJson(body));
+    if (typeof permissions === "string") return invalidRequest(permissions);
+    return ok(accounts.mintRestrictedKey(named.apiKey, permissions));
   }
   if (path === "/_emulator/reset" && method === "POST") {
     accounts.reset(named.apiKey);

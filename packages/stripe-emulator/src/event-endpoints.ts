@@ -7,7 +7,16 @@ import { unknownParam } from "./validation";
 // `GET /v1/events` and `/v1/events/{id}`: the record a test (or a reconciler)
 // reads to see what the emulator told, or would have told, webhook endpoints.
 
-const LIST_PARAMS = new Set(["limit", "starting_after", "type", "types", "expand", "delivery_success", "created"]);
+const LIST_PARAMS = new Set([
+  "limit",
+  "starting_after",
+  "ending_before",
+  "type",
+  "types",
+  "expand",
+  "delivery_success",
+  "created",
+]);
 
 export function listEvents(ctx: Ctx, params: Params): ApiResponse {
   const rejected = unknownParam(params, LIST_PARAMS) ?? limitError(params.limit);
@@ -17,8 +26,12 @@ export function listEvents(ctx: Ctx, params: Params): ApiResponse {
   const created = createdFilter(params.created);
   if (typeof created === "string") return invalidRequest(created, { param: "created" });
   const after = typeof params.starting_after === "string" ? params.starting_after : undefined;
-  const page = ctx.events.list(limitOf(params.limit), after, types, created);
-  if (!page) return resourceMissing("event", after ?? "", "starting_after");
+  const before = typeof params.ending_before === "string" ? params.ending_before : undefined;
+  const page = ctx.events.list(limitOf(params.limit), after, types, created, before);
+  if (!page)
+    return before !== undefined
+      ? resourceMissing("event", before, "ending_before")
+      : resourceMissing("event", after ?? "", "starting_after");
   return ok({ object: "list", url: "/v1/events", has_more: page.hasMore, data: page.data });
 }
 

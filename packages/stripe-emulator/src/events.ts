@@ -68,11 +68,12 @@ export class EventLog {
     startingAfter: string | undefined,
     types: string[] | null,
     created: (seconds: number) => boolean = () => true,
+    endingBefore?: string,
   ): { data: StripeEvent[]; hasMore: boolean } | null {
     const matching = this.events.filter(
       (event) => created(event.created) && (types === null || types.some((type) => typeMatches(type, event.type))),
     );
-    return page(matching, limit, startingAfter);
+    return page(matching, limit, startingAfter, endingBefore);
   }
 
   get size(): number {

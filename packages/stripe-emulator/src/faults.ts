@@ -53,6 +53,7 @@ const STAT_NAMES = [
   "lateAnswered",
   "lateExecuted",
   "refused",
+  "forbidden",
   "gated",
 ] as const;
 export type FaultStats = Record<(typeof STAT_NAMES)[number], number>;

@@ -190,7 +190,15 @@ export function page<T extends { id: string }>(
   newestFirst: T[],
   limit: number,
   startingAfter?: string,
+  endingBefore?: string,
 ): { data: T[]; hasMore: boolean } | null {
+  if (endingBefore !== undefined) {
+    // Stripe's ending_before: the `limit` objects just newer than the anchor, still newest first.
+    const index = newestFirst.findIndex((item) => item.id === endingBefore);
+    if (index < 0) return null;
+    const from = Math.max(0, index - limit);
+    return { data: newestFirst.slice(from, index), hasMore: from > 0 };
+  }
   let start = 0;
   if (startingAfter !== undefined) {
     const index = newestFirst.findIndex((item) => item.id === startingAfter);

@@ -203,10 +203,11 @@ describe("search", () => {
 });
 
 describe("API keys", () => {
-  it("accepts a restricted test key like a secret key and refuses live keys", async () => {
-    const restricted = emulator.stripe({ secretKey: "rk_test_restricted123" });
+  it("accepts a minted restricted test key, refuses one never minted and live keys", async () => {
+    const { id } = await emulator.client().restrictedKey({ payment_intents: "write" });
+    const restricted = emulator.stripe({ secretKey: id });
     expect((await restricted.paymentIntents.create(VISA)).status).toBe("succeeded");
-    for (const secretKey of ["rk_live_abcdefghijklmnop", "sk_live_abcdefghijklmnop"]) {
+    for (const secretKey of ["rk_test_restricted123", "rk_live_abcdefghijklmnop", "sk_live_abcdefghijklmnop"]) {
       const error = await rejection(emulator.stripe({ secretKey }).paymentIntents.list());
       expect(error).toBeInstanceOf(Stripe.errors.StripeAuthenticationError);
       expect(error.statusCode).toBe(401);

@@ -82,6 +82,7 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
         body,
         requestId,
         state: captured,
+        restricted: auth.ok ? accounts.restrictedKey(auth.apiKey) : undefined,
         origin,
         shutdown: shutdown.signal,
         note,

@@ -1,6 +1,6 @@
 import Stripe from "stripe";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { startReceiver, useEmulator, VISA, type Received } from "./test-support";
+import { rejection, startReceiver, useEmulator, VISA, type Received } from "./test-support";
 
 const emulator = useEmulator();
 const SECRET = "whsec_test_secret";
@@ -83,6 +83,22 @@ describe("events", () => {
     const next = await client.events.list({ type: "payment_intent.*", starting_after: succeeded?.id ?? "" });
     expect(next.data.map((event) => event.id)).toEqual([first?.id]);
     expect(await client.events.retrieve(first?.id ?? "")).toEqual({ ...first });
+  });
+
+  it("pages towards the present with ending_before, as stripe-node's auto-pagination does", async () => {
+    const client = emulator.stripe();
+    for (let i = 0; i < 3; i++) await client.paymentIntents.create(VISA); // six events: created, succeeded
+    const all = (await client.events.list({ limit: 100 })).data.map((event) => event.id);
+    expect(all).toHaveLength(6);
+    const oldest = all.at(-1)!;
+    const page = await client.events.list({ ending_before: oldest, limit: 2 });
+    expect(page.data.map((event) => event.id)).toEqual(all.slice(3, 5)); // the two just newer, newest first
+    expect(page.has_more).toBe(true);
+    const forward: string[] = [];
+    for await (const event of client.events.list({ ending_before: oldest, limit: 2 })) forward.push(event.id);
+    expect(forward).toEqual(all.slice(0, 5).reverse()); // oldest first, to the newest
+    const gone = await rejection(client.events.list({ ending_before: "evt_gone" }));
+    expect(gone).toMatchObject({ statusCode: 404, code: "resource_missing", param: "ending_before" });
   });
 
   it("records requires_action, payment_failed and canceled", async () => {

@@ -1,0 +1,119 @@
+import { readFile } from "node:fs/promises";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { startApp, type AppProcess } from "@/scripts/lib/app-process";
+import { startStripeEmulator, type StripeEmulator } from "@checkout/stripe-emulator";
+import { EmulatorClient, type Permissions } from "@checkout/stripe-emulator/client";
+import { freePort, TEST_METRICS_TOKEN, testAppEnv } from "./app-server";
+import { scrape } from "./helpers/metrics";
+import { cart, newKey, Shopper, waitFor } from "./helpers/shopper";
+import { journeyLines, smoke } from "./helpers/smoke";
+
+/**
+ * The shop on a restricted key (`rk_test_…`) minted with exactly the
+ * permissions the README lists: `npm run smoke:stripe` passes every journey
+ * (the refund made at Stripe recorded through the events catch-up, no
+ * webhook configured). Then on a key without Events: read: payments still
+ * work and readiness stays green, while the refused catch-up raises the
+ * alarm (an error in the log, `checkout_alarms`, the reason in
+ * `/api/health` for the metrics token).
+ */
+const RESOURCE: Record<string, keyof Permissions> = {
+  PaymentIntents: "payment_intents",
+  Refunds: "refunds",
+  Events: "events",
+};
+
+/** The permissions of the README's paragraph on restricted keys, as the emulator mints them. */
+async function readmePermissions(): Promise<Permissions> {
+  const readme = await readFile("README.md", "utf8");
+  const paragraph = readme.split("\n\n").find((p) => p.startsWith("A restricted key (`rk_test_…`)"));
+  expect(paragraph, "README: the paragraph on restricted keys").toBeDefined();
+  const permissions: Permissions = {};
+  for (const [, resource, access] of paragraph!.matchAll(/\*\*(\w+): (Read|Write)\*\*/g)) {
+    expect(RESOURCE[resource!], `README names ${resource}`).toBeDefined();
+    permissions[RESOURCE[resource!]!] = access!.toLowerCase() as "read" | "write";
+  }
+  return permissions;
+}
+
+let emulator: StripeEmulator;
+const apps: AppProcess[] = [];
+beforeAll(async () => {
+  emulator = await startStripeEmulator({ port: 0 });
+});
+afterAll(async () => {
+  for (const app of apps) await app.stop();
+  await emulator?.close();
+});
+
+/** A shop on `key`, its maintenance loop and catch-up every half second; its log lines kept. */
+async function shopOn(key: string) {
+  const port = await freePort();
+  const lines: string[] = [];
+  const env = testAppEnv({
+    databaseUrl: inject("databaseUrl"),
+    stripeApiBase: emulator.url,
+    stripeKey: key,
+    overrides: { MAINTENANCE_INTERVAL_MS: "500", EVENTS_CATCH_UP_INTERVAL_MS: "500", HEALTH_PROVIDER_CACHE_MS: "0" },
+  });
+  const app = await startApp({ port, env, log: (line) => lines.push(line) });
+  apps.push(app);
+  return { url: app.url, lines };
+}
+
+const health = async (url: string, token?: string) => {
+  const response = await fetch(`${url}/api/health`, {
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+};
+
+describe("a restricted key", () => {
+  it("with exactly the README's permissions: smoke:stripe passes every journey", async () => {
+    const permissions = await readmePermissions();
+    expect(permissions).toEqual({ payment_intents: "write", refunds: "write", events: "read" });
+    const { id: key } = await new EmulatorClient(emulator.url).restrictedKey(permissions);
+    const shop = await shopOn(key);
+
+    const run = await smoke(["--app", shop.url], { STRIPE_SECRET_KEY: key, STRIPE_API_BASE: emulator.url });
+    expect(run.code, run.output).toBe(0);
+    expect(journeyLines(run.stdout).map(([, outcome]) => outcome)).toEqual(Array(6).fill("passed"));
+    const ready = await health(shop.url, TEST_METRICS_TOKEN);
+    expect(ready).toMatchObject({ status: 200, body: { ok: true, payments: true, alarms: [] } });
+    expect((await new EmulatorClient(emulator.url).stats()).forbidden).toBe(0); // nothing it needs was refused
+  }, 240_000);
+
+  it("without Events: read: payments still work, readiness stays green, the refused catch-up raises the alarm", async () => {
+    const control = new EmulatorClient(emulator.url);
+    const { id: key } = await control.restrictedKey({ payment_intents: "write", refunds: "write" });
+    const forbiddenBefore = (await control.stats()).forbidden;
+    const shop = await shopOn(key);
+
+    const shopper = await Shopper.arrive(shop.url);
+    const paid = await shopper.checkout(newKey(), cart());
+    expect(paid.status).toBe(201);
+
+    const alarmed = await waitFor("the refused catch-up's alarm", async () => {
+      const ready = await health(shop.url, TEST_METRICS_TOKEN);
+      return (ready.body.alarms as string[] | undefined)?.length ? ready : null;
+    });
+    expect(alarmed.status).toBe(200);
+    expect(alarmed.body).toMatchObject({ ok: true, db: true, payments: true });
+    expect(alarmed.body.reason).toBeUndefined();
+    expect(alarmed.body.alarms).toEqual([expect.stringMatching(/403 on \/v1\/events.*Events: read/)]);
+    expect((await control.stats()).forbidden).toBeGreaterThan(forbiddenBefore); // the refusal really happened
+    // Anonymous readiness does not tell the reason.
+    expect((await health(shop.url)).body).not.toHaveProperty("alarms");
+    expect((await scrape(shop.url)).get('checkout_alarms{kind="stripe_refused"}')).toBe(1);
+    const logged = shop.lines.flatMap((line) =>
+      line.startsWith("{") ? [JSON.parse(line) as Record<string, unknown>] : [],
+    );
+    expect(logged).toContainEqual(
+      expect.objectContaining({ level: 50, event: "provider_refused", status: 403, path: "/v1/events", alarm: true }),
+    );
+
+    // Payments go on while the alarm stands.
+    const again = await shopper.checkout(newKey(), cart());
+    expect(again.status).toBe(201);
+  }, 120_000);
+});
