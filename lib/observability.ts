@@ -5,7 +5,7 @@
  */
 import "server-only";
 import pino from "pino";
-import { Counter, Registry } from "prom-client";
+import { Counter, Histogram, Registry } from "prom-client";
 import { env } from "@/lib/env";
 
 type Fields = Record<string, unknown>;
@@ -58,6 +58,7 @@ interface Observability {
   providerRefusals: Counter<"status">;
   rateLimited: Counter<"rule">;
   customersExpired: Counter;
+  phases: Histogram<"phase">;
 }
 
 /** Hears every named event after it is logged and counted (the lab's timeline subscribes; see lib/lab/server/attach.ts). */
@@ -141,6 +142,13 @@ function create(): Observability {
     ),
     rateLimited: counter("rate_limited_total", "Requests refused with 429 by the abuse limits, by rule", ["rule"]),
     customersExpired: counter("customers_expired_total", "Guest customers without orders deleted by the cleanup", []),
+    phases: new Histogram({
+      name: "checkout_phase_seconds",
+      help: "Where a POST /api/checkout spends its time: admission, claim, order, provider, outcome",
+      labelNames: ["phase"],
+      buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 1, 2, 5, 10, 30],
+      registers: [registry],
+    }),
   };
 }
 
@@ -192,6 +200,14 @@ const COUNT: { [E in keyof ObservationEvents]: (o: Observability, fields: Observ
 };
 
 const isNamed = (event: string): event is keyof ObservationEvents => Object.hasOwn(COUNT, event);
+
+/** The checkout's phases (`checkout_phase_seconds`), timed by the use case and the handler. */
+export type CheckoutPhase = "admission" | "claim" | "order" | "provider" | "outcome";
+
+/** Adds one phase's duration, from `startedAt` (performance.now()) to now. */
+export function observePhase(phase: CheckoutPhase, startedAt: number): void {
+  observability().phases.observe({ phase }, (performance.now() - startedAt) / 1000);
+}
 
 /** Unexpected failures: logged with the error, counted nowhere else. */
 export function observeError(event: string, error: unknown, fields: Fields = {}): void {

@@ -1,6 +1,6 @@
 import "server-only";
 import type Stripe from "stripe";
-import { observe } from "./observability";
+import { observe, observePhase } from "./observability";
 import type { CheckoutDeps } from "./checkout/checkout";
 import { AbuseLimits } from "./abuse/limits";
 import { db, poolOf } from "./db";
@@ -29,6 +29,7 @@ export function createCheckoutDeps(config: Env, prisma: PrismaClient, stripeClie
     appOrigin: config.appOrigins[0] ?? `http://localhost:${config.PORT}`,
     actionTimeoutMs: config.PAYMENT_ACTION_TIMEOUT_MS,
     log: observe,
+    phase: observePhase,
   };
 }
 

@@ -3,6 +3,7 @@ import type { PrismaClient } from "../generated/prisma/client";
 import { IN_PROGRESS_RETRY_AFTER_SECONDS, type IdempotencyEngine } from "../idempotency/engine";
 import { fingerprint } from "../idempotency/fingerprint";
 import type { Ownership, StoredResponse } from "../idempotency/types";
+import type { CheckoutPhase } from "../observability";
 import { linesMetadata } from "../payments/attempt-intent";
 import { drivePayment } from "../payments/drive";
 import { attemptExpired, type FinalOutcome, type PaymentOutcome } from "../payments/outcome";
@@ -34,6 +35,8 @@ export interface CheckoutDeps {
   /** How long an attempt may wait for the shopper's authentication before the reconciler cancels it. */
   actionTimeoutMs: number;
   log?: (event: string, fields: Record<string, unknown>) => void;
+  /** Times a shopper's request phase by phase (`checkout_phase_seconds`): from `startedAt` (performance.now()) to now. */
+  phase?: (phase: CheckoutPhase, startedAt: number) => void;
 }
 
 /** Who answers an attempt's caller: the shopper's own retry, or the reconciler with its per-record backoff. */
@@ -42,6 +45,8 @@ export interface SettleOptions {
   final?: boolean;
   /** When the outcome stays unknown: leave the next try to the client, or back off (reconciler). */
   onUnknown?: "client" | "backoff";
+  /** A shopper's own request: its provider and outcome phases are timed (`CheckoutDeps.phase`). */
+  timed?: boolean;
 }
 
 /** How long a client should wait after the provider failed transiently. */
@@ -64,7 +69,9 @@ export async function checkout(
 ): Promise<CheckoutResult> {
   // The claim comes before pricing: a replay never depends on today's catalogue.
   const scope = { subjectId: input.customerId, endpoint: CHECKOUT_ENDPOINT, key: input.key };
+  const claimStarted = performance.now();
   const claim = await deps.idempotency.claim(scope, fingerprint(input.body));
+  deps.phase?.("claim", claimStarted);
   deps.log?.("claim", {
     decision: claim.kind,
     key: input.key,
@@ -96,6 +103,7 @@ async function pay(
 ): Promise<CheckoutResult> {
   // Written only while this request still owns the claim; a retaken attempt
   // gets the first owner's order and price back.
+  const orderStarted = performance.now();
   const written = await createAttemptOrder(deps.prisma, {
     owner,
     orderId: attemptId({ subjectId: input.customerId, endpoint: CHECKOUT_ENDPOINT, key: input.key }),
@@ -104,6 +112,7 @@ async function pay(
     paymentMethod: input.body.paymentMethod,
     returnUrl: returnUrlFor(input.origin ?? deps.appOrigin, input.key),
   });
+  deps.phase?.("order", orderStarted);
   switch (written.kind) {
     case "fenced":
       return answerAsDuplicate(deps, input);
@@ -118,6 +127,7 @@ async function pay(
         owner,
         { ...order, paymentMethod: order.paymentMethod ?? input.body.paymentMethod },
         input,
+        { timed: true },
       );
       return settled.result;
     }
@@ -138,6 +148,7 @@ export async function settleAttempt(
 ): Promise<Settled> {
   const { idempotency } = deps;
   const fence = { refresh: () => idempotency.refresh(owner) };
+  const providerStarted = performance.now();
   const outcome =
     (options.final ?? owner.pastDeadline)
       ? await settleForGood(deps.stripe, { attemptId: order.id, paymentIntentId: order.paymentIntentId }, fence)
@@ -160,8 +171,12 @@ export async function settleAttempt(
           },
           fence,
         );
+  if (options.timed) deps.phase?.("provider", providerStarted);
   deps.log?.("payment", { key: ids.key, orderId: order.id, attempt: owner.attempt, ...outcome });
-  return record(deps, owner, order, ids, outcome, options);
+  const outcomeStarted = performance.now();
+  const settled = await record(deps, owner, order, ids, outcome, options);
+  if (options.timed) deps.phase?.("outcome", outcomeStarted);
+  return settled;
 }
 
 /** Records `outcome` (fenced); once another owner took over, answers as a duplicate would. */
