@@ -1,5 +1,4 @@
 import { admitCheckout } from "@/lib/abuse/checkout-gate";
-import { clientAddress } from "@/lib/abuse/client-address";
 import { checkout, UNAVAILABLE_RETRY_AFTER_SECONDS } from "@/lib/checkout/checkout";
 import { CHECKOUT_ENDPOINT, checkoutRequestSchema, INVALID_CHECKOUT } from "@/lib/checkout/request";
 import {
@@ -10,9 +9,10 @@ import {
   publicOrigin,
   rateLimited,
   readValidJson,
+  requestAddress,
   unauthenticated,
 } from "@/lib/http";
-import { observe, observeError, traceRequest } from "@/lib/observability";
+import { observe, observeError, observePhase, traceRequest } from "@/lib/observability";
 import { env } from "@/lib/env";
 import { abuseLimits, checkoutDeps } from "@/lib/services";
 import { currentCustomerId } from "@/lib/session";
@@ -52,16 +52,18 @@ async function handle(request: Request): Promise<Response> {
 
   try {
     // A fresh key costs provider calls: limited per address and session before anything is stored.
+    const admissionStarted = performance.now();
     const admitted = await admitCheckout(
       { prisma: checkoutDeps().prisma, limits: abuseLimits() },
       {
         customerId,
         endpoint: CHECKOUT_ENDPOINT,
         key: key.trim().toLowerCase(),
-        address: clientAddress(request.headers),
+        address: requestAddress(request),
         maxOpenAttempts: env().CHECKOUT_MAX_OPEN_ATTEMPTS * env().RATE_LIMIT_SCALE,
       },
     );
+    observePhase("admission", admissionStarted);
     if (!admitted.ok) {
       return rateLimited(
         admitted.retryAfterSeconds,

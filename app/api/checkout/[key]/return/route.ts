@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { returnFromAuthentication } from "@/lib/checkout/authentication-return";
-import { clientAddress } from "@/lib/abuse/client-address";
 import {
   forbiddenOrigin,
   isForeignOrigin,
@@ -8,6 +7,7 @@ import {
   jsonError,
   rateLimited,
   readValidJson,
+  requestAddress,
   unauthenticated,
 } from "@/lib/http";
 import { observeError } from "@/lib/observability";
@@ -42,7 +42,7 @@ export async function POST(request: Request, ctx: { params: Promise<{ key: strin
   try {
     // Each return costs a provider call: limited per address and session.
     const admitted = await abuseLimits().consume([
-      ["return_per_address", clientAddress(request.headers)],
+      ["return_per_address", requestAddress(request)],
       ["return_per_session", customerId],
     ]);
     if (!admitted.ok) return rateLimited(admitted.retryAfterSeconds, "Too many returns; reloading shortly is safe.");
