@@ -144,7 +144,7 @@ function create(): Observability {
     customersExpired: counter("customers_expired_total", "Guest customers without orders deleted by the cleanup", []),
     phases: new Histogram({
       name: "checkout_phase_seconds",
-      help: "Where a POST /api/checkout spends its time: admission, claim, order, provider, outcome",
+      help: "Where a POST /api/checkout spends its time: claim (with its admission), order, provider, outcome",
       labelNames: ["phase"],
       buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 1, 2, 5, 10, 30],
       registers: [registry],
@@ -202,7 +202,7 @@ const COUNT: { [E in keyof ObservationEvents]: (o: Observability, fields: Observ
 const isNamed = (event: string): event is keyof ObservationEvents => Object.hasOwn(COUNT, event);
 
 /** The checkout's phases (`checkout_phase_seconds`), timed by the use case and the handler. */
-export type CheckoutPhase = "admission" | "claim" | "order" | "provider" | "outcome";
+export type CheckoutPhase = "claim" | "order" | "provider" | "outcome";
 
 /** Adds one phase's duration, from `startedAt` (performance.now()) to now. */
 export function observePhase(phase: CheckoutPhase, startedAt: number): void {

@@ -2,7 +2,7 @@ import type Stripe from "stripe";
 import type { PrismaClient } from "../generated/prisma/client";
 import { IN_PROGRESS_RETRY_AFTER_SECONDS, type IdempotencyEngine } from "../idempotency/engine";
 import { fingerprint } from "../idempotency/fingerprint";
-import type { Ownership, StoredResponse } from "../idempotency/types";
+import type { Admission, AdmissionRule, Ownership, StoredResponse } from "../idempotency/types";
 import type { CheckoutPhase } from "../observability";
 import { linesMetadata } from "../payments/attempt-intent";
 import { drivePayment } from "../payments/drive";
@@ -24,6 +24,7 @@ export type CheckoutResult =
   | { kind: "response"; response: StoredResponse; replayed: boolean }
   | { kind: "in_progress"; retryAfterSeconds: number }
   | { kind: "mismatch" }
+  | { kind: "refused"; rule: AdmissionRule; retryAfterSeconds: number }
   | { kind: "unavailable"; retryAfterSeconds: number };
 
 export interface CheckoutDeps {
@@ -65,12 +66,13 @@ export type SettleableOrder = PendingOrder & { paymentMethod: string };
 
 export async function checkout(
   deps: CheckoutDeps,
-  input: { customerId: string; key: string; body: CheckoutRequest; origin?: string },
+  input: { customerId: string; key: string; body: CheckoutRequest; origin?: string; admission?: Admission },
 ): Promise<CheckoutResult> {
   // The claim comes before pricing: a replay never depends on today's catalogue.
   const scope = { subjectId: input.customerId, endpoint: CHECKOUT_ENDPOINT, key: input.key };
   const claimStarted = performance.now();
-  const claim = await deps.idempotency.claim(scope, fingerprint(input.body));
+  // A fresh key is admitted (or refused) by the claim's own statement: a known key is never limited.
+  const claim = await deps.idempotency.claim(scope, fingerprint(input.body), input.admission);
   deps.phase?.("claim", claimStarted);
   deps.log?.("claim", {
     decision: claim.kind,
@@ -83,6 +85,7 @@ export async function checkout(
       return { kind: "response", response: claim.response, replayed: true };
     case "in_progress":
     case "mismatch":
+    case "refused":
       return claim;
     case "claimed":
       try {
