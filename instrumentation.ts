@@ -9,6 +9,9 @@ export async function register() {
   // Also for a bare `next start` (a container, say), not only `npm start`.
   const { configurationOrExit } = await import("./lib/startup");
   const config = configurationOrExit();
+  // Route handlers learn the socket's peer from a header only this hook writes (lib/abuse/client-address.ts).
+  const { installPeerHook } = await import("./lib/abuse/peer-hook");
+  installPeerHook();
   const { labEnabled } = await import("./lib/lab/enabled");
   if (labEnabled(config)) {
     // The lab (/lab) listens to the app's events; the app never calls it.

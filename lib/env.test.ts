@@ -66,6 +66,9 @@ describe("configuration", () => {
     [{ APP_ORIGIN: "https://shop.example/checkout" }, "APP_ORIGIN"],
     [{ APP_ORIGIN: "https://shop.example,ftp://files.example" }, "APP_ORIGIN"],
     [{ TRUST_PROXY: "yes" }, "TRUST_PROXY"],
+    [{ TRUSTED_PROXY_HOPS: "-1" }, "TRUSTED_PROXY_HOPS"],
+    [{ CLIENT_IP_HEADER: "CF-Connecting-IP, X-Real-IP" }, "CLIENT_IP_HEADER"],
+    [{ CLIENT_IP_HEADER: "CF-Connecting-IP", TRUSTED_PROXY_HOPS: "1" }, "CLIENT_IP_HEADER"],
     [{ METRICS_TOKEN: "short" }, "METRICS_TOKEN"],
     [{ HEALTH_PROVIDER_CACHE_MS: "-1" }, "HEALTH_PROVIDER_CACHE_MS"],
   ])("rejects %j with a message naming %s", (input, variable) => {

@@ -97,6 +97,14 @@ const schema = z
       .enum(["0", "1"])
       .default("0")
       .transform((v) => v === "1"),
+    /** Proxies in front that each append the peer they saw to X-Forwarded-For: the n-th entry from the right is the client (lib/abuse/client-address.ts). */
+    TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+    /** A header the proxy in front sets to the client's address (e.g. CF-Connecting-IP), replacing any the client sent. */
+    CLIENT_IP_HEADER: z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z0-9-]+$/, "must be one header name, e.g. CF-Connecting-IP")
+      .optional(),
     /** How long GET /api/health reuses its Stripe probe, so frequent probes do not spend the Stripe rate limit. */
     HEALTH_PROVIDER_CACHE_MS: z.coerce.number().int().min(0).max(300_000).default(10_000),
     /** GET /api/metrics requires `Authorization: Bearer <METRICS_TOKEN>`; required in production. */
@@ -122,6 +130,14 @@ const schema = z
     LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
   })
   .superRefine((env, ctx) => {
+    if (env.CLIENT_IP_HEADER && env.TRUSTED_PROXY_HOPS > 0) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["CLIENT_IP_HEADER"],
+        message:
+          "set either CLIENT_IP_HEADER or TRUSTED_PROXY_HOPS, not both: the client's address comes from one place",
+      });
+    }
     const minTtl = worstCaseStripeCallMs(env.STRIPE_TIMEOUT_MS, env.STRIPE_MAX_NETWORK_RETRIES);
     if (env.IDEMPOTENCY_IN_PROGRESS_TTL_MS <= minTtl) {
       ctx.addIssue({

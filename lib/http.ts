@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { clientAddress } from "./abuse/client-address";
 import { env } from "./env";
 import { isAllowedOrigin, shopperOrigin } from "./origin";
 import { issuesOf, type ValidationIssue } from "./validation";
@@ -120,3 +121,9 @@ export const forbiddenOrigin = () => jsonError(403, "forbidden_origin", "Cross-s
 export const unauthenticated = () => jsonError(401, "unauthenticated", "Start a session first (POST /api/session).");
 
 export { isUuid } from "./uuid";
+
+/** The client's address for the per-address limits, as TRUSTED_PROXY_HOPS or CLIENT_IP_HEADER define it (lib/abuse/client-address.ts). */
+export function requestAddress(request: Request): string {
+  const { TRUSTED_PROXY_HOPS, CLIENT_IP_HEADER } = env();
+  return clientAddress(request.headers, { trustedProxyHops: TRUSTED_PROXY_HOPS, clientIpHeader: CLIENT_IP_HEADER });
+}

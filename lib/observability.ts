@@ -5,7 +5,7 @@
  */
 import "server-only";
 import pino from "pino";
-import { Counter, Gauge, Registry } from "prom-client";
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { activeAlarms } from "@/lib/alarms";
 import { env } from "@/lib/env";
 
@@ -60,6 +60,7 @@ interface Observability {
   rateLimited: Counter<"rule">;
   customersExpired: Counter;
   alarms: Gauge<"kind">;
+  phases: Histogram<"phase">;
 }
 
 /** Hears every named event after it is logged and counted (the lab's timeline subscribes; see lib/lab/server/attach.ts). */
@@ -153,6 +154,13 @@ function create(): Observability {
         for (const alarm of activeAlarms()) this.inc({ kind: alarm.kind });
       },
     }),
+    phases: new Histogram({
+      name: "checkout_phase_seconds",
+      help: "Where a POST /api/checkout spends its time: claim (with its admission), order, provider, outcome",
+      labelNames: ["phase"],
+      buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 1, 2, 5, 10, 30],
+      registers: [registry],
+    }),
   };
 }
 
@@ -204,6 +212,14 @@ const COUNT: { [E in keyof ObservationEvents]: (o: Observability, fields: Observ
 };
 
 const isNamed = (event: string): event is keyof ObservationEvents => Object.hasOwn(COUNT, event);
+
+/** The checkout's phases (`checkout_phase_seconds`), timed by the use case and the handler. */
+export type CheckoutPhase = "claim" | "order" | "provider" | "outcome";
+
+/** Adds one phase's duration, from `startedAt` (performance.now()) to now. */
+export function observePhase(phase: CheckoutPhase, startedAt: number): void {
+  observability().phases.observe({ phase }, (performance.now() - startedAt) / 1000);
+}
 
 /** Unexpected failures: logged with the error, counted nowhere else. */
 export function observeError(event: string, error: unknown, fields: Fields = {}): void {

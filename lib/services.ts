@@ -1,7 +1,8 @@
 import "server-only";
 import type Stripe from "stripe";
-import { observe } from "./observability";
+import { observe, observePhase } from "./observability";
 import type { CheckoutDeps } from "./checkout/checkout";
+import { CheckoutGate } from "./abuse/checkout-gate";
 import { AbuseLimits } from "./abuse/limits";
 import { db, poolOf } from "./db";
 import { env, type Env } from "./env";
@@ -29,6 +30,7 @@ export function createCheckoutDeps(config: Env, prisma: PrismaClient, stripeClie
     appOrigin: config.appOrigins[0] ?? `http://localhost:${config.PORT}`,
     actionTimeoutMs: config.PAYMENT_ACTION_TIMEOUT_MS,
     log: observe,
+    phase: observePhase,
   };
 }
 
@@ -66,8 +68,6 @@ export function abuseLimits(): AbuseLimits {
       scale: config.RATE_LIMIT_SCALE,
       perWindow: {
         session_per_address: config.RATE_LIMIT_SESSIONS_PER_ADDRESS,
-        checkout_per_address: config.RATE_LIMIT_CHECKOUTS_PER_ADDRESS,
-        checkout_per_session: config.RATE_LIMIT_CHECKOUTS_PER_SESSION,
         return_per_address: config.RATE_LIMIT_RETURNS_PER_ADDRESS,
         return_per_session: config.RATE_LIMIT_RETURNS_PER_SESSION,
       },
@@ -75,4 +75,18 @@ export function abuseLimits(): AbuseLimits {
     observe,
   );
   return limits;
+}
+
+let gate: CheckoutGate | undefined;
+
+/** The checkout's admission limits, checked in the claim, and the buckets this process saw spent. */
+export function checkoutGate(): CheckoutGate {
+  const config = env();
+  gate ??= new CheckoutGate({
+    perAddress: config.RATE_LIMIT_CHECKOUTS_PER_ADDRESS * config.RATE_LIMIT_SCALE,
+    perSession: config.RATE_LIMIT_CHECKOUTS_PER_SESSION * config.RATE_LIMIT_SCALE,
+    maxOpenAttempts: config.CHECKOUT_MAX_OPEN_ATTEMPTS * config.RATE_LIMIT_SCALE,
+    windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
+  });
+  return gate;
 }

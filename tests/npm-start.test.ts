@@ -220,7 +220,7 @@ describe("npm start", () => {
   it("starts with it, seals sessions for as long as their cookie lives, and serves neither lab nor open metrics", async () => {
     // Behind a proxy naming the client: the session limit's count is shared through
     // PostgreSQL with the test apps running beside this one, which all come from 127.0.0.1.
-    const start = await runStart({ SESSION_SECRET: TEST_SESSION_SECRET, TRUST_PROXY: "1" });
+    const start = await runStart({ SESSION_SECRET: TEST_SESSION_SECRET, TRUST_PROXY: "1", TRUSTED_PROXY_HOPS: "1" });
     try {
       expect(await start.outcome, start.output()).toBe("ready");
       const before = Date.now();

@@ -8,13 +8,13 @@ import { cart, newKey, Shopper } from "./helpers/shopper";
  * The abuse limits at the shop's door (docs/contract.md, "Abuse limits"):
  * session creation per address, fresh checkout keys per session, open
  * attempts per customer, and 3-D Secure returns per session. Over a limit:
- * 429 rate_limited with Retry-After, and nothing stored. A proxy in front
- * (TRUST_PROXY=1) tells each test's client address, so tests never share a
- * count; a database of its own, so its rows can be counted.
+ * 429 rate_limited with Retry-After, and nothing stored. One proxy in front
+ * (TRUSTED_PROXY_HOPS=1) tells each test's client address, so tests never
+ * share a count; a database of its own, so its rows can be counted.
  */
 const h = useTestApp(
   {
-    TRUST_PROXY: "1",
+    TRUSTED_PROXY_HOPS: "1",
     RATE_LIMIT_SCALE: "1",
     RATE_LIMIT_SESSIONS_PER_ADDRESS: "5",
     RATE_LIMIT_CHECKOUTS_PER_ADDRESS: "100",

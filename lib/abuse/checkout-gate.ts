@@ -1,69 +1,52 @@
-import type { PrismaClient } from "../generated/prisma/client";
-import { queryRows } from "../db";
-import type { AbuseLimits, LimitDecision } from "./limits";
+import type { Admission, AdmissionRule } from "../idempotency/types";
 
 /**
- * Whether a checkout request may start a new attempt. A key the customer
- * already has (a retry, a duplicate, a reload) is never limited: refusing it
- * would strand an attempt that may already have charged. A fresh key counts
- * against the address's and the session's limits, and is refused while the
- * customer already has `maxOpenAttempts` unfinished attempts.
+ * Whether a checkout request may start a new attempt (docs/contract.md §10,
+ * docs/decisions/0013-the-gate-in-the-claim.md). The limits are counted and
+ * checked by the claim's own statement (lib/idempotency/engine.ts), so a
+ * fresh checkout pays no round trip for them and a known key (a retry, a
+ * duplicate, a reload) is never limited. This process remembers a bucket it
+ * saw spent until its window ends: meanwhile the claim only reads (a known
+ * key is still answered) and a fresh key is refused without a write.
  */
-export interface CheckoutGateInput {
-  customerId: string;
-  endpoint: string;
-  key: string;
-  address: string;
+export interface CheckoutLimits {
+  perAddress: number;
+  perSession: number;
   maxOpenAttempts: number;
+  windowSeconds: number;
 }
 
-/** How long a shopper with too many open attempts waits before asking again. */
-export const OPEN_ATTEMPTS_RETRY_AFTER_SECONDS = 5;
+export class CheckoutGate {
+  /** `${rule} ${bucket}` → until when (ms) this process refuses fresh keys of it. Bounded, oldest out first. */
+  private readonly spent = new Map<string, number>();
 
-export async function admitCheckout(
-  deps: { prisma: PrismaClient; limits: AbuseLimits },
-  input: CheckoutGateInput,
-): Promise<LimitDecision | { ok: false; rule: "open_attempts"; retryAfterSeconds: number }> {
-  const scope = `${input.customerId} ${input.endpoint} ${input.key}`;
-  // A storm of duplicates reaches this process again and again: admitted once, never asked about again.
-  if (admitted.has(scope)) return { ok: true };
-  const decision = await decide(deps, input);
-  if (decision.ok) remember(scope);
-  return decision;
-}
+  constructor(
+    private readonly limits: CheckoutLimits,
+    private readonly maxRemembered = 10_000,
+  ) {}
 
-async function decide(
-  deps: { prisma: PrismaClient; limits: AbuseLimits },
-  input: CheckoutGateInput,
-): Promise<LimitDecision | { ok: false; rule: "open_attempts"; retryAfterSeconds: number }> {
-  // Raw SQL: one statement answers both questions, on the (subject_id, endpoint, key) index.
-  const [row] = await queryRows<{ known: number; open: number }>(
-    deps.prisma,
-    `select count(*) filter (where key = $3::uuid)::int as known,
-            count(*) filter (where status = 'in_progress')::int as open
-       from idempotency_keys
-      where subject_id = $1 and endpoint = $2`,
-    [input.customerId, input.endpoint, input.key],
-  );
-  if (row && row.known > 0) return { ok: true };
-  if (row && row.open >= input.maxOpenAttempts) {
-    return { ok: false, rule: "open_attempts", retryAfterSeconds: OPEN_ATTEMPTS_RETRY_AFTER_SECONDS };
+  /** What the claim of `customerId`'s request from `address` must check. */
+  admission(customerId: string, address: string, now = Date.now()): Admission {
+    const base = { address, ...this.limits };
+    for (const [rule, bucket] of [
+      ["checkout_per_address", address],
+      ["checkout_per_session", customerId],
+    ] as const) {
+      const until = this.spent.get(`${rule} ${bucket}`);
+      if (until === undefined) continue;
+      if (until > now)
+        return { ...base, admit: { blockedBy: rule, retryAfterSeconds: Math.ceil((until - now) / 1000) } };
+      this.spent.delete(`${rule} ${bucket}`);
+    }
+    return { ...base, admit: true };
   }
-  return deps.limits.consume([
-    ["checkout_per_address", input.address],
-    ["checkout_per_session", input.customerId],
-  ]);
-}
 
-/**
- * Attempts this process admitted, so a duplicate costs no statement more
- * than before the limits (docs/decisions/0007-cheap-duplicates.md). Bounded,
- * oldest out first; forgetting one only means asking the database again.
- */
-const admitted = new Set<string>();
-const ADMITTED_MAX = 10_000;
-
-function remember(scope: string): void {
-  if (admitted.size >= ADMITTED_MAX) admitted.delete(admitted.values().next().value!);
-  admitted.add(scope);
+  /** Remembers a refusal: a spent bucket stays spent until its window ends (open attempts change sooner). */
+  refused(customerId: string, address: string, rule: AdmissionRule, retryAfterSeconds: number, now = Date.now()): void {
+    if (rule === "open_attempts") return;
+    const key = `${rule} ${rule === "checkout_per_address" ? address : customerId}`;
+    this.spent.delete(key);
+    if (this.spent.size >= this.maxRemembered) this.spent.delete(this.spent.keys().next().value!);
+    this.spent.set(key, now + retryAfterSeconds * 1000);
+  }
 }

@@ -1,13 +1,17 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { createPrismaClient, poolOf } from "../db";
-import { admitCheckout, OPEN_ATTEMPTS_RETRY_AFTER_SECONDS } from "./checkout-gate";
+import { IdempotencyEngine, OPEN_ATTEMPTS_RETRY_AFTER_SECONDS } from "../idempotency/engine";
+import type { Admission } from "../idempotency/types";
+import { CheckoutGate } from "./checkout-gate";
+import type { Observe } from "../observability";
 import { AbuseLimits, type LimitSettings } from "./limits";
 
 /**
  * The abuse limits against the real database: two app instances (two pools)
- * share one count, an address over its limit waits the rest of the window,
- * and the checkout gate limits fresh keys only.
+ * share one count, an address over its limit waits the rest of the window
+ * and is then refused from memory, a store that cannot count refuses; and
+ * the checkout's admission, checked in the claim, limits fresh keys only.
  */
 const first = createPrismaClient(inject("databaseUrl"));
 const second = createPrismaClient(inject("databaseUrl"));
@@ -16,15 +20,11 @@ afterAll(() => Promise.all([first.$disconnect(), second.$disconnect()]));
 const settings = (perWindow: number, windowSeconds = 60): LimitSettings => ({
   windowSeconds,
   scale: 1,
-  perWindow: {
-    session_per_address: perWindow,
-    checkout_per_address: perWindow,
-    checkout_per_session: perWindow,
-    return_per_address: perWindow,
-    return_per_session: perWindow,
-  },
+  perWindow: { session_per_address: perWindow, return_per_address: perWindow, return_per_session: perWindow },
 });
 const address = () => `198.51.100.${Math.floor(Math.random() * 250)}-${randomUUID()}`;
+const points = async (key: string) =>
+  (await poolOf(first).query<{ points: number }>("select points from rate_limit.counters where key = $1", [key])).rows;
 
 describe("the abuse limits", () => {
   it("share one count across instances: the fourth of a limit of 3 is refused, by either", async () => {
@@ -36,74 +36,129 @@ describe("the abuse limits", () => {
     expect(decisions.map((d) => d.ok)).toEqual([true, true, true, false]);
     const refused = decisions[3]!;
     expect(refused).toMatchObject({ ok: false, rule: "session_per_address" });
+    expect(!refused.ok && refused.unavailable).toBeFalsy();
     expect(!refused.ok && refused.retryAfterSeconds).toBeGreaterThanOrEqual(59);
     expect(!refused.ok && refused.retryAfterSeconds).toBeLessThanOrEqual(60);
     // Another address has its own count.
     expect((await a.consume([["session_per_address", address()]])).ok).toBe(true);
   });
 
-  it("counts in the shop's database, in a schema of the library's own", async () => {
-    const limits = new AbuseLimits(poolOf(first), settings(5));
+  it("counts in the migration's table, and refuses a spent bucket from memory without a write", async () => {
+    const limits = new AbuseLimits(poolOf(first), settings(2));
     const from = address();
-    await limits.consume([["return_per_address", from]]);
-    await limits.consume([["return_per_address", from]]);
-    const rows = await poolOf(first).query<{ points: number }>(
-      "select points from rate_limit.counters where key = $1",
-      [`return_per_address:${from}`],
-    );
-    expect(rows.rows).toEqual([{ points: 2 }]);
+    const decisions = [];
+    for (let i = 0; i < 6; i++) decisions.push((await limits.consume([["return_per_address", from]])).ok);
+    expect(decisions).toEqual([true, true, false, false, false, false]);
+    // Two admitted, the third refused by the store and remembered; the last three never reached it.
+    expect(await points(`return_per_address:${from}`)).toEqual([{ points: 3 }]);
   });
 
-  it("lets requests through when its store cannot be reached, and says so", async () => {
-    const events: string[] = [];
+  it("refuses when its store cannot count, and says so as an alarm; a known key's check may pass", async () => {
+    const events: Array<[string, unknown]> = [];
     const broken = createPrismaClient("postgresql://nobody@127.0.0.1:9/none", { connectTimeoutMs: 500 });
-    const limits = new AbuseLimits(poolOf(broken), settings(1), (event: string) => events.push(event));
-    expect(await limits.consume([["session_per_address", address()]])).toEqual({ ok: true });
-    expect(events).toEqual(["rate_limit_error"]);
+    const limits = new AbuseLimits(poolOf(broken), settings(1), ((event: string, fields?: Record<string, unknown>) =>
+      events.push([event, fields?.alarm])) as Observe);
+    expect(await limits.consume([["session_per_address", address()]])).toMatchObject({
+      ok: false,
+      unavailable: true,
+      rule: "session_per_address",
+    });
+    expect(await limits.consume([["return_per_session", randomUUID()]], { failOpen: true })).toEqual({ ok: true });
+    expect(events).toEqual([
+      ["rate_limit_error", true],
+      ["rate_limit_error", true],
+    ]);
     await broken.$disconnect();
   });
 });
 
-describe("the checkout gate", () => {
+describe("the checkout's admission, in the claim", () => {
   const ENDPOINT = "POST /api/gate-test";
-  const claim = (customerId: string, key: string, status: "in_progress" | "completed") =>
-    first.idempotencyKey.create({
-      data: { subjectId: customerId, endpoint: ENDPOINT, key, requestHash: "g".repeat(64), status },
-    });
+  const engine = new IdempotencyEngine(first, {
+    inProgressTtlMs: 90_000,
+    retentionHours: 24,
+    attemptDeadlineMs: 1_800_000,
+  });
+  const limits = (overrides: Partial<Omit<Admission, "admit">> = {}): Omit<Admission, "admit" | "address"> => ({
+    perAddress: 100,
+    perSession: 100,
+    maxOpenAttempts: 100,
+    windowSeconds: 60,
+    ...overrides,
+  });
+  const claim = (customerId: string, key: string, admission: Admission) =>
+    engine.claim({ subjectId: customerId, endpoint: ENDPOINT, key }, "g".repeat(64), admission);
+  const finish = (owner: Parameters<IdempotencyEngine["finish"]>[0]) =>
+    engine.finish(owner, { status: "completed", response: { statusCode: 201, body: "{}", headers: {} } });
+  const stored = async (customerId: string) =>
+    Number(
+      (
+        await poolOf(first).query<{ n: string }>(
+          "select count(*) as n from idempotency_keys where subject_id = $1 and endpoint = $2",
+          [customerId, ENDPOINT],
+        )
+      ).rows[0]!.n,
+    );
 
   it("limits fresh keys per session, never a key the customer already has", async () => {
-    const limits = new AbuseLimits(poolOf(first), settings(2));
+    const gate = new CheckoutGate(limits({ perSession: 2 }));
     const customerId = randomUUID();
-    const gate = (key: string) =>
-      admitCheckout(
-        { prisma: first, limits },
-        { customerId, endpoint: ENDPOINT, key, address: address(), maxOpenAttempts: 10 },
-      );
+    const from = address();
     const known = randomUUID();
-    expect((await gate(known)).ok).toBe(true);
-    await claim(customerId, known, "completed");
-    expect((await gate(randomUUID())).ok).toBe(true);
-    expect(await gate(randomUUID())).toMatchObject({ ok: false, rule: "checkout_per_session" });
-    // The retry of an attempt it already started passes, over the limit or not.
-    expect(await gate(known)).toEqual({ ok: true });
+    const first = await claim(customerId, known, gate.admission(customerId, from));
+    expect(first.kind).toBe("claimed");
+    if (first.kind === "claimed") await finish(first.owner);
+    expect((await claim(customerId, randomUUID(), gate.admission(customerId, from))).kind).toBe("claimed");
+    const refused = await claim(customerId, randomUUID(), gate.admission(customerId, from));
+    expect(refused).toMatchObject({ kind: "refused", rule: "checkout_per_session" });
+    expect(refused.kind === "refused" && refused.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(refused.kind === "refused" && refused.retryAfterSeconds).toBeLessThanOrEqual(60);
+    expect(await stored(customerId)).toBe(2);
+    // The retry of an attempt it already started passes, over the limit or not, and even while remembered as spent.
+    if (refused.kind === "refused") gate.refused(customerId, from, refused.rule, refused.retryAfterSeconds);
+    const blocked = gate.admission(customerId, from);
+    expect(blocked.admit).not.toBe(true);
+    expect((await claim(customerId, known, blocked)).kind).toBe("replay");
+    expect(await claim(customerId, randomUUID(), blocked)).toMatchObject({
+      kind: "refused",
+      rule: "checkout_per_session",
+    });
+    expect(await stored(customerId)).toBe(2);
   });
 
-  it("refuses a fresh key while the customer has as many open attempts as allowed", async () => {
-    const limits = new AbuseLimits(poolOf(first), settings(100));
+  it("limits fresh keys per address across sessions, counted over the address's shards", async () => {
+    const gate = new CheckoutGate(limits({ perAddress: 5 }));
+    const from = address();
+    const kinds = [];
+    for (let i = 0; i < 7; i++) {
+      const customerId = randomUUID();
+      kinds.push((await claim(customerId, randomUUID(), gate.admission(customerId, from))).kind);
+    }
+    expect(kinds).toEqual(["claimed", "claimed", "claimed", "claimed", "claimed", "refused", "refused"]);
+    const { rows } = await poolOf(first).query<{ hits: string }>(
+      "select sum(hits) as hits from admission_counters where rule = 'checkout_per_address' and bucket = $1",
+      [from],
+    );
+    expect(Number(rows[0]!.hits)).toBe(5);
+  });
+
+  it("gives the last open slot to one of many racing fresh keys, and frees it when an attempt finishes", async () => {
+    const gate = new CheckoutGate(limits({ maxOpenAttempts: 2 }));
     const customerId = randomUUID();
-    const gate = (key: string) =>
-      admitCheckout(
-        { prisma: first, limits },
-        { customerId, endpoint: ENDPOINT, key, address: address(), maxOpenAttempts: 2 },
-      );
-    const open = [randomUUID(), randomUUID()];
-    for (const key of open) await claim(customerId, key, "in_progress");
-    await claim(customerId, randomUUID(), "completed"); // a finished one does not count
-    expect(await gate(randomUUID())).toEqual({
-      ok: false,
-      rule: "open_attempts",
-      retryAfterSeconds: OPEN_ATTEMPTS_RETRY_AFTER_SECONDS,
-    });
-    expect(await gate(open[0]!)).toEqual({ ok: true });
+    const from = address();
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => claim(customerId, randomUUID(), gate.admission(customerId, from))),
+    );
+    const claimed = results.filter((r) => r.kind === "claimed");
+    expect(claimed).toHaveLength(2);
+    for (const refused of results.filter((r) => r.kind !== "claimed"))
+      expect(refused).toEqual({
+        kind: "refused",
+        rule: "open_attempts",
+        retryAfterSeconds: OPEN_ATTEMPTS_RETRY_AFTER_SECONDS,
+      });
+    expect(await stored(customerId)).toBe(2);
+    if (claimed[0]?.kind === "claimed") await finish(claimed[0].owner);
+    expect((await claim(customerId, randomUUID(), gate.admission(customerId, from))).kind).toBe("claimed");
   });
 });

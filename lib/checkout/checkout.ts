@@ -2,7 +2,8 @@ import type Stripe from "stripe";
 import type { PrismaClient } from "../generated/prisma/client";
 import { IN_PROGRESS_RETRY_AFTER_SECONDS, type IdempotencyEngine } from "../idempotency/engine";
 import { fingerprint } from "../idempotency/fingerprint";
-import type { Ownership, StoredResponse } from "../idempotency/types";
+import type { Admission, AdmissionRule, Ownership, StoredResponse } from "../idempotency/types";
+import type { CheckoutPhase } from "../observability";
 import { linesMetadata } from "../payments/attempt-intent";
 import { drivePayment } from "../payments/drive";
 import { attemptExpired, type FinalOutcome, type PaymentOutcome } from "../payments/outcome";
@@ -23,6 +24,7 @@ export type CheckoutResult =
   | { kind: "response"; response: StoredResponse; replayed: boolean }
   | { kind: "in_progress"; retryAfterSeconds: number }
   | { kind: "mismatch" }
+  | { kind: "refused"; rule: AdmissionRule; retryAfterSeconds: number }
   | { kind: "unavailable"; retryAfterSeconds: number };
 
 export interface CheckoutDeps {
@@ -34,6 +36,8 @@ export interface CheckoutDeps {
   /** How long an attempt may wait for the shopper's authentication before the reconciler cancels it. */
   actionTimeoutMs: number;
   log?: (event: string, fields: Record<string, unknown>) => void;
+  /** Times a shopper's request phase by phase (`checkout_phase_seconds`): from `startedAt` (performance.now()) to now. */
+  phase?: (phase: CheckoutPhase, startedAt: number) => void;
 }
 
 /** Who answers an attempt's caller: the shopper's own retry, or the reconciler with its per-record backoff. */
@@ -42,6 +46,8 @@ export interface SettleOptions {
   final?: boolean;
   /** When the outcome stays unknown: leave the next try to the client, or back off (reconciler). */
   onUnknown?: "client" | "backoff";
+  /** A shopper's own request: its provider and outcome phases are timed (`CheckoutDeps.phase`). */
+  timed?: boolean;
 }
 
 /** How long a client should wait after the provider failed transiently. */
@@ -60,11 +66,14 @@ export type SettleableOrder = PendingOrder & { paymentMethod: string };
 
 export async function checkout(
   deps: CheckoutDeps,
-  input: { customerId: string; key: string; body: CheckoutRequest; origin?: string },
+  input: { customerId: string; key: string; body: CheckoutRequest; origin?: string; admission?: Admission },
 ): Promise<CheckoutResult> {
   // The claim comes before pricing: a replay never depends on today's catalogue.
   const scope = { subjectId: input.customerId, endpoint: CHECKOUT_ENDPOINT, key: input.key };
-  const claim = await deps.idempotency.claim(scope, fingerprint(input.body));
+  const claimStarted = performance.now();
+  // A fresh key is admitted (or refused) by the claim's own statement: a known key is never limited.
+  const claim = await deps.idempotency.claim(scope, fingerprint(input.body), input.admission);
+  deps.phase?.("claim", claimStarted);
   deps.log?.("claim", {
     decision: claim.kind,
     key: input.key,
@@ -76,6 +85,7 @@ export async function checkout(
       return { kind: "response", response: claim.response, replayed: true };
     case "in_progress":
     case "mismatch":
+    case "refused":
       return claim;
     case "claimed":
       try {
@@ -96,6 +106,7 @@ async function pay(
 ): Promise<CheckoutResult> {
   // Written only while this request still owns the claim; a retaken attempt
   // gets the first owner's order and price back.
+  const orderStarted = performance.now();
   const written = await createAttemptOrder(deps.prisma, {
     owner,
     orderId: attemptId({ subjectId: input.customerId, endpoint: CHECKOUT_ENDPOINT, key: input.key }),
@@ -104,6 +115,7 @@ async function pay(
     paymentMethod: input.body.paymentMethod,
     returnUrl: returnUrlFor(input.origin ?? deps.appOrigin, input.key),
   });
+  deps.phase?.("order", orderStarted);
   switch (written.kind) {
     case "fenced":
       return answerAsDuplicate(deps, input);
@@ -118,6 +130,7 @@ async function pay(
         owner,
         { ...order, paymentMethod: order.paymentMethod ?? input.body.paymentMethod },
         input,
+        { timed: true },
       );
       return settled.result;
     }
@@ -138,6 +151,7 @@ export async function settleAttempt(
 ): Promise<Settled> {
   const { idempotency } = deps;
   const fence = { refresh: () => idempotency.refresh(owner) };
+  const providerStarted = performance.now();
   const outcome =
     (options.final ?? owner.pastDeadline)
       ? await settleForGood(deps.stripe, { attemptId: order.id, paymentIntentId: order.paymentIntentId }, fence)
@@ -160,8 +174,12 @@ export async function settleAttempt(
           },
           fence,
         );
+  if (options.timed) deps.phase?.("provider", providerStarted);
   deps.log?.("payment", { key: ids.key, orderId: order.id, attempt: owner.attempt, ...outcome });
-  return record(deps, owner, order, ids, outcome, options);
+  const outcomeStarted = performance.now();
+  const settled = await record(deps, owner, order, ids, outcome, options);
+  if (options.timed) deps.phase?.("outcome", outcomeStarted);
+  return settled;
 }
 
 /** Records `outcome` (fenced); once another owner took over, answers as a duplicate would. */

@@ -1,6 +1,6 @@
 import type { CheckoutResult } from "@/lib/checkout/checkout";
 import { INVALID_CHECKOUT } from "@/lib/checkout/request";
-import { invalidRequest, jsonError } from "@/lib/http";
+import { invalidRequest, jsonError, rateLimited } from "@/lib/http";
 
 /** Every answer about a checkout attempt, in one place: the use case's result mapped to HTTP one-to-one. */
 export function toResponse(result: CheckoutResult): Response {
@@ -27,6 +27,13 @@ export function toResponse(result: CheckoutResult): Response {
         422,
         "idempotency_key_reuse",
         "This Idempotency-Key was already used with a different request. Use a new key for a new checkout attempt.",
+      );
+    case "refused":
+      return rateLimited(
+        result.retryAfterSeconds,
+        result.rule === "open_attempts"
+          ? "Too many payments are still open for this session; finish one first. Retrying with the same key is safe."
+          : "Too many new payments; retrying with the same key is safe.",
       );
     case "unavailable":
       return unavailable(

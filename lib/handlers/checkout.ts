@@ -1,5 +1,3 @@
-import { admitCheckout } from "@/lib/abuse/checkout-gate";
-import { clientAddress } from "@/lib/abuse/client-address";
 import { checkout, UNAVAILABLE_RETRY_AFTER_SECONDS } from "@/lib/checkout/checkout";
 import { CHECKOUT_ENDPOINT, checkoutRequestSchema, INVALID_CHECKOUT } from "@/lib/checkout/request";
 import {
@@ -8,13 +6,12 @@ import {
   isUuid,
   jsonError,
   publicOrigin,
-  rateLimited,
   readValidJson,
+  requestAddress,
   unauthenticated,
 } from "@/lib/http";
 import { observe, observeError, traceRequest } from "@/lib/observability";
-import { env } from "@/lib/env";
-import { abuseLimits, checkoutDeps } from "@/lib/services";
+import { checkoutDeps, checkoutGate } from "@/lib/services";
 import { currentCustomerId } from "@/lib/session";
 import { toResponse, unavailable } from "./checkout-response";
 
@@ -51,31 +48,21 @@ async function handle(request: Request): Promise<Response> {
   if (!body.ok) return body.response;
 
   try {
-    // A fresh key costs provider calls: limited per address and session before anything is stored.
-    const admitted = await admitCheckout(
-      { prisma: checkoutDeps().prisma, limits: abuseLimits() },
-      {
-        customerId,
-        endpoint: CHECKOUT_ENDPOINT,
-        key: key.trim().toLowerCase(),
-        address: clientAddress(request.headers),
-        maxOpenAttempts: env().CHECKOUT_MAX_OPEN_ATTEMPTS * env().RATE_LIMIT_SCALE,
-      },
-    );
-    if (!admitted.ok) {
-      return rateLimited(
-        admitted.retryAfterSeconds,
-        admitted.rule === "open_attempts"
-          ? "Too many payments are still open for this session; finish one first. Retrying with the same key is safe."
-          : "Too many new payments; retrying with the same key is safe.",
-      );
-    }
+    // A fresh key costs provider calls: the claim admits it against the limits, or refuses it with nothing stored.
+    const customerKey = key.trim().toLowerCase();
+    const address = requestAddress(request);
+    const gate = checkoutGate();
     const result = await checkout(checkoutDeps(), {
       customerId,
-      key: key.trim().toLowerCase(),
+      key: customerKey,
       body: body.value,
       origin: publicOrigin(request),
+      admission: gate.admission(customerId, address),
     });
+    if (result.kind === "refused") {
+      gate.refused(customerId, address, result.rule, result.retryAfterSeconds);
+      observe("rate_limited", { rule: result.rule, retryAfterSeconds: result.retryAfterSeconds });
+    }
     return toResponse(result);
   } catch (err) {
     observeError("checkout_error", err, { key, customerId });

@@ -14,7 +14,16 @@ import { randomUUID } from "node:crypto";
 import { queryRows } from "../db";
 import { Prisma, type PrismaClient } from "../generated/prisma/client";
 import { heldBy, heldRecord, type OutcomeEffect } from "./fence";
-import type { AbandonedRecord, ClaimResult, IdempotencyStatus, KeyScope, Ownership, StoredResponse } from "./types";
+import type {
+  AbandonedRecord,
+  Admission,
+  AdmissionRule,
+  ClaimResult,
+  IdempotencyStatus,
+  KeyScope,
+  Ownership,
+  StoredResponse,
+} from "./types";
 
 // Re-exported for the checkout's order write (lib/checkout/orders.ts).
 export { heldBy, type OutcomeEffect } from "./fence";
@@ -70,7 +79,77 @@ const CLAIM_SQL = `
   union all
   select * from inserted`;
 
+/**
+ * The claim with its admission, still one statement (docs/decisions/0013-the-gate-in-the-claim.md):
+ * a known key is read and answered as by CLAIM_SQL, whatever the limits; a
+ * fresh one is inserted only if its customer has an open slot
+ * (`open_slot`, unique per customer while set, so two racing claims cannot
+ * both take the last) and the address's and the session's counts of keys
+ * admitted in this window are under their limits, and then counted. The
+ * address's count is spread over shards, so the shoppers behind one address
+ * never queue on one row. A refusal comes back as a row naming its rule;
+ * nothing is written for it.
+ * $1-$6 as CLAIM_SQL; $7 admit (false: read only), $8 open attempts allowed,
+ * $9 address, $10 per address, $11 per session, $12 window (s), $13 address
+ * shard, $14 how long a customer with no open slot waits (s).
+ */
+const ADMIT_SQL = `
+  with existing as (
+    select id, request_hash, status::text as status, lock_token, attempts, response_status, response_body, response_headers,
+           false as inserted, (locked_at is null or locked_at < now() - $6::int * interval '1 millisecond') as lock_expired
+      from idempotency_keys
+     where subject_id = $1 and endpoint = $2 and key = $3::uuid
+  ), win as (
+    select to_timestamp(floor(extract(epoch from now()) / $12::int) * $12::int) as start
+  ), open_attempts as (
+    select count(*)::int as n from idempotency_keys where subject_id = $1 and endpoint = $2 and open_slot is not null
+  ), verdict as (
+    select case
+      when exists (select 1 from existing) then 'known'
+      when not $7::boolean then 'blocked'
+      when (select n from open_attempts) >= $8::int then 'open_attempts'
+      when (select coalesce(sum(c.hits), 0) from admission_counters c, win
+             where c.rule = 'checkout_per_address' and c.bucket = $9 and c.window_start = win.start) >= $10::int
+        then 'checkout_per_address'
+      when (select coalesce(sum(c.hits), 0) from admission_counters c, win
+             where c.rule = 'checkout_per_session' and c.bucket = $1 and c.window_start = win.start) >= $11::int
+        then 'checkout_per_session'
+      else 'admitted' end as decision
+  ), inserted as (
+    insert into idempotency_keys (subject_id, endpoint, key, request_hash, lock_token, locked_at, open_slot)
+    select $1, $2, $3::uuid, $4, $5::uuid, now(),
+           (select s from generate_series(0, (select n from open_attempts)) s
+             where not exists (select 1 from idempotency_keys o where o.subject_id = $1 and o.endpoint = $2 and o.open_slot = s)
+             order by s limit 1)
+     where (select decision from verdict) = 'admitted'
+    on conflict (subject_id, endpoint, key) do nothing
+    returning id, request_hash, status::text as status, lock_token, attempts,
+              response_status, response_body, response_headers, true as inserted, false as lock_expired
+  ), counted as (
+    insert into admission_counters (rule, bucket, window_start, shard, hits)
+    select r.rule, r.bucket, win.start, r.shard, 1
+      from inserted, win,
+           (values ('checkout_per_address', $9::text, $13::int), ('checkout_per_session', $1::text, 0)) as r(rule, bucket, shard)
+    on conflict (rule, bucket, window_start, shard) do update set hits = admission_counters.hits + 1
+  )
+  select *, null::text as refused, null::int as retry_after from existing
+  union all
+  select *, null::text, null::int from inserted
+  union all
+  select null, null, null, null, null, null, null, null, false, false, v.decision,
+         case when v.decision = 'open_attempts' then $14::int
+              else greatest(1, ceil(extract(epoch from win.start + $12::int * interval '1 second' - now())))::int end
+    from verdict v, win
+   where v.decision not in ('known', 'admitted')`;
+
+/** Spreads one address's count over this many rows. */
+export const ADDRESS_SHARDS = 8;
+/** How long a shopper with every open slot taken waits before asking again. */
+export const OPEN_ATTEMPTS_RETRY_AFTER_SECONDS = 5;
+
 interface Row {
+  refused?: AdmissionRule | "blocked" | null;
+  retry_after?: number | null;
   id: string;
   request_hash: string;
   status: IdempotencyStatus;
@@ -93,9 +172,23 @@ export class IdempotencyEngine {
    * Claims `scope` for a request whose body has fingerprint `requestHash`.
    * One statement for a fresh key or a duplicate; a retake adds one more.
    */
-  async claim(scope: KeyScope, requestHash: string): Promise<ClaimResult> {
+  async claim(scope: KeyScope, requestHash: string, admission?: Admission): Promise<ClaimResult> {
     const lockToken = randomUUID();
-    const row = await this.insertOrRead(scope, requestHash, lockToken);
+    const row = await this.insertOrRead(scope, requestHash, lockToken, admission);
+    if (row.refused) {
+      if (row.refused === "blocked" && admission && admission.admit !== true) {
+        return {
+          kind: "refused",
+          rule: admission.admit.blockedBy,
+          retryAfterSeconds: admission.admit.retryAfterSeconds,
+        };
+      }
+      return {
+        kind: "refused",
+        rule: row.refused === "blocked" ? "checkout_per_address" : row.refused,
+        retryAfterSeconds: Number(row.retry_after ?? 1),
+      };
+    }
     if (row.inserted) {
       return {
         kind: "claimed",
@@ -116,19 +209,45 @@ export class IdempotencyEngine {
     return this.retake(scope, row, lockToken);
   }
 
-  private async insertOrRead(scope: KeyScope, requestHash: string, lockToken: string): Promise<Row> {
+  private async insertOrRead(
+    scope: KeyScope,
+    requestHash: string,
+    lockToken: string,
+    admission: Admission | undefined,
+  ): Promise<Row> {
+    const values: unknown[] = [
+      scope.subjectId,
+      scope.endpoint,
+      scope.key,
+      requestHash,
+      lockToken,
+      this.options.inProgressTtlMs,
+    ];
+    if (admission) {
+      values.push(
+        admission.admit === true,
+        admission.maxOpenAttempts,
+        admission.address,
+        admission.perAddress,
+        admission.perSession,
+        admission.windowSeconds,
+        Math.floor(Math.random() * ADDRESS_SHARDS),
+        OPEN_ATTEMPTS_RETRY_AFTER_SECONDS,
+      );
+    }
     // A row inserted by a concurrent claim that committed after this
     // statement's snapshot makes the insert do nothing, yet stays invisible
     // to the select: then one more statement (with a new snapshot) sees it.
-    for (let attempt = 0; attempt < 2; attempt++) {
-      const rows = await queryRows<Row>(this.prisma, CLAIM_SQL, [
-        scope.subjectId,
-        scope.endpoint,
-        scope.key,
-        requestHash,
-        lockToken,
-        this.options.inProgressTtlMs,
-      ]);
+    // Likewise a concurrent fresh claim of the same customer that took the
+    // same open slot: the next statement sees it and picks another.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const rows = await queryRows<Row>(this.prisma, admission ? ADMIT_SQL : CLAIM_SQL, values).catch(
+        (err: { code?: string; constraint?: string }) => {
+          if (err.code === "23505" && err.constraint === "idempotency_keys_subject_id_endpoint_open_slot_key")
+            return [];
+          throw err;
+        },
+      );
       if (rows[0]) return normalise(rows[0]);
     }
     throw new Error(`Claim of ${scope.endpoint} ${scope.key} neither inserted nor found a record`);
@@ -234,7 +353,7 @@ export class IdempotencyEngine {
              response_headers = ${JSON.stringify(outcome.response.headers)}::jsonb,
              completed_at = now(),
              expires_at = now() + ${this.options.retentionHours} * interval '1 hour',
-             lock_token = null, locked_at = null, next_attempt_at = null`,
+             lock_token = null, locked_at = null, next_attempt_at = null, open_slot = null`,
       effect,
     );
   }

@@ -44,7 +44,26 @@ export type ClaimResult =
   | { kind: "claimed"; owner: Ownership }
   | { kind: "replay"; status: IdempotencyStatus; response: StoredResponse }
   | { kind: "in_progress"; retryAfterSeconds: number }
-  | { kind: "mismatch" };
+  | { kind: "mismatch" }
+  | { kind: "refused"; rule: AdmissionRule; retryAfterSeconds: number };
+
+/** Why a fresh key was not admitted (docs/decisions/0013-the-gate-in-the-claim.md). */
+export type AdmissionRule = "open_attempts" | "checkout_per_address" | "checkout_per_session";
+
+/**
+ * The limits a fresh key must pass, checked by the claim's own statement: a
+ * key the subject already has is never limited. `admit: false` (a bucket
+ * this process already saw spent) only reads: a known key is answered, a
+ * fresh one refused as `blockedBy`, nothing written.
+ */
+export interface Admission {
+  address: string;
+  perAddress: number;
+  perSession: number;
+  maxOpenAttempts: number;
+  windowSeconds: number;
+  admit: true | { blockedBy: AdmissionRule; retryAfterSeconds: number };
+}
 
 /** An unfinished record nobody is working on, as the reconciler sees it. */
 export interface AbandonedRecord {

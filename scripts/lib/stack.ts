@@ -37,6 +37,8 @@ export interface StackOptions {
   build: boolean;
   distDir?: string;
   appEnv?: Record<string, string>;
+  /** The address the app processes reach the database at, given its own (the bench counts round trips through a relay). */
+  appDatabaseUrl?: (url: string) => Promise<string>;
   /** App processes on consecutive ports from appPort, sharing the database and the emulator. */
   instances?: number;
   /**
@@ -111,7 +113,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     if (options.build && !options.dev) buildApp(options.distDir, log);
 
     const appEnv: Record<string, string> = {
-      DATABASE_URL: database.url,
+      DATABASE_URL: options.appDatabaseUrl ? await options.appDatabaseUrl(database.url) : database.url,
       STRIPE_SECRET_KEY: env.STRIPE_SECRET_KEY,
       STRIPE_WEBHOOK_SECRET: webhookSecret,
       SESSION_SECRET: env.SESSION_SECRET ?? kept(env.DATA_DIR, "session-secret", () => randomBytes(32).toString("hex")),

@@ -10,6 +10,7 @@ import { formatTables, machine, versions, writeResults, type ScenarioReport } fr
 import type { Scenario } from "./lib/scenario";
 import { startBenchStack } from "./lib/stack";
 import { cleanup } from "./scenarios/cleanup";
+import { concurrent } from "./scenarios/concurrent";
 import { duplicates } from "./scenarios/duplicates";
 import { engine } from "./scenarios/engine";
 import { fresh } from "./scenarios/fresh";
@@ -25,6 +26,7 @@ const SCENARIOS: Scenario[] = [
   duplicates,
   fresh,
   providerLatency,
+  concurrent,
   replays,
   engine,
   roundTrips,
@@ -59,6 +61,7 @@ async function main(): Promise<void> {
       emulatorUrl: stack.emulatorUrl,
       databaseUrl: stack.databaseUrl,
       cpu,
+      appRoundTrips: stack.appRoundTrips,
       log,
     };
     const reports: ScenarioReport[] = [];

@@ -12,6 +12,8 @@ export interface BenchContext {
   emulatorUrl: string;
   databaseUrl: string;
   cpu: CpuMeters;
+  /** Round trips the app sent to PostgreSQL so far (counted on the wire). */
+  appRoundTrips(): number;
   log(line: string): void;
 }
 

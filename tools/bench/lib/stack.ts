@@ -1,8 +1,10 @@
+import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parseEnv } from "@/lib/env";
 import { embeddedDatabaseOf, PORT_PLAN } from "@/scripts/lib/port-plan";
 import { startStack, type Stack } from "@/scripts/lib/stack";
+import { startPgRelay, type PgRelay } from "./pg-relay";
 
 /**
  * The benchmark's own stack, beside the demo and the tests
@@ -23,10 +25,13 @@ const DATABASE = process.env.BENCH_DATABASE || "checkout_bench";
  * worst case (3 attempts × 50 s + 2 × 5 s backoff = 160 s), as the app's
  * configuration check demands.
  */
+export const BENCH_METRICS_TOKEN = randomBytes(32).toString("hex");
 const APP_SETTINGS = {
   STRIPE_TIMEOUT_MS: "50000",
   IDEMPOTENCY_IN_PROGRESS_TTL_MS: "170000",
   LAB_NAIVE_ENDPOINT: "1",
+  // The phase histogram (checkout_phase_seconds) is read from /api/metrics, closed in production without a token.
+  METRICS_TOKEN: BENCH_METRICS_TOKEN,
   // The request paths are measured alone: no in-process reconciler or cleanup timer.
   MAINTENANCE_INTERVAL_MS: "0",
 };
@@ -39,6 +44,8 @@ export interface BenchStack {
   emulatorUrl: string;
   databaseUrl: string;
   embedded: boolean;
+  /** Round trips the app sent to PostgreSQL so far, counted on the wire by a relay in front of it. */
+  appRoundTrips(): number;
   stop(): Promise<void>;
 }
 
@@ -56,6 +63,7 @@ export async function startBenchStack(options: {
     ...APP_SETTINGS,
   });
   const build = !(options.reuseBuild && existsSync(path.join(BENCH_DIST_DIR, "BUILD_ID")));
+  let relay: PgRelay | undefined;
   const stack: Stack = await startStack({
     env,
     appPort: APP_PORT,
@@ -66,6 +74,10 @@ export async function startBenchStack(options: {
     build,
     distDir: BENCH_DIST_DIR,
     appEnv: APP_SETTINGS,
+    appDatabaseUrl: async (url) => {
+      relay = await startPgRelay(url);
+      return relay.url;
+    },
     log: options.log,
   });
   const pidFile = path.join(env.DATA_DIR, "postgres", "postmaster.pid");
@@ -77,6 +89,10 @@ export async function startBenchStack(options: {
     emulatorUrl: stack.emulator!.url,
     databaseUrl: stack.database.url,
     embedded: stack.database.embedded,
-    stop: () => stack.stop(),
+    appRoundTrips: () => relay?.roundTrips() ?? 0,
+    stop: async () => {
+      await stack.stop();
+      await relay?.close();
+    },
   };
 }

@@ -7,14 +7,18 @@ import { createStripeClient } from "@/lib/payments/stripe-client";
 import { claim, keyRow, keyRows, openDb, rawInsert, resetKeys, type BenchDb } from "../lib/database";
 import type { CpuMeters } from "../lib/cpu";
 import { runConcurrent } from "../lib/measure";
-import { goal, type Scenario } from "../lib/scenario";
+import { goal, type BenchContext, type Scenario } from "../lib/scenario";
+import { CART, checkoutHeaders, getFaults, setFaults, startSession } from "../lib/app-client";
+import { sleep } from "@/lib/sleep";
 
 /**
- * Statements each operation sends to PostgreSQL, counted on the bench's pool
- * (every query of every pooled connection, BEGIN and COMMIT included), one
- * request at a time so nothing else is counted. The goals are on the engine's
- * claim; the whole checkout (in-process, against the emulator) is shown
- * beside the naive flow to explain the fresh-checkout throughput.
+ * Round trips to PostgreSQL, one request at a time so nothing else is
+ * counted. Over HTTP: what `POST /api/checkout` sends (session, admission,
+ * claim, order, outcome, all of it), counted on the wire by the relay the
+ * app's DATABASE_URL points at (lib/pg-relay.ts), for a fresh checkout, a
+ * duplicate of a running attempt and a replay of a finished one, beside the
+ * lab's naive route. In process: statements of the engine's claim and the
+ * use case, counted on the bench's pool (BEGIN and COMMIT included).
  */
 const N = 200;
 const FLOWS = 20;
@@ -60,6 +64,7 @@ export const roundTrips: Scenario = {
       const fresh = await perCall(db, ctx.cpu, FLOWS, (i) => checkout(deps, { customerId, key: keys[i]!, body }));
       const duplicate = await perCall(db, ctx.cpu, FLOWS, (i) => checkout(deps, { customerId, key: keys[i]!, body }));
       const naive = await perCall(db, ctx.cpu, FLOWS, () => naiveCheckout(deps, { customerId, body }));
+      const http = await overHttp(ctx);
 
       return {
         measures: {
@@ -75,11 +80,18 @@ export const roundTrips: Scenario = {
           "statements per fresh checkout (whole use case)": fresh.statements,
           "statements per duplicate checkout (whole use case)": duplicate.statements,
           "statements per naive checkout": naive.statements,
+          "round trips per fresh POST /api/checkout (HTTP)": http.fresh,
+          "round trips per duplicate POST /api/checkout, in progress (HTTP)": http.duplicate,
+          "round trips per replayed POST /api/checkout (HTTP)": http.replay,
+          "round trips per POST /api/lab/naive-checkout (HTTP)": http.naive,
         },
         goals: [
           goal("statements per fresh claim", freshClaim.statements, "<=", 1),
           goal("statements per duplicate claim", Math.max(inProgress.statements, replay.statements), "<=", 2),
           goal("statements per fresh checkout (whole use case)", fresh.statements, "<=", 3),
+          goal("round trips per fresh POST /api/checkout over HTTP", http.fresh, "<=", 3),
+          goal("round trips per duplicate POST /api/checkout over HTTP", http.duplicate, "<=", 1),
+          goal("round trips per replayed POST /api/checkout over HTTP", http.replay, "<=", 1),
         ],
         notes: [],
       };
@@ -88,6 +100,52 @@ export const roundTrips: Scenario = {
     }
   },
 };
+
+/**
+ * Round trips of each kind of `POST /api/checkout`, sent one at a time by one
+ * shopper with a session already made. The duplicates ask while the owner
+ * is held in a 3 s provider call, after its order was written; the owner's
+ * outcome is awaited before the replays are counted.
+ */
+async function overHttp(ctx: BenchContext) {
+  const cookie = await startSession(ctx.appUrl);
+  const post = async (path: string, key: string, expected: number) => {
+    const response = await fetch(`${ctx.appUrl}${path}`, {
+      method: "POST",
+      headers: checkoutHeaders(cookie, key),
+      body: CART,
+    });
+    await response.arrayBuffer();
+    if (response.status !== expected) throw new Error(`${path} answered ${response.status}, not ${expected}`);
+  };
+  const counted = async (task: (i: number) => Promise<void>) => {
+    const before = ctx.appRoundTrips();
+    for (let i = 0; i < FLOWS; i++) await task(i);
+    return (ctx.appRoundTrips() - before) / FLOWS;
+  };
+  // Warm the routes and the pool: a first request's connections cost their start-up messages.
+  await post("/api/checkout", randomUUID(), 201);
+  await post("/api/lab/naive-checkout", randomUUID(), 201);
+  const keys = Array.from({ length: FLOWS }, () => randomUUID());
+  const fresh = await counted((i) => post("/api/checkout", keys[i]!, 201));
+  const replay = await counted((i) => post("/api/checkout", keys[i]!, 201));
+  const naive = await counted(() => post("/api/lab/naive-checkout", randomUUID(), 201));
+
+  const held = randomUUID();
+  const before = await setFaults(ctx.emulatorUrl, { latencyMs: 3_000 });
+  try {
+    const owner = post("/api/checkout", held, 201);
+    for (let waited = 0; (await getFaults(ctx.emulatorUrl)).stats.delayed <= before.stats.delayed; waited += 20) {
+      if (waited > 10_000) throw new Error("Timed out waiting for the owner's charge to reach the emulator");
+      await sleep(20);
+    }
+    const duplicate = await counted(() => post("/api/checkout", held, 409));
+    await owner;
+    return { fresh, duplicate, replay, naive };
+  } finally {
+    await setFaults(ctx.emulatorUrl, { latencyMs: 0 });
+  }
+}
 
 async function perCall(db: BenchDb, cpu: CpuMeters, count: number, task: (i: number) => Promise<unknown>) {
   const before = db.statements();
