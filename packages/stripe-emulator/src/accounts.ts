@@ -1,4 +1,4 @@
-import { authenticate } from "./auth";
+import { authenticate, secretKeyOf } from "./auth";
 import { freshState, type State, type WebhookDefaults } from "./state";
 
 /**
@@ -22,7 +22,7 @@ export class Accounts {
 
   /** The account a `/v1` request with this key (or a control naming it) works on. */
   forKey(apiKey: string | null): State {
-    return (apiKey !== null && this.own.get(apiKey)) || this.shared;
+    return (apiKey !== null && this.own.get(secretKeyOf(apiKey))) || this.shared;
   }
 
   /** The key a control request names with its Authorization header: null for none (the default account). */

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
-import { authenticate } from "./auth";
+import { authenticate, wrongKind } from "./auth";
 import { DEFAULT_API_VERSION, type Ctx, type Outcome } from "./context";
 import { canonicalJson, parseForm, type Params } from "./form";
 import {
@@ -50,6 +50,8 @@ export async function handleApi(request: ApiRequest): Promise<Reply> {
   if (refused) return send(refused);
   const route = matchRoute(request.method, request.url.pathname);
   if (!route) return send(unrecognizedUrl(request.method, request.url.pathname));
+  const wrongKey = wrongKind(auth.publishable, route.kind === "write" && route.publishable === true);
+  if (wrongKey) return send(wrongKey);
   const parsed = parseForm(request.method === "GET" ? request.url.search.slice(1) : request.body);
   if (!parsed.ok) return send(invalidRequest(parsed.message));
   if (route.kind === "read") return send(route.run(contextFor(request, undefined), parsed.params));
@@ -164,6 +166,7 @@ function contextFor(request: ApiRequest, key: string | undefined): Ctx {
     request: { id: request.requestId, idempotency_key: key ?? null },
     apiVersion: headerValue(request.headers["stripe-version"]) ?? DEFAULT_API_VERSION,
     origin: request.origin,
+    confirmationTokenTtlMs: faults.settings.confirmationTokenTtlMs,
   };
 }
 
