@@ -5,11 +5,11 @@ import { fingerprint } from "../idempotency/fingerprint";
 import type { Ownership, StoredResponse } from "../idempotency/types";
 import { linesMetadata } from "../payments/attempt-intent";
 import { drivePayment } from "../payments/drive";
-import { attemptExpired, type FinalOutcome, type PaymentOutcome } from "../payments/outcome";
+import { attemptExpired, loggable, type FinalOutcome, type PaymentOutcome } from "../payments/outcome";
 import { settleForGood } from "../payments/settle-for-good";
 import { attemptId } from "./attempt-id";
 import { createAttemptOrder, markAttemptOrder, type PendingOrder } from "./orders";
-import { CHECKOUT_ENDPOINT, type CheckoutRequest, type ValidationIssue } from "./request";
+import { CHECKOUT_ENDPOINT, paymentCredential, type CheckoutRequest, type ValidationIssue } from "./request";
 
 /**
  * The checkout use case (docs/contract.md, "The idempotency state machine"):
@@ -55,7 +55,7 @@ export interface Settled {
   outcome: PaymentOutcome;
 }
 
-/** The attempt's order as settling needs it: the payment method it was claimed with. */
+/** The attempt's order as settling needs it: what it was claimed to pay with (a `pm_…` or a `ctoken_…`). */
 export type SettleableOrder = PendingOrder & { paymentMethod: string };
 
 export async function checkout(
@@ -101,7 +101,7 @@ async function pay(
     orderId: attemptId({ subjectId: input.customerId, endpoint: CHECKOUT_ENDPOINT, key: input.key }),
     customerId: input.customerId,
     items: input.body.items,
-    paymentMethod: input.body.paymentMethod,
+    paymentMethod: paymentCredential(input.body),
     returnUrl: returnUrlFor(input.origin ?? deps.appOrigin, input.key),
   });
   switch (written.kind) {
@@ -116,7 +116,7 @@ async function pay(
       const settled = await settleAttempt(
         deps,
         owner,
-        { ...order, paymentMethod: order.paymentMethod ?? input.body.paymentMethod },
+        { ...order, paymentMethod: order.paymentMethod ?? paymentCredential(input.body) },
         input,
       );
       return settled.result;
@@ -160,7 +160,7 @@ export async function settleAttempt(
           },
           fence,
         );
-  deps.log?.("payment", { key: ids.key, orderId: order.id, attempt: owner.attempt, ...outcome });
+  deps.log?.("payment", { key: ids.key, orderId: order.id, attempt: owner.attempt, ...loggable(outcome) });
   return record(deps, owner, order, ids, outcome, options);
 }
 
@@ -196,7 +196,7 @@ async function record(
       const response = stored(202, {
         status: "requires_action",
         orderId: order.id,
-        nextAction: { type: "redirect", url: outcome.url },
+        nextAction: outcome.action,
       });
       const parked = await idempotency.park(
         owner,

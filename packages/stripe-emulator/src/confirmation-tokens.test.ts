@@ -211,3 +211,18 @@ describe("the emulator's Stripe.js", () => {
     expect(frame).toContain("function cardProblem(");
   });
 });
+
+describe("the browser's call", () => {
+  it("is neither delayed nor held nor counted by the faults armed for the shop's server", async () => {
+    await emulator.setFaults({ gate: true, latencyMs: 5_000, failNext: { status: 503, times: 1 } });
+    const made = await elementToken({ number: "4242424242424242" });
+    expect(made.status).toBe(200);
+    const after = await emulator.faults();
+    expect(after).toMatchObject({
+      held: 0,
+      failNext: { times: 1 },
+      stats: { requests: 0, delayed: 0, confirmationTokens: 1 },
+    });
+    await emulator.setFaults({ gate: false, latencyMs: 0, failNext: null });
+  });
+});
