@@ -19,7 +19,11 @@ describe("configuration", () => {
   });
 
   it("reaches real Stripe with a real test key and no API base", () => {
-    const env = parseEnv({ STRIPE_SECRET_KEY: "sk_test_51abcDEF", STRIPE_WEBHOOK_SECRET: "whsec_abc123" });
+    const env = parseEnv({
+      STRIPE_SECRET_KEY: "sk_test_51abcDEF",
+      STRIPE_WEBHOOK_SECRET: "whsec_abc123",
+      NEXT_PUBLIC_STRIPE_PUBLISHABLE_KEY: "pk_test_51abcDEF",
+    });
     expect(env.stripeApiBase).toBeUndefined();
     expect(env.usesStripeEmulator).toBe(false);
     expect(env.STRIPE_WEBHOOK_SECRET).toBe("whsec_abc123");
@@ -30,6 +34,38 @@ describe("configuration", () => {
     expect(() => parseEnv({ STRIPE_SECRET_KEY: "sk_test_51abcDEF" })).toThrow(
       /^STRIPE_WEBHOOK_SECRET: required with real Stripe: run `stripe listen/,
     );
+  });
+
+  it("defaults the publishable key to the emulator's twin of the secret key, and to none with real Stripe", () => {
+    expect(parseEnv({}).NEXT_PUBLIC_STRIPE_PUBLISHABLE_KEY).toBe("pk_test_emulator");
+    expect(parseEnv({}).stripeJsUrl).toBe("http://127.0.0.1:12111/endive/stripe.js");
+    const worker = parseEnv({ STRIPE_SECRET_KEY: "sk_test_e2e_worker_1", STRIPE_API_BASE: "http://127.0.0.1:4000" });
+    expect(worker.NEXT_PUBLIC_STRIPE_PUBLISHABLE_KEY).toBe("pk_test_e2e_worker_1");
+    expect(worker.stripeJsUrl).toBe("http://127.0.0.1:4000/endive/stripe.js");
+    const real = { STRIPE_SECRET_KEY: "sk_test_51abcDEF", STRIPE_WEBHOOK_SECRET: "whsec_abc" };
+    expect(parseEnv(real)).toMatchObject({ NEXT_PUBLIC_STRIPE_PUBLISHABLE_KEY: null, stripeJsUrl: null });
+    const withKey = parseEnv({ ...real, NEXT_PUBLIC_STRIPE_PUBLISHABLE_KEY: "pk_test_51abcDEF" });
+    expect(withKey).toMatchObject({ NEXT_PUBLIC_STRIPE_PUBLISHABLE_KEY: "pk_test_51abcDEF", stripeJsUrl: null });
+  });
+
+  it.each([
+    [{ NEXT_PUBLIC_STRIPE_PUBLISHABLE_KEY: "sk_test_abc" }, /^NEXT_PUBLIC_STRIPE_PUBLISHABLE_KEY: is a secret key/],
+    [{ NEXT_PUBLIC_STRIPE_PUBLISHABLE_KEY: "rk_test_abc" }, /^NEXT_PUBLIC_STRIPE_PUBLISHABLE_KEY: is a secret key/],
+    [
+      { NEXT_PUBLIC_STRIPE_PUBLISHABLE_KEY: "pk_live_abc" },
+      /^NEXT_PUBLIC_STRIPE_PUBLISHABLE_KEY: must be a Stripe test-mode/,
+    ],
+    [
+      { STRIPE_SECRET_KEY: "pk_test_abc" },
+      /^STRIPE_SECRET_KEY: is a publishable key .*NEXT_PUBLIC_STRIPE_PUBLISHABLE_KEY/,
+    ],
+  ])("refuses a key of the wrong kind in one line naming the variable: %o", (source, message) => {
+    expect(() => parseEnv(source)).toThrow(message);
+    try {
+      parseEnv(source);
+    } catch (error) {
+      expect((error as Error).message.split("\n")).toHaveLength(1);
+    }
   });
 
   it.each([

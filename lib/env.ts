@@ -12,6 +12,8 @@ import { secretWeakness } from "./security/secret-strength";
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]", "::1"]);
 /** The emulator's default signing secret (docs/contract.md, "The Stripe emulator"). */
 export const EMULATOR_WEBHOOK_SECRET = "whsec_emulator";
+/** Where the emulator serves its Stripe.js stand-in (packages/stripe-emulator/src/stripe-js.ts). */
+const EMULATOR_STRIPE_JS_PATH = "/endive/stripe.js";
 
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 /** A secret that must be 32+ random bytes (see lib/security/secret-strength.ts). */
@@ -47,9 +49,28 @@ const schema = z
     STRIPE_SECRET_KEY: z
       .string()
       .default("sk_test_emulator")
+      .refine((v) => !/^pk_/.test(v), {
+        message:
+          "is a publishable key (pk_...): it belongs in NEXT_PUBLIC_STRIPE_PUBLISHABLE_KEY; put the secret key sk_test_... (or rk_test_...) here",
+        abort: true,
+      })
       .refine((v) => /^(sk|rk)_test_\w+$/.test(v), {
         message:
           "must be a Stripe test-mode secret or restricted key (sk_test_... or rk_test_...): this reference app never runs against live mode",
+      }),
+    /** What Stripe.js in the shopper's browser identifies the account with. Default only with the emulator; see parseEnv. */
+    NEXT_PUBLIC_STRIPE_PUBLISHABLE_KEY: z
+      .string()
+      .trim()
+      .optional()
+      .refine((v) => v === undefined || !/^(sk|rk)_/.test(v), {
+        message:
+          "is a secret key: it would be sent to every browser. Put the publishable key pk_test_... here (Dashboard → Developers → API keys) and the secret one in STRIPE_SECRET_KEY",
+        abort: true,
+      })
+      .refine((v) => v === undefined || /^pk_test_\w+$/.test(v), {
+        message:
+          "must be a Stripe test-mode publishable key (pk_test_...): this reference app never runs against live mode",
       }),
     STRIPE_API_BASE: z.url({ protocol: /^https?$/ }).optional(),
     STRIPE_EMULATOR_PORT: port(12111),
@@ -159,8 +180,12 @@ const schema = z
 /** The variables of the schema, as named in the environment. */
 export const ENV_VARIABLES: readonly string[] = Object.keys(schema.shape);
 
-export type Env = Omit<z.infer<typeof schema>, "STRIPE_WEBHOOK_SECRET"> & {
+export type Env = Omit<z.infer<typeof schema>, "STRIPE_WEBHOOK_SECRET" | "NEXT_PUBLIC_STRIPE_PUBLISHABLE_KEY"> & {
   STRIPE_WEBHOOK_SECRET: string;
+  /** Null with real Stripe until it is set: the checkout page then says so instead of taking a card. */
+  NEXT_PUBLIC_STRIPE_PUBLISHABLE_KEY: string | null;
+  /** The emulator's Stripe.js stand-in, which the checkout page loads from the emulator; null: Stripe's own. */
+  stripeJsUrl: string | null;
   /** Where the SDK sends requests; undefined means api.stripe.com. */
   stripeApiBase: string | undefined;
   usesStripeEmulator: boolean;
@@ -212,6 +237,12 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
   return {
     ...env,
     STRIPE_WEBHOOK_SECRET,
+    // With the emulator, the publishable twin of the secret key (its account's); with Stripe, none until it is set.
+    NEXT_PUBLIC_STRIPE_PUBLISHABLE_KEY:
+      env.NEXT_PUBLIC_STRIPE_PUBLISHABLE_KEY ??
+      (usesStripeEmulator ? `pk_test_${env.STRIPE_SECRET_KEY.replace(/^(sk|rk)_test_/, "")}` : null),
+    stripeJsUrl:
+      usesStripeEmulator && stripeApiBase ? `${new URL(stripeApiBase).origin}${EMULATOR_STRIPE_JS_PATH}` : null,
     stripeApiBase,
     usesStripeEmulator,
     appOrigins: env.APP_ORIGIN ? (parseOrigins(env.APP_ORIGIN) ?? []) : [],

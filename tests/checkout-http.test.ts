@@ -2,7 +2,8 @@ import http from "node:http";
 import { describe, expect, it } from "vitest";
 import type { FaultStats } from "@checkout/stripe-emulator/client";
 import { useTestApp } from "./helpers/harness";
-import { CART, CART_TOTAL_CENTS, cart, newKey, Shopper, type Answer } from "./helpers/shopper";
+import { createStripeClient } from "@/lib/payments/stripe-client";
+import { CART, CART_TOTAL_CENTS, cart, newKey, Shopper, tokenCart, type Answer } from "./helpers/shopper";
 
 /**
  * docs/contract.md §2 over real HTTP: every row of POST /api/checkout's status
@@ -219,7 +220,13 @@ describe("a checkout refused before anything is stored", () => {
       },
       ["items"],
     ],
-    ["no payment method", { items: CART }, ["paymentMethod"]],
+    ["no payment method", { items: CART }, []],
+    [
+      "both a token and a payment method",
+      { items: CART, paymentMethod: "pm_card_visa", confirmationToken: "ctoken_abc" },
+      [],
+    ],
+    ["a token that is not a ctoken_ id", { items: CART, confirmationToken: "tok_visa" }, ["confirmationToken"]],
     ["a payment method that is not a pm_ id", { items: CART, paymentMethod: "4242424242424242" }, ["paymentMethod"]],
   ];
 
@@ -410,6 +417,110 @@ describe("a shopper whose card is declined", () => {
       expect(state.body).toEqual({ status: "failed", response: { statusCode: 402, body: answer.body } });
     },
   );
+});
+
+describe("a shopper who pays with a ConfirmationToken", () => {
+  const stripe = () =>
+    createStripeClient({ secretKey: h.app.emulator.apiKey, apiBase: h.app.emulator.url, maxNetworkRetries: 0 });
+  const token = async (paymentMethod = "pm_card_visa") =>
+    (await stripe().testHelpers.confirmationTokens.create({ payment_method: paymentMethod })).id;
+
+  it("is charged once in one create-and-confirm, and a retry replays the 201 without using the token again", async () => {
+    const shopper = await h.shopper();
+    const key = newKey();
+    const ctoken = await token();
+    const answer = await shopper.checkout(key, tokenCart(ctoken));
+    expect(answer.status).toBe(201);
+    expect(answer.body).toMatchObject({ status: "paid", amountCents: CART_TOTAL_CENTS });
+    const [intent] = await h.emulator.ledger();
+    expect(intent).toMatchObject({ id: answer.body.paymentIntentId, status: "succeeded" });
+    expect(intent!.payment_method).toMatch(/^pm_/);
+    expect((await stripe().confirmationTokens.retrieve(ctoken)).payment_intent).toBe(intent!.id);
+    expect(await h.db.order(answer.body.orderId)).toMatchObject({ payment_method: ctoken });
+
+    const before = await h.emulator.stats();
+    const retry = await shopper.checkout(key, tokenCart(ctoken));
+    expect(retry.headers.get("idempotent-replayed")).toBe("true");
+    expect(retry.body).toEqual(answer.body);
+    expect(await h.emulator.stats()).toEqual(before);
+  });
+
+  it("with a new token under the same key is refused 422: the token is part of the attempt", async () => {
+    const shopper = await h.shopper();
+    const key = newKey();
+    expect((await shopper.checkout(key, tokenCart(await token()))).status).toBe(201);
+    const again = await shopper.checkout(key, tokenCart(await token()));
+    expectError(again, 422, "idempotency_key_reuse");
+    expect((await h.emulator.stats()).charges).toBe(1);
+  });
+
+  it.each([
+    ["already used", "token_already_used"],
+    ["expired", "confirmation_token_expired"],
+  ])(
+    "with a token that is %s gets a stored 402 with Stripe's code, and a retry never asks Stripe again",
+    async (how, code) => {
+      const shopper = await h.shopper();
+      let ctoken: string;
+      if (how === "expired") {
+        await h.emulator.faults({ confirmationTokenTtlMs: 1 });
+        ctoken = await token();
+      } else {
+        ctoken = await token();
+        await stripe().paymentIntents.create({
+          amount: 500,
+          currency: "usd",
+          confirm: true,
+          confirmation_token: ctoken,
+        });
+      }
+      const chargesBefore = (await h.emulator.stats()).charges;
+      const key = newKey();
+      const answer = await shopper.checkout(key, tokenCart(ctoken));
+      expectError(answer, 402, "payment_failed");
+      expect(answer.body).toMatchObject({ code });
+      expect(await h.db.record(shopper.customerId!, key)).toMatchObject({ status: "failed", response_status: 402 });
+      const before = await h.emulator.stats();
+      expect(before.charges).toBe(chargesBefore);
+      const retry = await shopper.checkout(key, tokenCart(ctoken));
+      expect(retry.body).toEqual(answer.body);
+      expect(retry.headers.get("idempotent-replayed")).toBe("true");
+      expect(await h.emulator.stats()).toEqual(before);
+    },
+  );
+
+  it("made by Stripe.js for a 3-D Secure card answers 202 with the client secret for handleNextAction, the same on replay", async () => {
+    const shopper = await h.shopper();
+    const key = newKey();
+    const made = await fetch(`${h.app.emulator.url}/v1/confirmation_tokens`, {
+      method: "POST",
+      headers: {
+        Authorization: `Bearer ${h.app.emulator.apiKey.replace(/^sk_/, "pk_")}`,
+        "Content-Type": "application/x-www-form-urlencoded",
+      },
+      body: new URLSearchParams({
+        "payment_method_data[type]": "card",
+        "payment_method_data[card][number]": "4000002760003184",
+        "payment_method_data[card][exp_month]": "12",
+        "payment_method_data[card][exp_year]": String(new Date().getFullYear() + 2),
+        "payment_method_data[card][cvc]": "123",
+      }),
+    });
+    expect(made.status).toBe(200);
+    const ctoken = ((await made.json()) as { id: string }).id;
+    const answer = await shopper.checkout(key, tokenCart(ctoken));
+    expect(answer.status).toBe(202);
+    const [intent] = await h.emulator.ledger();
+    expect(answer.body).toEqual({
+      status: "requires_action",
+      orderId: expect.stringMatching(UUID),
+      nextAction: { type: "use_stripe_sdk", clientSecret: intent!.client_secret },
+    });
+    const replay = await shopper.checkout(key, tokenCart(ctoken));
+    expect(replay.status).toBe(202);
+    expect(replay.body).toEqual(answer.body);
+    expect((await h.emulator.ledger()).length).toBe(1);
+  });
 });
 
 describe("a key used again", () => {

@@ -6,11 +6,11 @@ import type { Admission, AdmissionRule, Ownership, StoredResponse } from "../ide
 import type { CheckoutPhase } from "../observability";
 import { linesMetadata } from "../payments/attempt-intent";
 import { drivePayment } from "../payments/drive";
-import { attemptExpired, type FinalOutcome, type PaymentOutcome } from "../payments/outcome";
+import { attemptExpired, loggable, type FinalOutcome, type PaymentOutcome } from "../payments/outcome";
 import { settleForGood } from "../payments/settle-for-good";
 import { attemptId } from "./attempt-id";
 import { createAttemptOrder, markAttemptOrder, type PendingOrder } from "./orders";
-import { CHECKOUT_ENDPOINT, type CheckoutRequest, type ValidationIssue } from "./request";
+import { CHECKOUT_ENDPOINT, paymentCredential, type CheckoutRequest, type ValidationIssue } from "./request";
 
 /**
  * The checkout use case (docs/contract.md, "The idempotency state machine"):
@@ -61,7 +61,7 @@ export interface Settled {
   outcome: PaymentOutcome;
 }
 
-/** The attempt's order as settling needs it: the payment method it was claimed with. */
+/** The attempt's order as settling needs it: what it was claimed to pay with (a `pm_…` or a `ctoken_…`). */
 export type SettleableOrder = PendingOrder & { paymentMethod: string };
 
 export async function checkout(
@@ -112,7 +112,7 @@ async function pay(
     orderId: attemptId({ subjectId: input.customerId, endpoint: CHECKOUT_ENDPOINT, key: input.key }),
     customerId: input.customerId,
     items: input.body.items,
-    paymentMethod: input.body.paymentMethod,
+    paymentMethod: paymentCredential(input.body),
     returnUrl: returnUrlFor(input.origin ?? deps.appOrigin, input.key),
   });
   deps.phase?.("order", orderStarted);
@@ -128,7 +128,7 @@ async function pay(
       const settled = await settleAttempt(
         deps,
         owner,
-        { ...order, paymentMethod: order.paymentMethod ?? input.body.paymentMethod },
+        { ...order, paymentMethod: order.paymentMethod ?? paymentCredential(input.body) },
         input,
         { timed: true },
       );
@@ -175,7 +175,7 @@ export async function settleAttempt(
           fence,
         );
   if (options.timed) deps.phase?.("provider", providerStarted);
-  deps.log?.("payment", { key: ids.key, orderId: order.id, attempt: owner.attempt, ...outcome });
+  deps.log?.("payment", { key: ids.key, orderId: order.id, attempt: owner.attempt, ...loggable(outcome) });
   const outcomeStarted = performance.now();
   const settled = await record(deps, owner, order, ids, outcome, options);
   if (options.timed) deps.phase?.("outcome", outcomeStarted);
@@ -214,7 +214,7 @@ async function record(
       const response = stored(202, {
         status: "requires_action",
         orderId: order.id,
-        nextAction: { type: "redirect", url: outcome.url },
+        nextAction: outcome.action,
       });
       const parked = await idempotency.park(
         owner,

@@ -34,7 +34,10 @@ let prisma: PrismaClient;
 let emulator: StripeEmulator;
 let deps: CheckoutDeps;
 
-const body: CheckoutRequest = { items: [{ sku: "mug-enamel", quantity: 2 }], paymentMethod: "pm_card_visa" };
+const body = {
+  items: [{ sku: "mug-enamel", quantity: 2 }],
+  paymentMethod: "pm_card_visa",
+} satisfies CheckoutRequest;
 const nothing = { paid: 0, declined: 0, failed: 0, waiting: 0, unknown: 0, abandoned: 0, skipped: 0 };
 
 /** The emulator's controls (faults, counters, reset), through its client. */

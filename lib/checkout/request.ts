@@ -3,7 +3,12 @@ import { z } from "zod";
 /** The message of every 400 about a checkout's body (its shape, or products that do not exist). */
 export const INVALID_CHECKOUT = "The checkout request is not valid.";
 
-/** The body of `POST /api/checkout` (docs/contract.md §2). Prices never come from here. */
+/**
+ * The body of `POST /api/checkout` (docs/contract.md §2): the cart, and how to
+ * pay for it, exactly one of a ConfirmationToken Stripe.js made from the card
+ * the shopper typed (`ctoken_…`) or a PaymentMethod (a test token such as
+ * `pm_card_visa`, or a saved `pm_…`). Prices never come from here.
+ */
 export const checkoutRequestSchema = z
   .object({
     items: z
@@ -20,11 +25,24 @@ export const checkoutRequestSchema = z
       }),
     paymentMethod: z
       .string()
-      .regex(/^pm_[A-Za-z0-9_]{1,100}$/, "must be a Stripe PaymentMethod id such as pm_card_visa"),
+      .regex(/^pm_[A-Za-z0-9_]{1,100}$/, "must be a Stripe PaymentMethod id such as pm_card_visa")
+      .optional(),
+    confirmationToken: z
+      .string()
+      .regex(/^ctoken_[A-Za-z0-9_]{1,200}$/, "must be a Stripe ConfirmationToken id (ctoken_…) from Stripe.js")
+      .optional(),
   })
-  .strict();
+  .strict()
+  .refine((body) => (body.paymentMethod === undefined) !== (body.confirmationToken === undefined), {
+    message: "send exactly one of confirmationToken (from Stripe.js) and paymentMethod",
+  });
 
 export type CheckoutRequest = z.infer<typeof checkoutRequestSchema>;
+
+/** What the PaymentIntent is confirmed with: the token, or the PaymentMethod (the schema allows exactly one). */
+export function paymentCredential(body: CheckoutRequest): string {
+  return body.confirmationToken ?? body.paymentMethod ?? "";
+}
 
 export const CHECKOUT_ENDPOINT = "POST /api/checkout";
 

@@ -21,6 +21,7 @@ export interface PaymentRequest {
   attempt: number;
   amountCents: number;
   currency: string;
+  /** What the shopper pays with: a PaymentMethod (`pm_…`) or a ConfirmationToken Stripe.js made (`ctoken_…`). */
   paymentMethod: string;
   /** Set when an earlier owner learned the attempt's PaymentIntent. */
   paymentIntentId: string | null;
@@ -84,8 +85,12 @@ async function createAndConfirm(stripe: Stripe, request: PaymentRequest): Promis
         amount: request.amountCents,
         currency: request.currency,
         // The payment method is fixed here, once: a later confirm never sends
-        // it again, so it can never charge an intent that was declined.
-        payment_method: request.paymentMethod,
+        // it again, so it can never charge an intent that was declined. A
+        // ConfirmationToken is single-use, and a repeat of this call under the
+        // attempt's key is Stripe's replay, never a second use.
+        ...(isConfirmationToken(request.paymentMethod)
+          ? { confirmation_token: request.paymentMethod }
+          : { payment_method: request.paymentMethod }),
         confirm: true,
         // With a return_url, 3-D Secure is a redirect (never `use_stripe_sdk`,
         // which needs Stripe.js). Cards only; API 2026-10-28 (stripe-node 23)
@@ -139,6 +144,10 @@ function needsConfirmation(intent: Stripe.PaymentIntent): boolean {
     intent.status === "requires_confirmation" ||
     (intent.status === "requires_payment_method" && !intent.last_payment_error)
   );
+}
+
+export function isConfirmationToken(credential: string): boolean {
+  return credential.startsWith("ctoken_");
 }
 
 function isReplay(intent: Intent): boolean {

@@ -13,11 +13,25 @@ export type PaymentOutcome =
   | { kind: "declined"; paymentIntentId: string | null; declineCode: string; message: string }
   /** Nothing was charged and nothing will be: `402` with `error`. */
   | { kind: "failed"; paymentIntentId: string | null; error: FailureError; code: string; message: string }
-  /** The shopper must authenticate (3-D Secure) at `url`; the attempt waits for them. */
-  | { kind: "requires_action"; paymentIntentId: string; url: string }
+  /** The shopper must authenticate (3-D Secure); the attempt waits for them. */
+  | { kind: "requires_action"; paymentIntentId: string; action: NextAction }
   | { kind: "unknown"; paymentIntentId: string | null; reason: string }
   /** The owner lost its claim before a provider call: it must not go on. */
   | { kind: "fenced" };
+
+/**
+ * How the shopper authenticates: at `url` (a redirect, and back to the return
+ * page), or in the checkout page through Stripe.js (`handleNextAction`) with
+ * the intent's client secret, which is why the secret is in the answer and
+ * must never be logged (see loggable).
+ */
+export type NextAction = { type: "redirect"; url: string } | { type: "use_stripe_sdk"; clientSecret: string };
+
+/** An outcome as it may be logged: without the client secret a next action carries. */
+export function loggable(outcome: PaymentOutcome): Record<string, unknown> {
+  if (outcome.kind !== "requires_action") return { ...outcome };
+  return { kind: outcome.kind, paymentIntentId: outcome.paymentIntentId, action: outcome.action.type };
+}
 
 export type FailureError = "payment_failed" | "authentication_failed" | "authentication_abandoned";
 
@@ -49,7 +63,15 @@ export function outcomeOf(intent: Stripe.PaymentIntent): PaymentOutcome {
   }
   const redirect = intent.next_action?.redirect_to_url?.url;
   if (intent.status === "requires_action" && redirect)
-    return { kind: "requires_action", paymentIntentId: intent.id, url: redirect };
+    return { kind: "requires_action", paymentIntentId: intent.id, action: { type: "redirect", url: redirect } };
+  // Confirmed with a token Stripe.js made: Stripe.js completes the action in the page.
+  if (intent.status === "requires_action" && intent.next_action?.type === "use_stripe_sdk" && intent.client_secret) {
+    return {
+      kind: "requires_action",
+      paymentIntentId: intent.id,
+      action: { type: "use_stripe_sdk", clientSecret: intent.client_secret },
+    };
+  }
   if (intent.status === "canceled") {
     return failed(intent.id, "payment_failed", "canceled", "This payment was cancelled; nothing was charged.");
   }

@@ -61,7 +61,7 @@ describe("the outcome stored for each of Stripe's test payment methods", () => {
     async (paymentMethod) => {
       expect(await pay(paymentMethod)).toMatchObject({
         kind: "requires_action",
-        url: expect.stringContaining("/_emulator/3ds/"),
+        action: { type: "redirect", url: expect.stringContaining("/_emulator/3ds/") },
       });
     },
   );
@@ -72,4 +72,34 @@ describe("the outcome stored for each of Stripe's test payment methods", () => {
       expect(await pay(paymentMethod)).toMatchObject({ kind: "succeeded", amountCents: 1800, currency: "usd" });
     },
   );
+});
+
+describe("a ConfirmationToken in place of the payment method", () => {
+  const stripe = () => createStripeClient({ secretKey: "sk_test_cards", apiBase: emulator.url, maxNetworkRetries: 0 });
+
+  it("pays in the same one call, and a token that was used is a failure with Stripe's code, not an unknown", async () => {
+    const token = await stripe().testHelpers.confirmationTokens.create({ payment_method: "pm_card_visa" });
+    expect(await pay(token.id)).toMatchObject({ kind: "succeeded", amountCents: 1800 });
+    expect(await pay(token.id)).toMatchObject({ kind: "failed", error: "payment_failed", code: "token_already_used" });
+  });
+
+  it("made by Stripe.js for a 3-D Secure card, waits for Stripe.js to authenticate with the client secret", async () => {
+    const res = await fetch(`${emulator.url}/v1/confirmation_tokens`, {
+      method: "POST",
+      headers: { Authorization: "Bearer pk_test_cards", "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        "payment_method_data[type]": "card",
+        "payment_method_data[card][number]": "4000002760003184",
+        "payment_method_data[card][exp_month]": "12",
+        "payment_method_data[card][exp_year]": String(new Date().getFullYear() + 1),
+        "payment_method_data[card][cvc]": "123",
+      }),
+    });
+    const token = (await res.json()) as { id: string };
+    const outcome = await pay(token.id);
+    expect(outcome).toMatchObject({
+      kind: "requires_action",
+      action: { type: "use_stripe_sdk", clientSecret: expect.stringMatching(/^pi_\w+_secret_\w+$/) },
+    });
+  });
 });

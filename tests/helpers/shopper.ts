@@ -20,10 +20,7 @@ export interface CartLine {
   quantity: number;
 }
 
-export interface CheckoutBody {
-  items: CartLine[];
-  paymentMethod: string;
-}
+export type CheckoutBody = { items: CartLine[] } & ({ paymentMethod: string } | { confirmationToken: string });
 
 /** Two Classic Tees (2 × 2500) and an Enamel Mug (1800): 6800 cents. */
 export const CART: CartLine[] = [
@@ -34,6 +31,11 @@ export const CART_TOTAL_CENTS = 2 * 2500 + 1800;
 
 export function cart(paymentMethod = "pm_card_visa", items: CartLine[] = CART): CheckoutBody {
   return { items: items.map((i) => ({ ...i })), paymentMethod };
+}
+
+/** The cart paid with a ConfirmationToken (`ctoken_…`), as the checkout page sends it. */
+export function tokenCart(confirmationToken: string, items: CartLine[] = CART): CheckoutBody {
+  return { items: items.map((i) => ({ ...i })), confirmationToken };
 }
 
 export const newKey = () => randomUUID();

@@ -7,7 +7,7 @@
 import "server-only";
 import type Stripe from "stripe";
 import { priceCart, type PricedLine } from "./price-cart";
-import type { CheckoutRequest } from "@/lib/checkout/request";
+import { paymentCredential, type CheckoutRequest } from "@/lib/checkout/request";
 import type { ValidationIssue } from "@/lib/validation";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
 import type { Observe } from "@/lib/observability";
@@ -30,13 +30,15 @@ export async function naiveCheckout(
 ): Promise<NaiveResult> {
   const cart = await priceCart(deps.prisma, input.body.items);
   if (!cart.ok) return { kind: "invalid", issues: cart.issues };
-  const order = await writeNaiveOrder(deps.prisma, input.customerId, input.body.paymentMethod, cart);
+  const order = await writeNaiveOrder(deps.prisma, input.customerId, paymentCredential(input.body), cart);
   deps.log?.("order", { orderId: order.id });
   try {
     const intent = await deps.stripe.paymentIntents.create({
       amount: cart.amountCents,
       currency: cart.currency,
-      payment_method: input.body.paymentMethod,
+      ...(input.body.confirmationToken
+        ? { confirmation_token: input.body.confirmationToken }
+        : { payment_method: input.body.paymentMethod }),
       confirm: true,
       automatic_payment_methods: { enabled: true, allow_redirects: "never" },
       metadata: {

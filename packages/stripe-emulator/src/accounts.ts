@@ -1,4 +1,4 @@
-import { authenticate } from "./auth";
+import { authenticate, secretKeyOf } from "./auth";
 import { RestrictedKeys, type Permissions, type RestrictedKey } from "./restricted-keys";
 import { freshState, type State, type WebhookDefaults } from "./state";
 
@@ -25,7 +25,7 @@ export class Accounts {
   /** The account a `/v1` request with this key (or a control naming it) works on. */
   forKey(apiKey: string | null): State {
     // A restricted key works on the account of the key that minted it.
-    const key = apiKey === null ? null : (this.restricted.get(apiKey)?.account ?? apiKey);
+    const key = apiKey === null ? null : (this.restricted.get(apiKey)?.account ?? secretKeyOf(apiKey));
     return (key !== null && this.own.get(key)) || this.shared;
   }
 

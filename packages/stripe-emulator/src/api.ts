@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
-import { authenticate } from "./auth";
+import { authenticate, wrongKind } from "./auth";
 import { DEFAULT_API_VERSION, type Ctx, type Outcome } from "./context";
 import { canonicalJson, parseForm, type Params } from "./form";
 import {
@@ -43,6 +43,7 @@ type Run = (ctx: Ctx, params: Params) => Outcome;
  * the idempotency claim, latency, and only then the handler that touches the ledger.
  */
 export async function handleApi(request: ApiRequest): Promise<Reply> {
+  if (request.method === "POST" && request.url.pathname === "/v1/confirmation_tokens") return browserCall(request);
   const { faults } = request.state;
   faults.stats.requests += 1;
   const overloaded = faults.takeRateLimit(Date.now()) ?? faults.takeFailure();
@@ -59,10 +60,30 @@ export async function handleApi(request: ApiRequest): Promise<Reply> {
   }
   const route = matchRoute(request.method, request.url.pathname);
   if (!route) return send(unrecognizedUrl(request.method, request.url.pathname));
+  const wrongKey = wrongKind(auth.publishable, route.kind === "write" && route.publishable === true);
+  if (wrongKey) return send(wrongKey);
   const parsed = parseForm(request.method === "GET" ? request.url.search.slice(1) : request.body);
   if (!parsed.ok) return send(invalidRequest(parsed.message));
   if (route.kind === "read") return send(route.run(contextFor(request, undefined), parsed.params));
   return write(request, route.run, route.create === true, parsed.params, auth.apiKey);
+}
+
+/**
+ * What Stripe.js calls from the shopper's browser (a ConfirmationToken from
+ * the typed card): the faults a test arms are the shop's server's weather
+ * (its latency, its gate, its lost answers), so they neither delay nor count
+ * this call, which happens before the shop is asked to pay.
+ */
+function browserCall(request: ApiRequest): Reply {
+  const auth = authenticate(request.headers.authorization);
+  if (!auth.ok) return send(auth.response, { "WWW-Authenticate": 'Bearer realm="Stripe"' });
+  const wrongKey = wrongKind(auth.publishable, true);
+  if (wrongKey) return send(wrongKey);
+  const route = matchRoute(request.method, request.url.pathname);
+  const parsed = parseForm(request.body);
+  if (!route || route.kind !== "write") return send(unrecognizedUrl(request.method, request.url.pathname));
+  if (!parsed.ok) return send(invalidRequest(parsed.message));
+  return send(execute(route.run, contextFor(request, undefined), parsed.params).response);
 }
 
 async function write(request: ApiRequest, run: Run, isCreate: boolean, params: Params, apiKey: string): Promise<Reply> {
@@ -173,6 +194,7 @@ function contextFor(request: ApiRequest, key: string | undefined): Ctx {
     request: { id: request.requestId, idempotency_key: key ?? null },
     apiVersion: headerValue(request.headers["stripe-version"]) ?? DEFAULT_API_VERSION,
     origin: request.origin,
+    confirmationTokenTtlMs: faults.settings.confirmationTokenTtlMs,
   };
 }
 

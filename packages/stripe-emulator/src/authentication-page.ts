@@ -20,7 +20,9 @@ export function handleAuthenticationPage(method: string, url: URL, body: string,
   if (!intent || secret !== intent.client_secret)
     return html(404, page("Payment not found", "<p>No payment needs authentication at this address.</p>"));
   const returnUrl = state.ledger.authentications.get(intent.id)?.returnUrl ?? null;
-  if (method === "GET") return html(200, authenticationForm(intent, url));
+  // In place (Stripe.js's handleNextAction): the page in the shop's modal tells the shop's page when it is done.
+  const parent = originOf((method === "POST" ? form.get("parent") : null) ?? url.searchParams.get("parent"));
+  if (method === "GET") return html(200, authenticationForm(intent, url, parent));
   if (method !== "POST") return html(405, page("Method not allowed", "<p>Use the buttons on the page.</p>"));
 
   const action = form.get("action");
@@ -31,7 +33,10 @@ export function handleAuthenticationPage(method: string, url: URL, body: string,
   if (!returnUrl)
     return html(
       200,
-      page("Authentication finished", `<p>The payment is now <strong>${escape(intent.status)}</strong>.</p>`),
+      page(
+        "Authentication finished",
+        `<p>The payment is now <strong>${escape(intent.status)}</strong>.</p>${finished(intent, parent)}`,
+      ),
     );
   const target = new URL(returnUrl);
   target.searchParams.set("payment_intent", intent.id);
@@ -59,20 +64,22 @@ function pageContext(state: State, origin: string): Ctx {
     request: { id: null, idempotency_key: null },
     apiVersion: DEFAULT_API_VERSION,
     origin,
+    confirmationTokenTtlMs: state.faults.settings.confirmationTokenTtlMs,
   };
 }
 
-function authenticationForm(intent: PaymentIntent, url: URL): string {
+function authenticationForm(intent: PaymentIntent, url: URL, parent: string | null): string {
   const amount = escape(formatAmount(intent.amount, intent.currency));
   if (intent.status !== "requires_action") {
     return page(
       "3D Secure test payment page",
-      `<p>This payment of ${amount} is no longer waiting for authentication: it is <strong>${escape(intent.status)}</strong>.</p>`,
+      `<p>This payment of ${amount} is no longer waiting for authentication: it is <strong>${escape(intent.status)}</strong>.</p>${finished(intent, parent)}`,
     );
   }
   const action = escape(url.pathname);
+  const parentField = parent ? `<input type="hidden" name="parent" value="${escape(parent)}">` : "";
   const button = (value: string, label: string) =>
-    `<form method="post" action="${action}"><input type="hidden" name="client_secret" value="${escape(intent.client_secret)}">` +
+    `<form method="post" action="${action}"><input type="hidden" name="client_secret" value="${escape(intent.client_secret)}">${parentField}` +
     `<input type="hidden" name="action" value="${value}"><button type="submit">${label}</button></form>`;
   return page(
     "3D Secure test payment page",
@@ -80,6 +87,22 @@ function authenticationForm(intent: PaymentIntent, url: URL): string {
       `<p>This page stands in for the card issuer's 3-D Secure challenge. Choose an outcome.</p>` +
       `<div class="actions">${button("complete", "Complete authentication")}${button("fail", "Fail authentication")}</div>`,
   );
+}
+
+/** Tells the shop's page (Stripe.js's modal) the outcome: the intent's id and status, never its secret. */
+function finished(intent: PaymentIntent, parent: string | null): string {
+  if (!parent) return "";
+  const message = JSON.stringify({
+    type: "three_d_secure_finished",
+    paymentIntent: { id: intent.id, status: intent.status },
+  });
+  return `<script>parent.postMessage(${message.replace(/</g, "\\u003c")}, ${JSON.stringify(parent).replace(/</g, "\\u003c")});</script>`;
+}
+
+function originOf(value: string | null): string | null {
+  if (!value || !URL.canParse(value)) return null;
+  const parsed = new URL(value);
+  return /^https?:$/.test(parsed.protocol) ? parsed.origin : null;
 }
 
 function page(title: string, content: string): string {

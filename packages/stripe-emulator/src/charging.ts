@@ -18,10 +18,12 @@ export function attemptPayment(
   intent: PaymentIntent,
   paymentMethod: string,
   returnUrl: string | null,
+  /** Confirmed with a ConfirmationToken Stripe.js made: Stripe.js handles the next action, in the page. */
+  useStripeSdk = false,
 ): Outcome {
   const card = cardOf(ctx, paymentMethod);
   if (!card) return notExecuted(unknownPaymentMethod(paymentMethod));
-  if (card.kind === "authenticates") return requireAction(ctx, intent, paymentMethod, returnUrl);
+  if (card.kind === "authenticates") return requireAction(ctx, intent, paymentMethod, returnUrl, useStripeSdk);
   return charge(ctx, intent, paymentMethod, card.kind === "declines" ? card : null);
 }
 
@@ -55,17 +57,26 @@ export function finishAuthentication(ctx: Ctx, intent: PaymentIntent, completed:
   return true;
 }
 
-function requireAction(ctx: Ctx, intent: PaymentIntent, paymentMethod: string, returnUrl: string | null): Outcome {
+function requireAction(
+  ctx: Ctx,
+  intent: PaymentIntent,
+  paymentMethod: string,
+  returnUrl: string | null,
+  useStripeSdk: boolean,
+): Outcome {
   const url = `${ctx.origin}/_emulator/3ds/${encodeURIComponent(intent.id)}?client_secret=${encodeURIComponent(intent.client_secret)}`;
-  // Without return_url Stripe hands the action to Stripe.js; only a redirect works without it.
-  intent.next_action = returnUrl
-    ? { type: "redirect_to_url", redirect_to_url: { url, return_url: returnUrl } }
-    : {
-        type: "use_stripe_sdk",
-        use_stripe_sdk: { type: "three_d_secure_redirect", stripe_js: url, source: randomId("src_") },
-      };
+  // Without return_url, or with a token Stripe.js made, Stripe hands the action to Stripe.js;
+  // otherwise it is a redirect.
+  const inPlace = useStripeSdk || !returnUrl;
+  intent.next_action =
+    returnUrl && !inPlace
+      ? { type: "redirect_to_url", redirect_to_url: { url, return_url: returnUrl } }
+      : {
+          type: "use_stripe_sdk",
+          use_stripe_sdk: { type: "three_d_secure_redirect", stripe_js: url, source: randomId("src_") },
+        };
   Object.assign(intent, { status: "requires_action", payment_method: paymentMethod, last_payment_error: null });
-  ctx.ledger.authentications.set(intent.id, { returnUrl });
+  ctx.ledger.authentications.set(intent.id, { returnUrl: inPlace ? null : returnUrl });
   ctx.stats.authenticationsRequired += 1;
   emit(ctx, "payment_intent.requires_action", intent);
   return { response: ok(structuredClone(intent)), executed: true, charge: null };

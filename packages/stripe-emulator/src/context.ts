@@ -16,6 +16,8 @@ export interface Ctx {
   apiVersion: string;
   /** The emulator as the caller reached it, for links it hands out (the authentication page). */
   origin: string;
+  /** How long a ConfirmationToken made now stays usable. */
+  confirmationTokenTtlMs: number;
 }
 
 export interface Outcome {

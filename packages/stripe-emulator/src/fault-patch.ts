@@ -8,7 +8,7 @@ const MAX_TIMES = 10_000;
 const MAX_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 const FAIL_STATUSES: readonly number[] = [500, 503, 429];
 const KNOWN =
-  "latencyMs, answerLatencyMs, failNext, dropAfterCharge, storeCreate500, idempotencyKeyTtlMs, rateLimit, lateExecution, refuse, gate, release";
+  "latencyMs, answerLatencyMs, failNext, dropAfterCharge, storeCreate500, idempotencyKeyTtlMs, confirmationTokenTtlMs, rateLimit, lateExecution, refuse, gate, release";
 
 /** A patch: settings to merge, and `release`, an action (let the n oldest writes held at the gate go on). */
 export type FaultPatch = Partial<FaultSettings> & { release?: number };
@@ -44,9 +44,9 @@ function parseField(patch: FaultPatch, name: string, value: unknown): string | n
       patch[name] = value;
       return null;
     case "idempotencyKeyTtlMs":
-      if (!isCount(value, MAX_TTL_MS) || value < 1)
-        return `idempotencyKeyTtlMs must be an integer between 1 and ${MAX_TTL_MS}.`;
-      patch.idempotencyKeyTtlMs = value;
+    case "confirmationTokenTtlMs":
+      if (!isCount(value, MAX_TTL_MS) || value < 1) return `${name} must be an integer between 1 and ${MAX_TTL_MS}.`;
+      patch[name] = value;
       return null;
     case "failNext": {
       const failNext = parseFailNext(value);

@@ -17,6 +17,8 @@ export interface FaultSettings {
   storeCreate500: number;
   /** How long a key is remembered (Stripe: at least 24 h); after that a same-key request executes anew. */
   idempotencyKeyTtlMs: number;
+  /** How long a ConfirmationToken can confirm a PaymentIntent (Stripe's tokens: 12 hours). */
+  confirmationTokenTtlMs: number;
   /** Requests per rolling second on /v1 beyond which the answer is 429 rate_limit. */
   rateLimit: { perSecond: number } | null;
   /** The next n writes drop the connection at once and execute delayMs later: a caller that gave up. */
@@ -55,6 +57,7 @@ const STAT_NAMES = [
   "refused",
   "forbidden",
   "gated",
+  "confirmationTokens",
 ] as const;
 export type FaultStats = Record<(typeof STAT_NAMES)[number], number>;
 
@@ -66,6 +69,7 @@ export function defaultSettings(): FaultSettings {
     dropAfterCharge: 0,
     storeCreate500: 0,
     idempotencyKeyTtlMs: DAY_MS,
+    confirmationTokenTtlMs: DAY_MS / 2,
     rateLimit: null,
     lateExecution: null,
     refuse: null,

@@ -1,5 +1,6 @@
 import { cardFor } from "./cards";
 import { ChargeBook } from "./charges";
+import { ConfirmationTokens } from "./confirmation-tokens";
 import { randomId, unixSeconds } from "./ids";
 
 export type IntentStatus =
@@ -113,6 +114,7 @@ export class Ledger {
   private nextSeq = 0;
   readonly charges = new ChargeBook();
   readonly paymentMethods = new PaymentMethods();
+  readonly confirmationTokens = new ConfirmationTokens();
   /** Intents that ever required action, by id: the page still needs return_url after the shopper acted. */
   readonly authentications = new Map<string, PendingAuthentication>();
 

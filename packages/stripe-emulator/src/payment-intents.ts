@@ -1,4 +1,5 @@
 import { attemptPayment } from "./charging";
+import { usableToken } from "./confirmation-tokens";
 import { emit, notExecuted, type Ctx, type Outcome } from "./context";
 import type { Params } from "./form";
 import { unixSeconds } from "./ids";
@@ -26,6 +27,7 @@ const CREATE_PARAMS = new Set([
   "amount",
   "currency",
   "payment_method",
+  "confirmation_token",
   ...TYPES,
   "confirm",
   "return_url",
@@ -51,7 +53,11 @@ export function createIntent(ctx: Ctx, params: Params): Outcome {
   const rejected =
     unknownParam(params, CREATE_PARAMS) ?? invalidCreateParams(params, (v) => paymentMethods.knows(v), ctx.apiVersion);
   if (rejected) return notExecuted(rejected);
-  const paymentMethod = typeof params.payment_method === "string" ? paymentMethods.attach(params.payment_method) : null;
+  const token = params.confirmation_token === undefined ? null : usableToken(ctx, params.confirmation_token);
+  if (token && !("token" in token)) return notExecuted(token);
+  // As at Stripe, what the request names wins over what the token carries.
+  const named = typeof params.payment_method === "string" ? params.payment_method : token?.testToken;
+  const paymentMethod = named === undefined ? null : paymentMethods.attach(named);
   const intent = ctx.ledger.create({
     amount: Number(params.amount),
     currency: (params.currency as string).toLowerCase(),
@@ -61,8 +67,12 @@ export function createIntent(ctx: Ctx, params: Params): Outcome {
     allowedTypes: params.allowed_payment_method_types === undefined ? null : ["card"],
   });
   emit(ctx, "payment_intent.created", intent);
-  if (params.confirm === "true" && paymentMethod)
-    return attemptPayment(ctx, intent, paymentMethod, returnUrlOf(params));
+  // Single use: confirming consumes the token, whatever the charge then does.
+  if (token) token.token.payment_intent = intent.id;
+  if (params.confirm === "true" && paymentMethod) {
+    const returnUrl = returnUrlOf(params) ?? token?.token.return_url ?? null;
+    return attemptPayment(ctx, intent, paymentMethod, returnUrl, token?.token.use_stripe_sdk ?? false);
+  }
   return { response: ok(structuredClone(intent)), executed: true, charge: null };
 }
 

@@ -1,4 +1,5 @@
 import type { Ctx, Outcome } from "./context";
+import { createForTest, createFromElement, retrieveToken } from "./confirmation-tokens";
 import { listEvents, retrieveEvent } from "./event-endpoints";
 import type { Params } from "./form";
 import { cancelIntent, confirmIntent, createIntent, listIntents, retrieveIntent } from "./payment-intents";
@@ -9,7 +10,7 @@ import { searchIntents } from "./search";
 export type Route =
   | { kind: "read"; run: (ctx: Ctx, params: Params) => ApiResponse }
   /** `create`: a PaymentIntent create, the only request storeCreate500 affects. */
-  | { kind: "write"; create?: boolean; run: (ctx: Ctx, params: Params) => Outcome };
+  | { kind: "write"; create?: boolean; run: (ctx: Ctx, params: Params) => Outcome; publishable?: boolean };
 
 /** The `/v1` routes the emulator serves; null for anything else (answered like Stripe's unrecognized URL). */
 export function matchRoute(method: string, path: string): Route | null {
@@ -31,7 +32,14 @@ export function matchRoute(method: string, path: string): Route | null {
     if (action === "cancel") return write((ctx, params) => cancelIntent(ctx, id, params));
     return null;
   }
+  if (collection === "test_helpers" && id === "confirmation_tokens" && action === undefined)
+    return write(createForTest);
   if (action !== undefined) return null;
+  if (collection === "confirmation_tokens") {
+    if (id === undefined)
+      return method === "POST" ? { kind: "write", run: createFromElement, publishable: true } : null;
+    return read((ctx, params) => retrieveToken(ctx, id, params));
+  }
   if (collection === "refunds") {
     if (id === undefined) return method === "GET" ? read(listRefunds) : write(createRefund);
     return read((ctx, params) => retrieveRefund(ctx, id, params));

@@ -164,12 +164,15 @@ describe("PaymentIntents", () => {
 });
 
 describe("authentication", () => {
-  it.each(["sk_live_abcdefghijklmnop", "pk_test_abcdefghijklmnop"])("refuses %s with 401", async (secretKey) => {
+  it.each([
+    ["sk_live_abcdefghijklmnop", /^Invalid API Key provided/],
+    ["pk_test_abcdefghijklmnop", /^This API call cannot be made with a publishable API key/],
+  ])("refuses %s with 401", async (secretKey, message) => {
     const error = await rejection(stripe({ secretKey }).paymentIntents.create(VISA));
     expect(error).toBeInstanceOf(Stripe.errors.StripeAuthenticationError);
     expect(error.statusCode).toBe(401);
     expect(error.rawType).toBe("invalid_request_error");
-    expect(error.message).toMatch(/^Invalid API Key provided/);
+    expect(error.message).toMatch(message);
     expect(error.message).not.toContain("abcdefghijklmnop"); // never echoes the secret
     expect(await ledger()).toEqual([]);
   });

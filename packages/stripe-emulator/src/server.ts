@@ -6,6 +6,7 @@ import { authenticate } from "./auth";
 import { handleAuthenticationPage } from "./authentication-page";
 import { handleControl } from "./control";
 import { randomId } from "./ids";
+import { handleStripeJs } from "./stripe-js";
 import { unrecognizedUrl, stripeError } from "./responses";
 import type { WebhookDefaults } from "./state";
 
@@ -69,6 +70,8 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
       const account = accounts.holding(url.pathname.slice("/_emulator/3ds/".length));
       return handleAuthenticationPage(method, url, body, account, origin);
     }
+    const stripeJs = handleStripeJs(method, url, origin);
+    if (stripeJs) return stripeJs;
     if (url.pathname.startsWith("/_emulator/"))
       return send(handleControl(method, url.pathname, body, accounts, req.headers.authorization));
     if (url.pathname.startsWith("/v1/")) {

@@ -50,7 +50,13 @@ export function invalidCreateParams(params: Params, knows: KnowsPaymentMethod, a
   if (params.confirm !== undefined && params.confirm !== "true" && params.confirm !== "false") {
     return invalidRequest(`Invalid boolean: ${String(params.confirm)}`, { param: "confirm" });
   }
-  if (params.confirm === "true" && params.payment_method === undefined) return missing("payment_method");
+  if (params.confirm === "true" && params.payment_method === undefined && params.confirmation_token === undefined)
+    return missing("payment_method");
+  if (params.confirmation_token !== undefined && params.confirm !== "true") {
+    return invalidRequest("confirmation_token can only be used when confirm is set to true.", {
+      param: "confirmation_token",
+    });
+  }
   if (params.description !== undefined && typeof params.description !== "string") {
     return invalidRequest("Invalid string: description", { param: "description" });
   }
@@ -71,6 +77,7 @@ export function paymentMethodError(value: Params[string] | undefined, knows: Kno
 
 /** Stripe keeps `return_url` for the confirmation that needs it: a create that does not confirm refuses it. */
 function returnUrlWithoutConfirm(params: Params): ApiResponse | null {
+  // (A confirmation_token without confirm is refused above.)
   if (params.return_url === undefined || params.confirm === "true") return null;
   return invalidRequest(
     "The parameter `return_url` cannot be passed when creating a PaymentIntent unless `confirm` is set to true.",

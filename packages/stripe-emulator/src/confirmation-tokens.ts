@@ -1,0 +1,244 @@
+import { brandOf, knownCardNumbers, testTokenFor } from "./card-numbers";
+import { cardFor } from "./cards";
+import { notExecuted, type Ctx, type Outcome } from "./context";
+import type { Params } from "./form";
+import { randomId, unixSeconds } from "./ids";
+import { invalidRequest, ok, resourceMissing, stripeError, type ApiResponse } from "./responses";
+import { returnUrlError, unknownParam, unknownPaymentMethod } from "./validation";
+
+/**
+ * ConfirmationTokens: what Stripe.js makes of the card the shopper typed
+ * (`POST /v1/confirmation_tokens`, publishable key), or what a server makes
+ * of a test payment method where no browser is at hand
+ * (`POST /v1/test_helpers/confirmation_tokens`, secret key). A token confirms
+ * one PaymentIntent, once, before it expires; the test token it stands for
+ * decides how the charge goes.
+ */
+export interface ConfirmationToken {
+  id: string;
+  object: "confirmation_token";
+  created: number;
+  expires_at: number;
+  livemode: false;
+  metadata: null;
+  payment_intent: string | null;
+  payment_method_options: null;
+  payment_method_preview: {
+    type: "card";
+    billing_details: {
+      address: { city: null; country: null; line1: null; line2: null; postal_code: string | null; state: null };
+      email: null;
+      name: null;
+      phone: null;
+      tax_id: null;
+    };
+    card: {
+      brand: string;
+      checks: null;
+      country: string;
+      display_brand: string;
+      exp_month: number;
+      exp_year: number;
+      funding: "credit";
+      generated_from: null;
+      last4: string;
+      networks: { available: string[]; preferred: null };
+      three_d_secure_usage: { supported: true };
+      wallet: null;
+    };
+    customer: null;
+    customer_account: null;
+  };
+  return_url: string | null;
+  setup_future_usage: null;
+  setup_intent: null;
+  shipping: null;
+  use_stripe_sdk: boolean;
+}
+
+interface Stored {
+  token: ConfirmationToken;
+  /** The test payment method (`pm_card_*`) the card stands for. */
+  testToken: string;
+}
+
+export class ConfirmationTokens {
+  private readonly tokens = new Map<string, Stored>();
+
+  add(stored: Stored): void {
+    this.tokens.set(stored.token.id, stored);
+  }
+
+  get(id: string): Stored | undefined {
+    return this.tokens.get(id);
+  }
+}
+
+const ELEMENT_PARAMS = new Set(["payment_method_data", "return_url", "expand"]);
+const HELPER_PARAMS = new Set(["payment_method", "payment_method_data", "return_url", "expand"]);
+
+/** `POST /v1/confirmation_tokens`: the element's card, checked as Stripe checks it (publishable key only). */
+export function createFromElement(ctx: Ctx, params: Params): Outcome {
+  const rejected = unknownParam(params, ELEMENT_PARAMS) ?? returnUrlError(params.return_url);
+  if (rejected) return notExecuted(rejected);
+  const data = objectOf(params.payment_method_data);
+  const card = objectOf(data?.card);
+  if (data?.type !== "card" || !card)
+    return notExecuted(
+      invalidRequest("The emulator's Payment Element takes cards only: payment_method_data[type]=card.", {
+        param: "payment_method_data[type]",
+      }),
+    );
+  const number = String(card.number ?? "").replace(/\s/g, "");
+  const details = {
+    number,
+    expMonth: Number(card.exp_month),
+    expYear: Number(card.exp_year),
+    cvc: String(card.cvc ?? ""),
+  };
+  const found = testTokenFor(details);
+  if ("refused" in found) {
+    return notExecuted(
+      stripeError(402, {
+        type: "card_error",
+        code: found.refused.code,
+        message: found.refused.message,
+        param: found.refused.param,
+        ...(found.refused.code === "card_declined" ? { decline_code: "test_mode_live_card" } : {}),
+      }),
+    );
+  }
+  const billing = objectOf(data.billing_details);
+  const postalCode = objectOf(billing?.address)?.postal_code;
+  return store(ctx, found.token, {
+    brand: brandOf(number),
+    last4: number.slice(-4),
+    expMonth: details.expMonth,
+    expYear: details.expYear,
+    postalCode: typeof postalCode === "string" ? postalCode : null,
+    returnUrl: typeof params.return_url === "string" ? params.return_url : null,
+    // Made by Stripe.js: a next action is for Stripe.js to handle (handleNextAction).
+    useStripeSdk: true,
+  });
+}
+
+/** `POST /v1/test_helpers/confirmation_tokens`: a token for a test payment method (`pm_card_visa`), secret key. */
+export function createForTest(ctx: Ctx, params: Params): Outcome {
+  const rejected = unknownParam(params, HELPER_PARAMS) ?? returnUrlError(params.return_url);
+  if (rejected) return notExecuted(rejected);
+  const paymentMethod = params.payment_method;
+  if (typeof paymentMethod !== "string")
+    return notExecuted(
+      invalidRequest("The emulator makes test ConfirmationTokens from a test payment_method such as pm_card_visa.", {
+        code: "parameter_missing",
+        param: "payment_method",
+      }),
+    );
+  const testToken = ctx.ledger.paymentMethods.tokenOf(paymentMethod) ?? paymentMethod;
+  if (!cardFor(testToken)) return notExecuted(unknownPaymentMethod(paymentMethod));
+  const number = Object.entries(knownCardNumbers()).find(([, token]) => token === testToken)?.[0] ?? "4242424242424242";
+  return store(ctx, testToken, {
+    brand: brandOf(number),
+    last4: number.slice(-4),
+    expMonth: 12,
+    expYear: new Date().getFullYear() + 3,
+    postalCode: null,
+    returnUrl: typeof params.return_url === "string" ? params.return_url : null,
+    // No Stripe.js: a 3-D Secure step is a redirect to return_url.
+    useStripeSdk: false,
+  });
+}
+
+/** `GET /v1/confirmation_tokens/{id}` (secret key). */
+export function retrieveToken(ctx: Ctx, id: string, params: Params): ApiResponse {
+  const rejected = unknownParam(params, new Set(["expand"]));
+  if (rejected) return rejected;
+  const stored = ctx.ledger.confirmationTokens.get(id);
+  return stored ? ok(structuredClone(stored.token)) : resourceMissing("confirmation_token", id, "confirmation_token");
+}
+
+/**
+ * The token a PaymentIntent create names, if it can confirm one now; else the
+ * error. Checked before the intent exists, so a refused token creates nothing.
+ */
+export function usableToken(ctx: Ctx, id: Params[string] | undefined): Stored | ApiResponse {
+  const stored = typeof id === "string" ? ctx.ledger.confirmationTokens.get(id) : undefined;
+  if (!stored) return resourceMissing("confirmation_token", String(id), "confirmation_token");
+  if (stored.token.payment_intent !== null) {
+    return invalidRequest(
+      `This ConfirmationToken has already been used to confirm ${stored.token.payment_intent}. Create a new ConfirmationToken with Stripe.js to try again.`,
+      { code: "token_already_used", param: "confirmation_token" },
+    );
+  }
+  if (stored.token.expires_at <= unixSeconds()) {
+    return invalidRequest("This ConfirmationToken has expired. Create a new ConfirmationToken with Stripe.js.", {
+      code: "confirmation_token_expired",
+      param: "confirmation_token",
+    });
+  }
+  return stored;
+}
+
+function store(
+  ctx: Ctx,
+  testToken: string,
+  card: {
+    brand: string;
+    last4: string;
+    expMonth: number;
+    expYear: number;
+    postalCode: string | null;
+    returnUrl: string | null;
+    useStripeSdk: boolean;
+  },
+): Outcome {
+  const created = unixSeconds();
+  const token: ConfirmationToken = {
+    id: randomId("ctoken_"),
+    object: "confirmation_token",
+    created,
+    expires_at: created + Math.floor(ctx.confirmationTokenTtlMs / 1000),
+    livemode: false,
+    metadata: null,
+    payment_intent: null,
+    payment_method_options: null,
+    payment_method_preview: {
+      type: "card",
+      billing_details: {
+        address: { city: null, country: null, line1: null, line2: null, postal_code: card.postalCode, state: null },
+        email: null,
+        name: null,
+        phone: null,
+        tax_id: null,
+      },
+      card: {
+        brand: card.brand,
+        checks: null,
+        country: "US",
+        display_brand: card.brand,
+        exp_month: card.expMonth,
+        exp_year: card.expYear,
+        funding: "credit",
+        generated_from: null,
+        last4: card.last4,
+        networks: { available: [card.brand], preferred: null },
+        three_d_secure_usage: { supported: true },
+        wallet: null,
+      },
+      customer: null,
+      customer_account: null,
+    },
+    return_url: card.returnUrl,
+    setup_future_usage: null,
+    setup_intent: null,
+    shipping: null,
+    use_stripe_sdk: card.useStripeSdk,
+  };
+  ctx.ledger.confirmationTokens.add({ token, testToken });
+  ctx.stats.confirmationTokens += 1;
+  return { response: ok(structuredClone(token)), executed: true, charge: null };
+}
+
+function objectOf(value: Params[string] | undefined): Params | null {
+  return typeof value === "object" && !Array.isArray(value) ? value : null;
+}
