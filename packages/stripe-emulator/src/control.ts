@@ -1,4 +1,5 @@
 import { Accounts } from "./accounts";
+import { recordHistory } from "./history";
 import { invalidRequest, ok, stripeError, unrecognizedUrl, type ApiResponse } from "./responses";
 import type { State } from "./state";
 import { parseWebhookPatch, type WebhookConfig, type WebhookFaults } from "./webhook-config";
@@ -47,6 +48,10 @@ export function handleControl(
     // Switching reordering off sends what it was holding, in order, rather than keeping it forever.
     if (patch.faults.reorder === null) webhooks.releaseHeld(false);
     return ok(webhookView(state));
+  }
+  if (path === "/_emulator/history" && method === "POST") {
+    const recorded = recordHistory(state.ledger, parseJson(body));
+    return typeof recorded === "string" ? invalidRequest(recorded) : ok(recorded);
   }
   if (path === "/_emulator/reset" && method === "POST") {
     accounts.reset(named.apiKey);
