@@ -20,6 +20,6 @@ export async function register() {
   }
   if (config.MAINTENANCE_INTERVAL_MS > 0) {
     const { startMaintenance } = await import("./lib/maintenance");
-    startMaintenance(config.MAINTENANCE_INTERVAL_MS, config.EVENTS_CATCH_UP_INTERVAL_MS);
+    startMaintenance(config.MAINTENANCE_INTERVAL_MS, config.EVENTS_CATCH_UP_INTERVAL_MS, config.AUDIT_INTERVAL_MS);
   }
 }

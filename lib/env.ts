@@ -130,6 +130,10 @@ const schema = z
     HEALTH_PROVIDER_CACHE_MS: z.coerce.number().int().min(0).max(300_000).default(10_000),
     /** GET /api/metrics requires `Authorization: Bearer <METRICS_TOKEN>`; required in production. */
     METRICS_TOKEN: secret(),
+    /** The operator's page (/ops) and GET /api/ops/findings require it; without it both are 404. */
+    OPS_TOKEN: secret(),
+    /** With the maintenance loop on: audit the last day against Stripe's record this often, one instance at a time (0: off). */
+    AUDIT_INTERVAL_MS: z.coerce.number().int().min(0).default(3_600_000),
     /** The app's connections to PostgreSQL, per instance. */
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(10),
     /** How long to wait for a connection (new or from the pool) before the request fails with 503. */

@@ -7,8 +7,11 @@
  * runs even when another failed.
  */
 import "server-only";
+import { auditStripeClient } from "./audit/client";
+import { runScheduledAudit } from "./audit/schedule";
 import { reconcileAbandoned } from "./checkout/reconcile";
 import { deleteIdleCustomers } from "./customers/expire";
+import { env } from "./env";
 import { deleteExpiredKeys } from "./idempotency/cleanup";
 import { observe, observeError } from "./observability";
 import { webhookDeps } from "./services";
@@ -17,8 +20,9 @@ import { catchUpEvents } from "./webhooks/catch-up";
 import { deleteProcessedEvents } from "./webhooks/inbox";
 import { processDueEvents } from "./webhooks/process";
 
-export function startMaintenance(intervalMs: number, catchUpIntervalMs: number): () => void {
+export function startMaintenance(intervalMs: number, catchUpIntervalMs: number, auditIntervalMs = 0): () => void {
   let running = false;
+  let auditing = false;
   let caughtUpAt = -Infinity;
   const tick = async () => {
     if (running) return; // a slow round is never overlapped by the next
@@ -27,6 +31,11 @@ export function startMaintenance(intervalMs: number, catchUpIntervalMs: number):
       run().catch((err: unknown) => observeError("maintenance_error", err, { step: name }));
     try {
       const deps = webhookDeps();
+      // Beside the loop, not in it: a large day's audit takes a while, the inbox and the reconciler do not wait for it.
+      if (auditIntervalMs > 0 && !auditing) {
+        auditing = true;
+        void step("audit", () => runScheduledAudit(auditDeps(), auditIntervalMs)).finally(() => (auditing = false));
+      }
       // One list call per pass at Stripe: paced apart from the loop's own interval.
       if (catchUpIntervalMs > 0 && Date.now() - caughtUpAt >= catchUpIntervalMs) {
         caughtUpAt = Date.now();
@@ -46,6 +55,14 @@ export function startMaintenance(intervalMs: number, catchUpIntervalMs: number):
       running = false;
     }
   };
+  const auditDeps = () => ({
+    prisma: webhookDeps().prisma,
+    stripe: (auditStripe ??= auditStripeClient(env())),
+    attemptDeadlineMs: env().PAYMENT_ATTEMPT_DEADLINE_MS,
+    actionTimeoutMs: env().PAYMENT_ACTION_TIMEOUT_MS,
+    log: observe,
+  });
+  let auditStripe: ReturnType<typeof auditStripeClient> | undefined;
   const timer = setInterval(() => void tick(), intervalMs);
   timer.unref();
   return () => clearInterval(timer);

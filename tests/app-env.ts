@@ -25,6 +25,8 @@ export function testAppEnv(options: {
     NEXT_DIST_DIR: TEST_DIST_DIR,
     // Off unless a test asks for it: a reconciler takes over every abandoned attempt in its database, other tests' included.
     MAINTENANCE_INTERVAL_MS: "0",
+    // The audit reads every intent of the emulator account: off unless a test asks for it.
+    AUDIT_INTERVAL_MS: "0",
     ...options.overrides,
   };
 }

@@ -1,4 +1,6 @@
+import { registerAuditMetrics } from "@/lib/audit/metrics";
 import { hasBearerToken } from "@/lib/bearer";
+import { db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { jsonError } from "@/lib/http";
 import { observability } from "@/lib/observability";
@@ -37,6 +39,7 @@ export async function GET(request: Request) {
     );
   }
   const { registry } = observability();
+  registerAuditMetrics(registry, db);
   return new Response(await registry.metrics(), {
     headers: { "Content-Type": registry.contentType, "Cache-Control": "no-store" },
   });

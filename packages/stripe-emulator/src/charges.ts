@@ -103,6 +103,8 @@ export class ChargeBook {
     paymentMethod: string;
     metadata: Record<string, string>;
     failure: (Decline & { blocked: boolean }) | null;
+    /** Unix seconds; now unless the charge is history (see history.ts). */
+    created?: number;
   }): Charge {
     const { failure } = input;
     const succeeded = failure === null;
@@ -119,7 +121,7 @@ export class ChargeBook {
       billing_details: { address: null, email: null, name: null, phone: null, tax_id: null },
       calculated_statement_descriptor: "STRIPE EMULATOR",
       captured: succeeded,
-      created: unixSeconds(),
+      created: input.created ?? unixSeconds(),
       currency: input.currency,
       customer: null,
       description: null,

@@ -9,6 +9,7 @@
 import type { Refund } from "./charges";
 import type { StripeEvent } from "./events";
 import type { FaultPatch } from "./fault-patch";
+import type { HistoryIntent } from "./history";
 import type { FaultsView, FaultSettings, FaultStats } from "./faults";
 import type { PaymentIntent } from "./ledger";
 import type { Permissions, RestrictedKey } from "./restricted-keys";
@@ -20,6 +21,7 @@ export type {
   FaultSettings,
   FaultStats,
   FaultsView,
+  HistoryIntent,
   PaymentIntent,
   Permissions,
   Refund,
@@ -124,6 +126,14 @@ export class EmulatorClient {
    */
   async reset(): Promise<void> {
     await this.call("POST", "/_emulator/reset", {});
+  }
+
+  /**
+   * POST /_emulator/history: succeeded payments recorded at past times
+   * (each with its charge, without events); answers their ids in order.
+   */
+  history(intents: HistoryIntent[]): Promise<{ ids: string[] }> {
+    return this.call("POST", "/_emulator/history", { intents });
   }
 
   /**

@@ -1,5 +1,6 @@
 import { Accounts } from "./accounts";
 import { parsePermissions } from "./restricted-keys";
+import { recordHistory } from "./history";
 import { invalidRequest, ok, stripeError, unrecognizedUrl, type ApiResponse } from "./responses";
 import type { State } from "./state";
 import { parseWebhookPatch, type WebhookConfig, type WebhookFaults } from "./webhook-config";
@@ -53,6 +54,10 @@ export function handleControl(
     const permissions = parsePermissions(parseJson(body));
     if (typeof permissions === "string") return invalidRequest(permissions);
     return ok(accounts.mintRestrictedKey(named.apiKey, permissions));
+  }
+  if (path === "/_emulator/history" && method === "POST") {
+    const recorded = recordHistory(state.ledger, parseJson(body));
+    return typeof recorded === "string" ? invalidRequest(recorded) : ok(recorded);
   }
   if (path === "/_emulator/reset" && method === "POST") {
     accounts.reset(named.apiKey);

@@ -1,6 +1,7 @@
 import { cardFor } from "./cards";
 import { ChargeBook } from "./charges";
 import { ConfirmationTokens } from "./confirmation-tokens";
+import { ANY_TIME, type CreatedRange } from "./created-range";
 import { randomId, unixSeconds } from "./ids";
 
 export type IntentStatus =
@@ -108,17 +109,21 @@ export interface PendingAuthentication {
  * charges here, not in responses.
  */
 export class Ledger {
-  // Insertion sequence, because `created` has one-second resolution and tests
-  // create many intents per second yet need a stable newest-first order.
-  private readonly intents = new Map<string, { seq: number; intent: PaymentIntent }>();
-  private nextSeq = 0;
+  private readonly intents = new Map<string, PaymentIntent>();
+  // Oldest first by creation time, then insertion (`created` has one-second
+  // resolution and tests create many intents per second yet need a stable
+  // newest-first order). Appending keeps it sorted; an intent recorded with a
+  // past time (history) marks it for one sort before the next read.
+  private ordered: PaymentIntent[] = [];
+  private position = new Map<string, number>();
+  private sorted = true;
   readonly charges = new ChargeBook();
   readonly paymentMethods = new PaymentMethods();
   readonly confirmationTokens = new ConfirmationTokens();
   /** Intents that ever required action, by id: the page still needs return_url after the shopper acted. */
   readonly authentications = new Map<string, PendingAuthentication>();
 
-  create(input: NewIntent): PaymentIntent {
+  create(input: NewIntent, created = unixSeconds()): PaymentIntent {
     const id = randomId("pi_");
     const intent: PaymentIntent = {
       id,
@@ -141,7 +146,7 @@ export class Ledger {
       last_payment_error: null,
       metadata: input.metadata,
       description: input.description,
-      created: unixSeconds(),
+      created,
       livemode: false,
       confirmation_method: "automatic",
       capture_method: "automatic",
@@ -164,27 +169,69 @@ export class Ledger {
       statement_descriptor_suffix: null,
       transfer_group: null,
     };
-    this.intents.set(id, { seq: this.nextSeq++, intent });
+    const last = this.ordered[this.ordered.length - 1];
+    if (last && last.created > created) this.sorted = false;
+    this.intents.set(id, intent);
+    this.position.set(id, this.ordered.length);
+    this.ordered.push(intent);
     return intent;
   }
 
   get(id: string): PaymentIntent | undefined {
-    return this.intents.get(id)?.intent;
+    return this.intents.get(id);
   }
 
   /** Every intent, newest first. */
   all(): PaymentIntent[] {
-    return [...this.intents.values()].sort((a, b) => b.seq - a.seq).map((entry) => entry.intent);
+    return [...this.oldestFirst()].reverse();
   }
 
-  /** Newest first; `startingAfter` is an id from a previous page, as in Stripe's cursor pagination. */
-  list(limit: number, startingAfter?: string): { data: PaymentIntent[]; hasMore: boolean } | null {
-    return page(this.all(), limit, startingAfter);
+  /**
+   * Newest first, created within `range`; `startingAfter` is an id from a
+   * previous page, as in Stripe's cursor pagination; null when it is unknown.
+   * Binary search on the creation time: a page costs its size, not the ledger's.
+   */
+  list(
+    limit: number,
+    startingAfter?: string,
+    range: CreatedRange = ANY_TIME,
+  ): { data: PaymentIntent[]; hasMore: boolean } | null {
+    const ordered = this.oldestFirst();
+    const low = firstIndex(ordered, (intent) => intent.created >= range.gte);
+    let high = firstIndex(ordered, (intent) => intent.created > range.lte);
+    if (startingAfter !== undefined) {
+      const at = this.position.get(startingAfter);
+      if (at === undefined) return null;
+      high = Math.min(high, at);
+    }
+    const from = Math.max(low, high - limit);
+    return { data: ordered.slice(from, Math.max(from, high)).reverse(), hasMore: from > low };
   }
 
   get size(): number {
     return this.intents.size;
   }
+
+  private oldestFirst(): PaymentIntent[] {
+    if (!this.sorted) {
+      this.ordered.sort((a, b) => a.created - b.created); // stable: ties keep the order of insertion
+      this.position = new Map(this.ordered.map((intent, i) => [intent.id, i]));
+      this.sorted = true;
+    }
+    return this.ordered;
+  }
+}
+
+/** The first index of a sorted array at which `test` holds (it holds for every later one), or its length. */
+function firstIndex<T>(items: T[], test: (item: T) => boolean): number {
+  let low = 0;
+  let high = items.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (test(items[mid]!)) high = mid;
+    else low = mid + 1;
+  }
+  return low;
 }
 
 /** Stripe's cursor pagination over a newest-first array; null when the cursor is unknown. */

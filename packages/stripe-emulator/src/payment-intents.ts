@@ -1,5 +1,6 @@
 import { attemptPayment } from "./charging";
 import { usableToken } from "./confirmation-tokens";
+import { createdRange } from "./created-range";
 import { emit, notExecuted, type Ctx, type Outcome } from "./context";
 import type { Params } from "./form";
 import { unixSeconds } from "./ids";
@@ -46,7 +47,7 @@ const CANCELABLE: readonly string[] = [
   "processing",
 ];
 const RETRIEVE_PARAMS = new Set(["client_secret", "expand"]);
-const LIST_PARAMS = new Set(["limit", "starting_after", "expand"]);
+const LIST_PARAMS = new Set(["limit", "starting_after", "expand", "created"]);
 
 export function createIntent(ctx: Ctx, params: Params): Outcome {
   const { paymentMethods } = ctx.ledger;
@@ -153,8 +154,10 @@ export function retrieveIntent(ctx: Ctx, id: string, params: Params): ApiRespons
 export function listIntents(ctx: Ctx, params: Params): ApiResponse {
   const rejected = unknownParam(params, LIST_PARAMS) ?? limitError(params.limit);
   if (rejected) return rejected;
+  const created = createdRange(params.created);
+  if (typeof created === "string") return invalidRequest(created, { param: "created" });
   const after = typeof params.starting_after === "string" ? params.starting_after : undefined;
-  const page = ctx.ledger.list(limitOf(params.limit), after);
+  const page = ctx.ledger.list(limitOf(params.limit), after, created);
   if (!page) return resourceMissing("payment_intent", after ?? "", "starting_after");
   return ok({ object: "list", url: "/v1/payment_intents", has_more: page.hasMore, data: page.data });
 }

@@ -1,5 +1,6 @@
 import { cardFor } from "./cards";
 import type { Charge, LaterRefund, RefundReason } from "./charges";
+import { createdRange, within } from "./created-range";
 import { emit, emitLater, notExecuted, type Ctx, type Outcome } from "./context";
 import type { Params } from "./form";
 import { limitError, limitOf } from "./payment-intents";
@@ -14,7 +15,7 @@ import { isIntegerText, unknownParam } from "./validation";
 export const REFUND_SETTLES_AFTER_MS = 200;
 
 const CREATE_PARAMS = new Set(["payment_intent", "charge", "amount", "reason", "metadata", "expand"]);
-const LIST_PARAMS = new Set(["payment_intent", "charge", "limit", "starting_after", "expand"]);
+const LIST_PARAMS = new Set(["payment_intent", "charge", "limit", "starting_after", "expand", "created"]);
 const REASONS: readonly string[] = ["duplicate", "fraudulent", "requested_by_customer"];
 
 export function createRefund(ctx: Ctx, params: Params): Outcome {
@@ -74,12 +75,15 @@ function settle(ctx: Ctx, later: NonNullable<LaterRefund>): void {
 export function listRefunds(ctx: Ctx, params: Params): ApiResponse {
   const rejected = unknownParam(params, LIST_PARAMS) ?? limitError(params.limit);
   if (rejected) return rejected;
+  const created = createdRange(params.created);
+  if (typeof created === "string") return invalidRequest(created, { param: "created" });
   const filter = {
     ...(typeof params.payment_intent === "string" ? { paymentIntent: params.payment_intent } : {}),
     ...(typeof params.charge === "string" ? { charge: params.charge } : {}),
   };
   const after = typeof params.starting_after === "string" ? params.starting_after : undefined;
-  const found = page(ctx.ledger.charges.listRefunds(filter), limitOf(params.limit), after);
+  const refunds = ctx.ledger.charges.listRefunds(filter).filter((refund) => within(created, refund.created));
+  const found = page(refunds, limitOf(params.limit), after);
   if (!found) return resourceMissing("refund", after ?? "", "starting_after");
   return ok({ object: "list", url: "/v1/refunds", has_more: found.hasMore, data: found.data });
 }

@@ -1,0 +1,71 @@
+// npm run audit -- [--since 24h | --from ISO --to ISO] [--json] — the shop's
+// database against Stripe's record of the window (lib/audit/). Exit 1 when a
+// finding says money is wrong, 2 when refused, else 0.
+import "./lib/dotenv";
+import { parseArgs } from "node:util";
+import { runAudit } from "@/lib/audit/audit";
+import { moneyWrong } from "@/lib/audit/findings";
+import { auditStripeClient } from "@/lib/audit/client";
+import { auditTable } from "@/lib/audit/table";
+import { parseWindow } from "@/lib/audit/window";
+import { createPrismaClient } from "@/lib/db";
+import { provisionDatabase } from "@/lib/db/provision";
+import { ConfigError, parseEnv } from "@/lib/env";
+
+const USAGE = "Usage: npm run audit -- [--since 24h | --from ISO --to ISO] [--json]";
+
+async function main(): Promise<number> {
+  let values: { since?: string; from?: string; to?: string; json?: boolean; help?: boolean };
+  try {
+    values = parseArgs({
+      args: process.argv.slice(2),
+      options: {
+        since: { type: "string" },
+        from: { type: "string" },
+        to: { type: "string" },
+        json: { type: "boolean" },
+        help: { type: "boolean" },
+      },
+    }).values;
+  } catch (err) {
+    console.error(`${err instanceof Error ? err.message : String(err)}\n${USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const window = parseWindow(values);
+  if (typeof window === "string") {
+    console.error(`${window}\n${USAGE}`);
+    return 2;
+  }
+  const env = parseEnv();
+  const database = await provisionDatabase(env);
+  const prisma = createPrismaClient(database.url);
+  try {
+    const report = await runAudit(
+      {
+        prisma,
+        stripe: auditStripeClient(env),
+        attemptDeadlineMs: env.PAYMENT_ATTEMPT_DEADLINE_MS,
+        actionTimeoutMs: env.PAYMENT_ACTION_TIMEOUT_MS,
+        log: (event, fields) => console.error(JSON.stringify({ event, ...fields })),
+      },
+      window,
+    );
+    console.log(values.json ? JSON.stringify(report) : auditTable(report));
+    return moneyWrong(report) ? 1 : 0;
+  } finally {
+    await prisma.$disconnect();
+    await database.stop();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(err instanceof ConfigError ? err.message : err);
+    process.exit(2);
+  },
+);
