@@ -54,7 +54,7 @@ function typesOf(params: Params): string[] | null | string {
 }
 
 /** `created=<unix seconds>` or `created[gt|gte|lt|lte]=<unix seconds>`, as Stripe's list endpoints take it. */
-function createdFilter(value: Params[string] | undefined): ((seconds: number) => boolean) | string {
+export function createdFilter(value: Params[string] | undefined): ((seconds: number) => boolean) | string {
   if (value === undefined) return () => true;
   const invalid = "Invalid created: must be an integer Unix timestamp, or an object with gt, gte, lt or lte.";
   const seconds = (text: unknown) => (typeof text === "string" && /^\d+$/.test(text) ? Number(text) : null);

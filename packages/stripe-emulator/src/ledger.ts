@@ -176,8 +176,18 @@ export class Ledger {
   }
 
   /** Newest first; `startingAfter` is an id from a previous page, as in Stripe's cursor pagination. */
-  list(limit: number, startingAfter?: string): { data: PaymentIntent[]; hasMore: boolean } | null {
-    return page(this.all(), limit, startingAfter);
+  list(
+    limit: number,
+    startingAfter?: string,
+    created: (seconds: number) => boolean = () => true,
+    endingBefore?: string,
+  ): { data: PaymentIntent[]; hasMore: boolean } | null {
+    return page(
+      this.all().filter((intent) => created(intent.created)),
+      limit,
+      startingAfter,
+      endingBefore,
+    );
   }
 
   get size(): number {
