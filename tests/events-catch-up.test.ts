@@ -62,6 +62,35 @@ describe("the events catch-up, with no webhook delivered", () => {
     expect(order).toMatchObject({ status: "paid", refund_id: refund.id, refund_reason: "provider" });
     await expectNothingDelivered();
   });
+
+  it("records a $1 partial refund made in the Dashboard: the order stays paid, partially refunded", async () => {
+    const shopper = await h.shopper();
+    const paid = await shopper.checkout(newKey(), cart());
+    expect(paid.status).toBe(201);
+    const refund = await stripe().refunds.create({ payment_intent: paid.body.paymentIntentId, amount: 100 });
+    expect(refund).toMatchObject({ amount: 100, status: "succeeded" });
+
+    const order = await waitFor("the order to record the partial refund", async () => {
+      const { body } = await shopper.order(paid.body.orderId);
+      return body.refundedCents > 0 ? body : null;
+    });
+    expect(order).toMatchObject({
+      status: "paid",
+      amountCents: CART_TOTAL_CENTS,
+      refundedCents: 100,
+      refund: "partial",
+      refundedAt: null,
+    });
+    const { body: listed } = await shopper.orders();
+    expect(listed[0]).toMatchObject({ id: paid.body.orderId, status: "paid", refund: "partial", refundedCents: 100 });
+    // The rest given back too: refunded in full.
+    await stripe().refunds.create({ payment_intent: paid.body.paymentIntentId });
+    const full = await waitFor("the order to record the rest", async () => {
+      const { body } = await shopper.order(paid.body.orderId);
+      return body.refund === "full" ? body : null;
+    });
+    expect(full).toMatchObject({ status: "paid", refundedCents: CART_TOTAL_CENTS, refundedAt: expect.any(String) });
+  });
 });
 
 describe("the provider's record, when the shop lost an attempt's rows", () => {

@@ -35,7 +35,13 @@ export function OrderHistory() {
                 <span className="muted">
                   {" "}
                   · {formatDate(order.createdAt)}
-                  {order.refundedAt ? " · refunded" : order.refundFailedAt ? " · refund failed" : ""}
+                  {order.refundedAt
+                    ? " · refunded"
+                    : order.refund === "partial"
+                      ? " · partially refunded"
+                      : order.refundFailedAt
+                        ? " · refund failed"
+                        : ""}
                 </span>
                 <p className="muted order-items">
                   {order.lines.map((line) => `${line.quantity} × ${line.name}`).join(", ")}

@@ -154,7 +154,11 @@ export async function settleAttempt(
   const providerStarted = performance.now();
   const outcome =
     (options.final ?? owner.pastDeadline)
-      ? await settleForGood(deps.stripe, { attemptId: order.id, paymentIntentId: order.paymentIntentId }, fence)
+      ? await settleForGood(
+          deps.stripe,
+          { attemptId: order.id, paymentIntentId: order.paymentIntentId, since: order.createdAt },
+          fence,
+        )
       : await drivePayment(
           deps.stripe,
           {
@@ -171,6 +175,7 @@ export async function settleAttempt(
               ...linesMetadata(order.lines),
             },
             returnUrl: order.returnUrl ?? returnUrlFor(deps.appOrigin, ids.key),
+            since: order.createdAt,
           },
           fence,
         );

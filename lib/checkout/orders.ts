@@ -2,6 +2,7 @@ import { Prisma, type PrismaClient } from "../generated/prisma/client";
 import { heldBy, type OutcomeEffect } from "../idempotency/engine";
 import type { Ownership } from "../idempotency/types";
 import type { MetadataLine } from "../payments/attempt-intent";
+import { refundedInFull } from "./refunds";
 import type { CheckoutRequest, ValidationIssue } from "./request";
 
 /** Order persistence for checkout: one pending order per attempt, its id derived from the attempt. */
@@ -15,6 +16,8 @@ export interface PendingOrder {
   returnUrl: string | null;
   /** What was priced, as the PaymentIntent's metadata carries it. */
   lines: MetadataLine[];
+  /** When the attempt's order was written: its PaymentIntent cannot be older (attempt-intent.ts lists from here). */
+  createdAt: Date;
 }
 
 const pendingSelect = {
@@ -25,6 +28,7 @@ const pendingSelect = {
   paymentIntentId: true,
   returnUrl: true,
   lines: { select: { sku: true, quantity: true, unitPriceCents: true } },
+  createdAt: true,
 } as const;
 
 export type AttemptOrder =
@@ -42,6 +46,7 @@ interface AttemptOrderRow {
   paymentIntentId: string | null;
   returnUrl: string | null;
   lines: MetadataLine[] | null;
+  createdAt: Date | null;
   line: number | null;
   sku: string | null;
 }
@@ -119,13 +124,13 @@ export async function createAttemptOrder(
              (select jsonb_agg(jsonb_build_object('sku', p.sku, 'quantity', p.quantity, 'unitPriceCents', p.price_cents) order by p.sku)
                 from priced p)
            ) as lines,
-           null::int as line, null as sku
+           created_at as "createdAt", null::int as line, null as sku
       from found
     union all
-    select 'missing', null, null, null, null, null, null, null, w.line, w.sku from wanted w, owner
+    select 'missing', null, null, null, null, null, null, null, null, w.line, w.sku from wanted w, owner
      where not exists (select 1 from existing) and not exists (select 1 from priced where priced.line = w.line)
     union all
-    select 'currencies', null, null, null, null, null, null, null, null, null from valid, owner
+    select 'currencies', null, null, null, null, null, null, null, null, null, null from valid, owner
      where not exists (select 1 from existing) and not valid.ok
        and (select count(*) from priced) = (select count(*) from wanted)`;
   const order = rows.find((row) => row.kind === "order");
@@ -148,6 +153,7 @@ function toPending(row: AttemptOrderRow): PendingOrder {
     paymentIntentId: row.paymentIntentId,
     returnUrl: row.returnUrl,
     lines: row.lines ?? [],
+    createdAt: new Date(row.createdAt!),
   };
 }
 
@@ -188,6 +194,10 @@ export interface OrderView {
   /** Set when the payment was given back; see lib/checkout/refunds.ts for the reasons. */
   refundedAt: Date | null;
   refundReason: string | null;
+  /** What refunds (succeeded or pending) gave back; below amountCents the order is partially refunded. */
+  refundedCents: number;
+  /** `partial`: some of the payment was given back and the order stays paid; `full`: all of it. */
+  refund: "none" | "partial" | "full";
   /** Set when the refund failed later: the money did not go back (refundedAt is then null). */
   refundFailedAt: Date | null;
   createdAt: Date;
@@ -203,21 +213,35 @@ const viewSelect = {
   declineCode: true,
   refundedAt: true,
   refundReason: true,
+  refundedCents: true,
   refundFailedAt: true,
   createdAt: true,
   lines: { select: { sku: true, name: true, unitPriceCents: true, quantity: true }, orderBy: { name: "asc" } },
 } as const;
 
 /** A customer's orders, newest first. */
-export function listOrders(prisma: PrismaClient, customerId: string): Promise<OrderView[]> {
-  return prisma.order.findMany({
+export async function listOrders(prisma: PrismaClient, customerId: string): Promise<OrderView[]> {
+  const orders = await prisma.order.findMany({
     where: { customerId },
     orderBy: { createdAt: "desc" },
     select: viewSelect,
     take: 100,
   });
+  return orders.map(withRefund);
 }
 
-export function findOrder(prisma: PrismaClient, customerId: string, orderId: string): Promise<OrderView | null> {
-  return prisma.order.findFirst({ where: { id: orderId, customerId }, select: viewSelect });
+export async function findOrder(prisma: PrismaClient, customerId: string, orderId: string): Promise<OrderView | null> {
+  const order = await prisma.order.findFirst({ where: { id: orderId, customerId }, select: viewSelect });
+  return order && withRefund(order);
+}
+
+function withRefund(order: Omit<OrderView, "refund">): OrderView {
+  const refund = order.refundedAt
+    ? "full"
+    : refundedInFull(order.refundedCents, order.amountCents)
+      ? "full"
+      : order.refundedCents > 0
+        ? "partial"
+        : "none";
+  return { ...order, refund };
 }

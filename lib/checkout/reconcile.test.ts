@@ -296,33 +296,52 @@ describe("the reconciler", () => {
     });
   });
 
-  it("past its deadline finds by metadata an intent whose id was never recorded, and keeps its success", async () => {
-    const short = {
-      ...deps,
-      idempotency: new IdempotencyEngine(prisma, {
-        inProgressTtlMs: TTL_MS,
-        retentionHours: 24,
-        attemptDeadlineMs: TTL_MS + 200,
-      }),
-    };
-    const customerId = await newCustomer();
-    const { owner, order, key } = await ownedOrder(customerId);
-    // Charged, and the server died before writing the intent's id.
-    const charged = await drivePayment(deps.stripe, paymentOf(owner, order, key, customerId), {
-      refresh: async () => true,
-    });
-    expect(charged.kind).toBe("succeeded");
-    await stayAway(customerId, TTL_MS + 300); // past the deadline too
+  const searchFaults = [
+    ["search instant", {}],
+    ["search 10 minutes behind", { searchLagMs: 600_000 }],
+    ["an account without search", { searchUnavailable: true }],
+  ] as const;
+  it.each(searchFaults)(
+    "past its deadline finds by listing an intent whose id was never recorded, and keeps its success (%s)",
+    async (_, fault) => {
+      const short = {
+        ...deps,
+        idempotency: new IdempotencyEngine(prisma, {
+          inProgressTtlMs: TTL_MS,
+          retentionHours: 24,
+          attemptDeadlineMs: TTL_MS + 200,
+        }),
+      };
+      const customerId = await newCustomer();
+      const { owner, order, key } = await ownedOrder(customerId);
+      // Charged, and the server died before writing the intent's id.
+      const charged = await drivePayment(deps.stripe, paymentOf(owner, order, key, customerId), {
+        refresh: async () => true,
+      });
+      if (charged.kind !== "succeeded") throw new Error(`expected a charge, got ${charged.kind}`);
+      await controls().faults(fault);
+      // The fault is in force: search does not show the intent (or is refused).
+      const searched = await deps.stripe.paymentIntents
+        .search({ query: `metadata['orderId']:'${order.id}'` })
+        .then((found) => found.data.map((pi) => pi.id))
+        .catch((err: { statusCode?: number }) => err.statusCode);
+      expect(searched).toEqual(
+        "searchUnavailable" in fault ? 400 : "searchLagMs" in fault ? [] : [charged.paymentIntentId],
+      );
+      await stayAway(customerId, TTL_MS + 300); // past the deadline too
 
-    expect(await reconcileAbandoned(short)).toEqual({ ...nothing, paid: 1 });
-    expect(
-      await prisma.order.findUniqueOrThrow({
-        where: { id: order.id },
-        select: { status: true, paymentIntentId: true },
-      }),
-    ).toEqual({ status: "paid", paymentIntentId: charged.kind === "succeeded" ? charged.paymentIntentId : null });
-    expect((await controls().snapshot()).stats.charges).toBe(1);
-  });
+      const searches = (await controls().stats()).searches;
+      expect(await reconcileAbandoned(short)).toEqual({ ...nothing, paid: 1 });
+      expect(
+        await prisma.order.findUniqueOrThrow({
+          where: { id: order.id },
+          select: { status: true, paymentIntentId: true },
+        }),
+      ).toEqual({ status: "paid", paymentIntentId: charged.paymentIntentId });
+      expect((await controls().stats()).searches).toBe(searches); // found by the list: search never asked
+      expect((await controls().snapshot()).stats.charges).toBe(1);
+    },
+  );
 });
 
 /** What a server does up to its first provider call: claim, then price the cart into the attempt's order. */
@@ -362,5 +381,6 @@ function paymentOf(owner: Ownership, order: PendingOrder, key: string, customerI
     paymentIntentId: null,
     metadata: { orderId: order.id, customerId, idempotencyKey: key },
     returnUrl: "http://localhost:3000/checkout/return",
+    since: order.createdAt,
   };
 }

@@ -8,6 +8,33 @@ import type { PrismaClient } from "../generated/prisma/client";
  */
 export type RefundReason = "late_success" | "provider";
 
+/** Whether refunds adding up to `refundedCents` give back all of `chargedCents`: the one rule for "refunded in full". */
+export function refundedInFull(refundedCents: number, chargedCents: number): boolean {
+  return chargedCents > 0 && refundedCents >= chargedCents;
+}
+
+/** What the given refunds give back: those that succeeded or are still pending (failed and canceled ones give nothing). */
+export function refundedAmount(refunds: readonly { amount: number; status: string | null }[]): number {
+  return refunds.reduce((sum, r) => (r.status === "failed" || r.status === "canceled" ? sum : sum + r.amount), 0);
+}
+
+/**
+ * Records what Stripe's refunds of the order's payment add up to now, below
+ * the amount charged: the order stays paid, partially refunded. Stripe's list
+ * is the truth, so the latest reading is written as it is.
+ */
+export async function recordPartialRefund(
+  prisma: PrismaClient,
+  order: { id: string },
+  refundedCents: number,
+): Promise<boolean> {
+  const { count } = await prisma.order.updateMany({
+    where: { id: order.id, refundedAt: null, refundedCents: { not: refundedCents } },
+    data: { refundedCents },
+  });
+  return count === 1;
+}
+
 /**
  * Records a refund on the order, once: a second delivery of the same news
  * changes nothing. The app's own refund may be reported by Stripe
@@ -21,7 +48,7 @@ export type RefundReason = "late_success" | "provider";
 export async function recordRefund(
   prisma: PrismaClient,
   order: { id: string },
-  refund: { id: string | null; reason: RefundReason },
+  refund: { id: string | null; reason: RefundReason; refundedCents: number },
 ): Promise<boolean> {
   // Raw SQL: the previous values decide, in the same statement that writes,
   // whether this is news, without a transaction.
@@ -31,6 +58,7 @@ export async function recordRefund(
     )
     update orders o
        set refunded_at = coalesce(o.refunded_at, now()),
+           refunded_cents = greatest(o.refunded_cents, ${refund.refundedCents}),
            refund_id = coalesce(${refund.id}, previous.refund_id),
            refund_reason = ${refund.reason},
            refund_failed_at = null,
@@ -65,6 +93,7 @@ export async function recordRefundFailure(
   const rows = await prisma.$queryRaw<Array<{ id: string }>>`
     update orders
        set refunded_at = null,
+           refunded_cents = 0,
            refund_failed_at = now(),
            refund_failure_reason = ${refund.failureReason},
            refund_id = ${refund.id},

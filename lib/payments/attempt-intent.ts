@@ -30,15 +30,35 @@ const LINES_PREFIX = "lines_";
  * The lines as metadata values: a JSON array of `[sku, quantity, unit price]`,
  * sorted by SKU so that every owner of the attempt sends Stripe the same
  * parameters under the attempt's key, cut into values of at most 500
- * characters (a 50-line cart of 64-character SKUs needs about 8).
+ * characters (chunks: a 50-line cart of 64-character SKUs needs about 8).
  */
 export function linesMetadata(lines: readonly MetadataLine[]): Record<string, string> {
   const sorted = [...lines].sort((a, b) => (a.sku < b.sku ? -1 : a.sku > b.sku ? 1 : a.quantity - b.quantity));
   const json = JSON.stringify(sorted.map((l) => [l.sku, l.quantity, l.unitPriceCents]));
   const values: Record<string, string> = {};
-  for (let i = 0; i * METADATA_VALUE_MAX < json.length; i++)
-    values[`${LINES_PREFIX}${i + 1}`] = json.slice(i * METADATA_VALUE_MAX, (i + 1) * METADATA_VALUE_MAX);
+  chunks(json, METADATA_VALUE_MAX).forEach((chunk, i) => (values[`${LINES_PREFIX}${i + 1}`] = chunk));
   return values;
+}
+
+/**
+ * `text` cut into pieces of at most `max` characters, never inside a code
+ * point. Stripe's docs give the limit in "characters" without saying which;
+ * a piece at most `max` UTF-16 units long is at most `max` code points too,
+ * so it fits whichever Stripe counts, and a SKU outside the BMP (an emoji) is
+ * never cut into two halves of a surrogate pair, which neither side could read.
+ */
+export function chunks(text: string, max: number): string[] {
+  const pieces: string[] = [];
+  let piece = "";
+  for (const codePoint of text) {
+    if (piece.length + codePoint.length > max) {
+      pieces.push(piece);
+      piece = "";
+    }
+    piece += codePoint;
+  }
+  if (piece) pieces.push(piece);
+  return pieces;
 }
 
 /** The lines an intent's metadata carries; null when they are missing or malformed. */
@@ -73,16 +93,43 @@ export function paymentKeys(attemptId: string) {
   };
 }
 
+/** How far before the attempt's order the list reaches: clocks disagree, the shop's and Stripe's. */
+export const FIND_WINDOW_MARGIN_SECONDS = 600;
+
 /**
  * The attempt's intent, found by its metadata when its id is not known: the
  * create's answer was lost, replayed as a stored 500, or refused because the
- * parameters changed since. Search is eventually consistent (about a minute
- * at Stripe): an intent not found yet is looked for again, with backoff.
+ * parameters changed since. The intents created since the attempt's order
+ * was written are listed (a list is consistent: an intent Stripe created is
+ * in it) and matched on `metadata.orderId`. Search is only the fallback, for
+ * an intent older than the order (the shop lost its rows and wrote them
+ * again): Stripe's docs advise against search right after a write (it lags
+ * under a minute, up to an hour in an outage), it has its own rate limit and
+ * some accounts have none. A failed search is no answer, not an error.
  */
-export async function findAttemptIntent(stripe: Stripe, attemptId: string): Promise<Stripe.PaymentIntent | null> {
-  const found = await stripe.paymentIntents.search({
-    query: `metadata['orderId']:'${attemptId.replace(/'/g, "")}'`,
-    limit: 10,
-  });
-  return found.data.find((i) => i.status === "succeeded") ?? found.data[0] ?? null;
+export async function findAttemptIntent(
+  stripe: Stripe,
+  attemptId: string,
+  since: Date,
+): Promise<Stripe.PaymentIntent | null> {
+  const gte = Math.floor(since.getTime() / 1000) - FIND_WINDOW_MARGIN_SECONDS;
+  const listed: Stripe.PaymentIntent[] = [];
+  // Newest first, paged with starting_after by the SDK, to the window's start.
+  for await (const intent of stripe.paymentIntents.list({ created: { gte }, limit: 100 }))
+    if (intent.metadata?.orderId === attemptId) listed.push(intent);
+  if (listed.length > 0) return pick(listed);
+  try {
+    const found = await stripe.paymentIntents.search({
+      query: `metadata['orderId']:'${attemptId.replace(/'/g, "")}'`,
+      limit: 10,
+    });
+    return pick(found.data.filter((intent) => intent.metadata?.orderId === attemptId));
+  } catch {
+    return null;
+  }
+}
+
+/** Of one attempt's intents (one, unless something else wrote its id): the success, else the newest. */
+function pick(intents: readonly Stripe.PaymentIntent[]): Stripe.PaymentIntent | null {
+  return intents.find((i) => i.status === "succeeded") ?? intents[0] ?? null;
 }

@@ -28,6 +28,8 @@ export interface PaymentRequest {
   metadata: AttemptMetadata;
   /** Where Stripe sends the shopper back after 3-D Secure. */
   returnUrl: string;
+  /** When the attempt's order was written: its intent is looked for among those created since. */
+  since: Date;
 }
 
 /** Renews the owner's lock before a provider call that could change anything; false once fenced out. */
@@ -105,7 +107,7 @@ async function createAndConfirm(stripe: Stripe, request: PaymentRequest): Promis
   } catch (err) {
     if (!keyCannotTell(err)) throw err;
     // Only a read from here: whatever the search answers, nothing was decided by it.
-    const intent = await findAttemptIntent(stripe, request.attemptId).catch(() => null);
+    const intent = await findAttemptIntent(stripe, request.attemptId, request.since).catch(() => null);
     return { intent, reason: describeKeyError(err) };
   }
 }

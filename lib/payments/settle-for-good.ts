@@ -13,14 +13,14 @@ import { isStripeError } from "./stripe-errors";
  */
 export async function settleForGood(
   stripe: Stripe,
-  request: { attemptId: string; paymentIntentId: string | null },
+  request: { attemptId: string; paymentIntentId: string | null; since: Date },
   fence: Fence,
 ): Promise<PaymentOutcome> {
   let intent: Stripe.PaymentIntent | null = null;
   try {
     intent = request.paymentIntentId
       ? await stripe.paymentIntents.retrieve(request.paymentIntentId)
-      : await findAttemptIntent(stripe, request.attemptId);
+      : await findAttemptIntent(stripe, request.attemptId, request.since);
     if (!intent) return attemptExpired(null);
     if (intent.status === "succeeded" || intent.status === "canceled") return outcomeOf(intent);
     if (!(await fence.refresh())) return { kind: "fenced" };

@@ -33,6 +33,7 @@ function pay(paymentMethod: string) {
     paymentIntentId: null,
     metadata: { orderId: attemptId, customerId: randomUUID(), idempotencyKey: randomUUID() },
     returnUrl: "http://127.0.0.1:3000/checkout/return?key=k",
+    since: new Date(),
   };
   return drivePayment(stripe, request, alwaysOwner);
 }

@@ -11,17 +11,18 @@ import type { WebhookDeps } from "./deps";
 export async function refundLateSuccess(
   deps: WebhookDeps,
   order: { id: string },
-  intent: Pick<Stripe.PaymentIntent, "id" | "amount">,
+  intent: Pick<Stripe.PaymentIntent, "id" | "amount" | "amount_received">,
 ): Promise<"refunded" | "already_refunded"> {
   const refundId = await refundIntentOnce(deps.stripe, intent.id);
   if (refundId === null) {
     // Refunded already by someone else (the Dashboard): nothing left to give back.
-    await recordRefund(deps.prisma, order, { id: null, reason: "provider" });
+    await recordRefund(deps.prisma, order, { id: null, reason: "provider", refundedCents: charged(intent) });
     return "already_refunded";
   }
   // Two events about the intent processed at once both ask Stripe, which
   // makes one refund; the one that records it says so, the other replayed it.
-  if (!(await recordRefund(deps.prisma, order, { id: refundId, reason: "late_success" }))) return "already_refunded";
+  const refunded = { id: refundId, reason: "late_success" as const, refundedCents: charged(intent) };
+  if (!(await recordRefund(deps.prisma, order, refunded))) return "already_refunded";
   deps.log?.("late_success_refund", {
     orderId: order.id,
     paymentIntentId: intent.id,
@@ -29,4 +30,9 @@ export async function refundLateSuccess(
     amountCents: intent.amount,
   });
   return "refunded";
+}
+
+/** What the intent charged: its refund without an amount gives all of it back. */
+function charged(intent: Pick<Stripe.PaymentIntent, "amount" | "amount_received">): number {
+  return intent.amount_received || intent.amount;
 }

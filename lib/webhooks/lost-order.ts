@@ -1,5 +1,6 @@
 import type Stripe from "stripe";
 import { restoreOrder } from "../checkout/restore-order";
+import { refundedAmount, refundedInFull } from "../checkout/refunds";
 import { refundIntentOnce } from "../payments/refund";
 import { isOurs } from "./attempt";
 import type { WebhookDeps } from "./deps";
@@ -43,9 +44,12 @@ export async function accountForIntent(
       deps.log?.("order_restored", { outcome: "refunded", orderId: restored.orderId, ...fields });
       return "order_restored_refunded";
     case "unrestorable": {
-      // Given back already (by an earlier pass, or in the Dashboard): nothing is owed.
-      const refunds = await deps.stripe.refunds.list({ payment_intent: intent.id, limit: 10 });
-      if (refunds.data.some((r) => r.status !== "failed" && r.status !== "canceled")) return "accounted";
+      // Given back already, all of it (by an earlier pass, or in the Dashboard): nothing is owed. A
+      // partial refund accounts for part only: the rest is refunded (Stripe's default, what remains).
+      const refunds: Stripe.Refund[] = [];
+      for await (const refund of deps.stripe.refunds.list({ payment_intent: intent.id, limit: 100 }))
+        refunds.push(refund);
+      if (refundedInFull(refundedAmount(refunds), intent.amount_received || intent.amount)) return "accounted";
       const refundId = await refundIntentOnce(deps.stripe, intent.id);
       deps.log?.("order_restored", {
         outcome: "unrestorable_refunded",

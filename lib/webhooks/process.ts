@@ -2,7 +2,13 @@ import type Stripe from "stripe";
 import { settleAttempt } from "../checkout/checkout";
 import { paymentKeys } from "../payments/attempt-intent";
 import { findAttemptOrder } from "../checkout/orders";
-import { recordRefund, recordRefundFailure } from "../checkout/refunds";
+import {
+  recordPartialRefund,
+  recordRefund,
+  recordRefundFailure,
+  refundedAmount,
+  refundedInFull,
+} from "../checkout/refunds";
 import { findPaymentAttempt, isOurs, type PaymentAttempt } from "./attempt";
 import type { WebhookDeps } from "./deps";
 import { backoffMs, claimDueEvents, markProcessed, retryLater, type InboxEvent } from "./inbox";
@@ -234,7 +240,10 @@ async function driveAttempt(
  * Stripe's news came first.
  */
 async function onRefund(deps: WebhookDeps, paymentIntentId: string): Promise<Verdict> {
-  const order = await deps.prisma.order.findUnique({ where: { paymentIntentId }, select: { id: true } });
+  const order = await deps.prisma.order.findUnique({
+    where: { paymentIntentId },
+    select: { id: true, amountCents: true },
+  });
   if (!order) {
     const intent = await retrieve(deps, paymentIntentId);
     if (!intent || !isOurs(intent)) return { done: "ignored" };
@@ -243,13 +252,25 @@ async function onRefund(deps: WebhookDeps, paymentIntentId: string): Promise<Ver
     if (attempt?.order.paymentIntentId) return { done: "stray_refund" };
     return { later: `no order with ${intent.id} yet` };
   }
-  const refunds = await deps.stripe.refunds.list({ payment_intent: paymentIntentId, limit: 10 });
-  const refund = refunds.data.find((r) => r.status !== "failed" && r.status !== "canceled");
+  const refunds: Stripe.Refund[] = [];
+  for await (const refund of deps.stripe.refunds.list({ payment_intent: paymentIntentId, limit: 100 }))
+    refunds.push(refund);
+  const refunded = refundedAmount(refunds);
+  const refund = refunds.find((r) => r.status !== "failed" && r.status !== "canceled");
+  if (refund && !refundedInFull(refunded, order.amountCents)) {
+    // Part of the payment given back (support refunded $5 of $120): the order stays paid, partially refunded.
+    const recorded = await recordPartialRefund(deps.prisma, order, refunded);
+    return { done: recorded ? "partial_refund_recorded" : "already_refunded" };
+  }
   if (refund) {
-    const recorded = await recordRefund(deps.prisma, order, { id: refund.id, reason: "provider" });
+    const recorded = await recordRefund(deps.prisma, order, {
+      id: refund.id,
+      reason: "provider",
+      refundedCents: refunded,
+    });
     return { done: recorded ? "refund_recorded" : "already_refunded" };
   }
-  const failed = refunds.data.find((r) => r.status === "failed");
+  const failed = refunds.find((r) => r.status === "failed");
   if (!failed) return { done: "no_refund" };
   const failureReason = failed.failure_reason ?? "unknown";
   if (!(await recordRefundFailure(deps.prisma, order, { id: failed.id, failureReason }))) {

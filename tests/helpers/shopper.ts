@@ -120,6 +120,11 @@ export class Shopper {
   }
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as Answer
+  order(id: string): Promise<Answer<Record<string, any>>> {
+    return this.request("GET", `/api/orders/${id}`);
+  }
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as Answer
   orders(): Promise<Answer<Array<Record<string, any>>>> {
     return this.request("GET", "/api/orders");
   }

@@ -7,6 +7,7 @@ import { ApiError } from "@/lib/checkout-client/api";
 import { orderQuery } from "@/lib/checkout-client/queries";
 import type { OrderView } from "@/lib/checkout-client/types";
 import { formatDate, OrderLines, StatusBadge } from "@/app/_components/order-lines";
+import { formatMoney } from "@/lib/money";
 
 const HEADINGS = {
   paid: "Thank you — your order is paid",
@@ -88,6 +89,13 @@ function RefundNotice({ order }: { order: OrderView }) {
       <p role="alert" className="notice notice-refund">
         The refund of this payment did not go through: your bank refused it, so the money has not come back to your card
         yet. We have been told and will return it to you another way.
+      </p>
+    );
+  if (order.refund === "partial")
+    return (
+      <p role="status" className="notice notice-refund">
+        Partially refunded: {formatMoney(order.refundedCents, order.currency)} of{" "}
+        {formatMoney(order.amountCents, order.currency)} was given back to your card. The rest of the order stays paid.
       </p>
     );
   if (!order.refundedAt) return null;

@@ -190,6 +190,7 @@ function contextFor(request: ApiRequest, key: string | undefined): Ctx {
     ledger,
     events,
     stats: faults.stats,
+    settings: faults.settings,
     later,
     request: { id: request.requestId, idempotency_key: key ?? null },
     apiVersion: headerValue(request.headers["stripe-version"]) ?? DEFAULT_API_VERSION,

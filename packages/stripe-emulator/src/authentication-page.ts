@@ -60,6 +60,7 @@ function pageContext(state: State, origin: string): Ctx {
     ledger: state.ledger,
     events: state.events,
     stats: state.faults.stats,
+    settings: state.faults.settings,
     later: state.later,
     request: { id: null, idempotency_key: null },
     apiVersion: DEFAULT_API_VERSION,

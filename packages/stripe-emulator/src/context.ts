@@ -1,5 +1,5 @@
 import type { EventLog, EventRequest } from "./events";
-import type { FaultStats } from "./faults";
+import type { FaultSettings, FaultStats } from "./faults";
 import type { Later } from "./later";
 import type { Ledger } from "./ledger";
 import type { ApiResponse } from "./responses";
@@ -9,6 +9,8 @@ export interface Ctx {
   ledger: Ledger;
   events: EventLog;
   stats: FaultStats;
+  /** The armed faults a handler itself honours (search lag, an account without search). */
+  settings: Readonly<FaultSettings>;
   /** Work done after the answer (refunds settling later). */
   later: Later;
   /** Stamped on the events this request causes. */

@@ -1,4 +1,5 @@
 import type { Ctx } from "./context";
+import { createdRange, within } from "./created-range";
 import type { Params } from "./form";
 import { limitError, limitOf } from "./payment-intents";
 import { invalidRequest, ok, resourceMissing, type ApiResponse } from "./responses";
@@ -23,8 +24,9 @@ export function listEvents(ctx: Ctx, params: Params): ApiResponse {
   if (rejected) return rejected;
   const types = typesOf(params);
   if (typeof types === "string") return invalidRequest(types, { param: "types" });
-  const created = createdFilter(params.created);
-  if (typeof created === "string") return invalidRequest(created, { param: "created" });
+  const range = createdRange(params.created);
+  if (typeof range === "string") return invalidRequest(range, { param: "created" });
+  const created = (seconds: number) => within(range, seconds);
   const after = typeof params.starting_after === "string" ? params.starting_after : undefined;
   const before = typeof params.ending_before === "string" ? params.ending_before : undefined;
   const page = ctx.events.list(limitOf(params.limit), after, types, created, before);
@@ -51,27 +53,4 @@ function typesOf(params: Params): string[] | null | string {
   const list = Array.isArray(raw) ? raw : [raw];
   if (!list.every((item): item is string => typeof item === "string")) return "Invalid type filter.";
   return list;
-}
-
-/** `created=<unix seconds>` or `created[gt|gte|lt|lte]=<unix seconds>`, as Stripe's list endpoints take it. */
-function createdFilter(value: Params[string] | undefined): ((seconds: number) => boolean) | string {
-  if (value === undefined) return () => true;
-  const invalid = "Invalid created: must be an integer Unix timestamp, or an object with gt, gte, lt or lte.";
-  const seconds = (text: unknown) => (typeof text === "string" && /^\d+$/.test(text) ? Number(text) : null);
-  if (typeof value === "string") {
-    const at = seconds(value);
-    return at === null ? invalid : (s: number) => s === at;
-  }
-  if (Array.isArray(value)) return invalid;
-  const tests: Array<(s: number) => boolean> = [];
-  for (const [op, text] of Object.entries(value)) {
-    const bound = seconds(text);
-    if (bound === null) return invalid;
-    if (op === "gt") tests.push((s) => s > bound);
-    else if (op === "gte") tests.push((s) => s >= bound);
-    else if (op === "lt") tests.push((s) => s < bound);
-    else if (op === "lte") tests.push((s) => s <= bound);
-    else return invalid;
-  }
-  return (s) => tests.every((test) => test(s));
 }

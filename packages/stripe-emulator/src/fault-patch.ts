@@ -8,7 +8,7 @@ const MAX_TIMES = 10_000;
 const MAX_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 const FAIL_STATUSES: readonly number[] = [500, 503, 429];
 const KNOWN =
-  "latencyMs, answerLatencyMs, failNext, dropAfterCharge, storeCreate500, idempotencyKeyTtlMs, confirmationTokenTtlMs, rateLimit, lateExecution, refuse, gate, release";
+  "latencyMs, answerLatencyMs, failNext, dropAfterCharge, storeCreate500, idempotencyKeyTtlMs, confirmationTokenTtlMs, rateLimit, lateExecution, refuse, gate, release, searchLagMs, searchUnavailable";
 
 /** A patch: settings to merge, and `release`, an action (let the n oldest writes held at the gate go on). */
 export type FaultPatch = Partial<FaultSettings> & { release?: number };
@@ -32,6 +32,14 @@ function parseField(patch: FaultPatch, name: string, value: unknown): string | n
     case "release":
       if (!isCount(value, MAX_TIMES) || value < 1) return `release must be an integer between 1 and ${MAX_TIMES}.`;
       patch.release = value;
+      return null;
+    case "searchUnavailable":
+      if (typeof value !== "boolean") return "searchUnavailable must be true (the account has no search) or false.";
+      patch.searchUnavailable = value;
+      return null;
+    case "searchLagMs":
+      if (!isCount(value, MAX_TTL_MS)) return `searchLagMs must be an integer between 0 and ${MAX_TTL_MS}.`;
+      patch.searchLagMs = value;
       return null;
     case "latencyMs":
     case "answerLatencyMs":

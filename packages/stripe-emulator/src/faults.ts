@@ -27,6 +27,10 @@ export interface FaultSettings {
   refuse: { status: 401 | 403 } | null;
   /** Closed: every write waits, after claiming its key, until the gate opens or a `release` lets it go. */
   gate: boolean;
+  /** Search sees an intent only this long after it was created (Stripe: under a minute, up to an hour in an outage). */
+  searchLagMs: number;
+  /** The account has no search (Stripe: not available to merchants in India): every search is refused. */
+  searchUnavailable: boolean;
 }
 
 /** What GET and POST /_emulator/faults answer: the settings, the writes held at the gate now, and the counters. */
@@ -56,6 +60,8 @@ const STAT_NAMES = [
   "lateExecuted",
   "refused",
   "forbidden",
+  "searches",
+  "searchesRefused",
   "gated",
   "confirmationTokens",
 ] as const;
@@ -74,6 +80,8 @@ export function defaultSettings(): FaultSettings {
     lateExecution: null,
     refuse: null,
     gate: false,
+    searchLagMs: 0,
+    searchUnavailable: false,
   };
 }
 

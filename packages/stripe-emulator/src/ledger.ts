@@ -187,18 +187,28 @@ export class Ledger {
   }
 
   /**
-   * Newest first, created within `range`; `startingAfter` is an id from a
-   * previous page, as in Stripe's cursor pagination; null when it is unknown.
-   * Binary search on the creation time: a page costs its size, not the ledger's.
+   * Newest first, created within `range`; `startingAfter` and `endingBefore`
+   * are ids from a previous page, as in Stripe's cursor pagination
+   * (`ending_before`: the `limit` intents just newer than it); null when the
+   * id is unknown. Binary search on the creation time: a page costs its size,
+   * not the ledger's.
    */
   list(
     limit: number,
     startingAfter?: string,
     range: CreatedRange = ANY_TIME,
+    endingBefore?: string,
   ): { data: PaymentIntent[]; hasMore: boolean } | null {
     const ordered = this.oldestFirst();
     const low = firstIndex(ordered, (intent) => intent.created >= range.gte);
     let high = firstIndex(ordered, (intent) => intent.created > range.lte);
+    if (endingBefore !== undefined) {
+      const at = this.position.get(endingBefore);
+      if (at === undefined) return null;
+      const from = Math.max(low, at + 1);
+      const to = Math.min(high, from + limit);
+      return { data: ordered.slice(from, Math.max(from, to)).reverse(), hasMore: to < high };
+    }
     if (startingAfter !== undefined) {
       const at = this.position.get(startingAfter);
       if (at === undefined) return null;

@@ -47,7 +47,7 @@ const CANCELABLE: readonly string[] = [
   "processing",
 ];
 const RETRIEVE_PARAMS = new Set(["client_secret", "expand"]);
-const LIST_PARAMS = new Set(["limit", "starting_after", "expand", "created"]);
+const LIST_PARAMS = new Set(["limit", "starting_after", "ending_before", "created", "expand"]);
 
 export function createIntent(ctx: Ctx, params: Params): Outcome {
   const { paymentMethods } = ctx.ledger;
@@ -157,8 +157,12 @@ export function listIntents(ctx: Ctx, params: Params): ApiResponse {
   const created = createdRange(params.created);
   if (typeof created === "string") return invalidRequest(created, { param: "created" });
   const after = typeof params.starting_after === "string" ? params.starting_after : undefined;
-  const page = ctx.ledger.list(limitOf(params.limit), after, created);
-  if (!page) return resourceMissing("payment_intent", after ?? "", "starting_after");
+  const before = typeof params.ending_before === "string" ? params.ending_before : undefined;
+  const page = ctx.ledger.list(limitOf(params.limit), after, created, before);
+  if (!page)
+    return before !== undefined
+      ? resourceMissing("payment_intent", before, "ending_before")
+      : resourceMissing("payment_intent", after ?? "", "starting_after");
   return ok({ object: "list", url: "/v1/payment_intents", has_more: page.hasMore, data: page.data });
 }
 

@@ -7,8 +7,10 @@ import { unknownParam } from "./validation";
 
 // `GET /v1/payment_intents/search`: the part of Stripe's search query language
 // a reconciler needs to find an intent by its order, i.e. `metadata['k']:'v'`
-// and `status:'x'` clauses joined by AND. Unlike Stripe (which indexes with a
-// delay of up to a minute), results are immediate.
+// and `status:'x'` clauses joined by AND. Results are immediate unless the
+// `searchLagMs` fault makes them lag as Stripe's do (its docs: "under a minute",
+// up to an hour in an outage); `searchUnavailable` models an account without
+// search (Stripe: not available to merchants in India).
 
 const PARAMS = new Set(["query", "limit", "page", "expand"]);
 const CLAUSE = /^(?:metadata\[(['"])(.+?)\1\]|(status|currency)):(['"])(.*)\4$/;
@@ -18,6 +20,13 @@ type Clause = { field: "metadata"; key: string; value: string } | { field: "stat
 export function searchIntents(ctx: Ctx, params: Params): ApiResponse {
   const rejected = unknownParam(params, PARAMS) ?? limitError(params.limit);
   if (rejected) return rejected;
+  ctx.stats.searches += 1;
+  if (ctx.settings.searchUnavailable) {
+    ctx.stats.searchesRefused += 1;
+    return invalidRequest("Search is not available on this account (the Stripe emulator's searchUnavailable fault).", {
+      code: "feature_not_enabled",
+    });
+  }
   if (typeof params.query !== "string" || params.query.trim() === "") {
     return invalidRequest("Missing required param: query.", { code: "parameter_missing", param: "query" });
   }
@@ -25,7 +34,10 @@ export function searchIntents(ctx: Ctx, params: Params): ApiResponse {
   if (typeof clauses === "string") return invalidRequest(clauses, { param: "query" });
   const offset = params.page === undefined ? 0 : decodePage(params.page);
   if (offset === null) return invalidRequest("Invalid page token.", { param: "page" });
-  const matching = ctx.ledger.all().filter((intent) => clauses.every((clause) => matches(intent, clause)));
+  const indexedBefore = Date.now() - ctx.settings.searchLagMs;
+  const matching = ctx.ledger
+    .all()
+    .filter((intent) => intent.created * 1000 <= indexedBefore && clauses.every((clause) => matches(intent, clause)));
   const limit = limitOf(params.limit);
   const data = matching.slice(offset, offset + limit);
   const hasMore = matching.length > offset + limit;

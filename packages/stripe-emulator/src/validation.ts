@@ -132,7 +132,8 @@ function metadataError(value: Params[string] | undefined): ApiResponse | null {
   for (const [key, item] of entries) {
     if (typeof item !== "string")
       return invalidRequest("Metadata values must be strings.", { param: `metadata[${key}]` });
-    if (key.length > 40 || item.length > 500) {
+    // Counted in characters (code points), not UTF-16 units.
+    if ([...key].length > 40 || [...item].length > 500) {
       return invalidRequest("Metadata keys are at most 40 characters and values at most 500.", {
         param: `metadata[${key}]`,
       });
