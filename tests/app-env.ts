@@ -25,6 +25,9 @@ export function testAppEnv(options: {
     NEXT_DIST_DIR: TEST_DIST_DIR,
     // Off unless a test asks for it: a reconciler takes over every abandoned attempt in its database, other tests' included.
     MAINTENANCE_INTERVAL_MS: "0",
+    // Off unless a test asks for it: one server serves many files, and a test that makes Stripe answer 429
+    // would shed the fresh attempts of the files after it (lib/abuse/checkout-gate.ts).
+    PROVIDER_BREAKER_SECONDS: "0",
     ...options.overrides,
   };
 }
