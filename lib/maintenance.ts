@@ -9,6 +9,7 @@
 import "server-only";
 import { reconcileAbandoned } from "./checkout/reconcile";
 import { deleteIdleCustomers } from "./customers/expire";
+import { deleteStaleAdmissionCounters } from "./abuse/admission-cleanup";
 import { deleteExpiredKeys } from "./idempotency/cleanup";
 import { observe, observeError } from "./observability";
 import { webhookDeps } from "./services";
@@ -41,6 +42,7 @@ export function startMaintenance(intervalMs: number, catchUpIntervalMs: number):
         if (events > 0) observe("webhook_cleanup", { deleted: events });
         const customers = await deleteIdleCustomers(deps.prisma, { olderThanSeconds: SESSION_TTL_SECONDS });
         if (customers > 0) observe("customer_cleanup", { deleted: customers });
+        await deleteStaleAdmissionCounters(deps.prisma);
       });
     } finally {
       running = false;
