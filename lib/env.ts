@@ -151,6 +151,14 @@ const schema = z
     RATE_LIMIT_RETURNS_PER_SESSION: limit(20),
     /** Open (unfinished) checkout attempts one customer may have at once; a fresh key beyond it is 429. */
     CHECKOUT_MAX_OPEN_ATTEMPTS: limit(3),
+    /** Declined payments per session and per address in RATE_LIMIT_DECLINE_WINDOW_SECONDS; past them 429 too_many_declines. */
+    RATE_LIMIT_DECLINES_PER_SESSION: limit(10),
+    RATE_LIMIT_DECLINES_PER_ADDRESS: limit(30),
+    RATE_LIMIT_DECLINE_WINDOW_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3_600),
+    /** Fresh payment attempts one instance sends Stripe per second (test mode allows 25 writes a second per account). */
+    PROVIDER_FRESH_ATTEMPTS_PER_SECOND: limit(10),
+    /** After Stripe answers 429, fresh attempts are shed this long (known keys still replay); 0 turns it off. */
+    PROVIDER_BREAKER_SECONDS: z.coerce.number().int().min(0).max(300).default(5),
     /** The least severe log line written (pino's levels). */
     LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
   })

@@ -7,6 +7,7 @@
  * runs even when another failed.
  */
 import "server-only";
+import { deleteStaleAdmissionCounters } from "./abuse/admission-cleanup";
 import { auditStripeClient } from "./audit/client";
 import { runScheduledAudit } from "./audit/schedule";
 import { reconcileAbandoned } from "./checkout/reconcile";
@@ -50,6 +51,7 @@ export function startMaintenance(intervalMs: number, catchUpIntervalMs: number, 
         if (events > 0) observe("webhook_cleanup", { deleted: events });
         const customers = await deleteIdleCustomers(deps.prisma, { olderThanSeconds: SESSION_TTL_SECONDS });
         if (customers > 0) observe("customer_cleanup", { deleted: customers });
+        await deleteStaleAdmissionCounters(deps.prisma);
       });
     } finally {
       running = false;

@@ -87,6 +87,11 @@ export function checkoutGate(): CheckoutGate {
     perSession: config.RATE_LIMIT_CHECKOUTS_PER_SESSION * config.RATE_LIMIT_SCALE,
     maxOpenAttempts: config.CHECKOUT_MAX_OPEN_ATTEMPTS * config.RATE_LIMIT_SCALE,
     windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
+    declinesPerSession: config.RATE_LIMIT_DECLINES_PER_SESSION * config.RATE_LIMIT_SCALE,
+    declinesPerAddress: config.RATE_LIMIT_DECLINES_PER_ADDRESS * config.RATE_LIMIT_SCALE,
+    declineWindowSeconds: config.RATE_LIMIT_DECLINE_WINDOW_SECONDS,
+    providerPerSecond: config.PROVIDER_FRESH_ATTEMPTS_PER_SECOND * config.RATE_LIMIT_SCALE,
+    providerBreakerSeconds: config.PROVIDER_BREAKER_SECONDS,
   });
   return gate;
 }

@@ -8,6 +8,7 @@ import { createPrismaClient } from "@/lib/db";
 import { provisionDatabase } from "@/lib/db/provision";
 import { parseEnv } from "@/lib/env";
 import { deleteIdleCustomers } from "@/lib/customers/expire";
+import { deleteStaleAdmissionCounters } from "@/lib/abuse/admission-cleanup";
 import { deleteExpiredKeys } from "@/lib/idempotency/cleanup";
 import { SESSION_TTL_SECONDS } from "@/lib/session";
 import { deleteProcessedEvents } from "@/lib/webhooks/inbox";
@@ -24,8 +25,17 @@ runScript(async () => {
       olderThanSeconds: SESSION_TTL_SECONDS,
       maxBatches: Number.POSITIVE_INFINITY,
     });
+    const admissionCounters = await deleteStaleAdmissionCounters(prisma, { maxBatches: Number.POSITIVE_INFINITY });
     console.log(
-      JSON.stringify({ event: "cleanup", deleted, batches, webhookEvents, customers, ms: Date.now() - started }),
+      JSON.stringify({
+        event: "cleanup",
+        deleted,
+        batches,
+        webhookEvents,
+        customers,
+        admissionCounters,
+        ms: Date.now() - started,
+      }),
     );
   } finally {
     await prisma.$disconnect();

@@ -27,6 +27,9 @@ export function testAppEnv(options: {
     MAINTENANCE_INTERVAL_MS: "0",
     // The audit reads every intent of the emulator account: off unless a test asks for it.
     AUDIT_INTERVAL_MS: "0",
+    // Off unless a test asks for it: one server serves many files, and a test that makes Stripe answer 429
+    // would shed the fresh attempts of the files after it (lib/abuse/checkout-gate.ts).
+    PROVIDER_BREAKER_SECONDS: "0",
     ...options.overrides,
   };
 }

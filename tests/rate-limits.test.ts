@@ -16,12 +16,16 @@ const h = useTestApp(
   {
     TRUSTED_PROXY_HOPS: "1",
     RATE_LIMIT_SCALE: "1",
+    // The checkout's windows are aligned to the clock: a day's, so no test straddles the start of a new one.
+    RATE_LIMIT_WINDOW_SECONDS: "86400",
     RATE_LIMIT_SESSIONS_PER_ADDRESS: "5",
     RATE_LIMIT_CHECKOUTS_PER_ADDRESS: "100",
     RATE_LIMIT_CHECKOUTS_PER_SESSION: "3",
     RATE_LIMIT_RETURNS_PER_ADDRESS: "100",
     RATE_LIMIT_RETURNS_PER_SESSION: "3",
     CHECKOUT_MAX_OPEN_ATTEMPTS: "2",
+    RATE_LIMIT_DECLINES_PER_SESSION: "2",
+    PROVIDER_BREAKER_SECONDS: "5",
   },
   { ownDatabase: "limits" },
 );
@@ -107,6 +111,49 @@ describe("abuse limits", () => {
     expect(statuses.every((s) => s !== 429)).toBe(true);
     const requestsBefore = (await h.emulator.stats()).requests;
     expectRateLimited(await report());
+    expect((await h.emulator.stats()).requests).toBe(requestsBefore);
+  });
+});
+
+describe("the card-testing brake and the provider's limits", () => {
+  it("refuses a session's fresh keys past its declines with 429 too_many_declines; its declines still replay", async () => {
+    const shopper = await shopperFrom(address());
+    const declined = [newKey(), newKey()];
+    for (const key of declined) expect((await shopper.checkout(key, cart("pm_card_chargeDeclined"))).status).toBe(402);
+    const fresh = newKey();
+    const refused = await shopper.checkout(fresh, cart());
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ error: "too_many_declines" });
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(await h.db.stored(null, fresh)).toEqual({ keys: 0, orders: 0 });
+    const replay = await shopper.checkout(declined[0]!, cart("pm_card_chargeDeclined"));
+    expect(replay.status).toBe(402);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+  });
+
+  // Last in this file: the breaker stays open for PROVIDER_BREAKER_SECONDS in this server.
+  it("sheds fresh attempts while Stripe answers 429, before asking it again; known keys still replay", async () => {
+    const paying = await shopperFrom(address());
+    const paidKey = newKey();
+    expect((await paying.checkout(paidKey, cart())).status).toBe(201);
+
+    await h.emulator.faults({ failNext: { status: 429, times: 1 } });
+    const first = await shopperFrom(address());
+    const busy = await first.checkout(newKey(), cart());
+    expect(busy.status).toBe(503);
+    expect((await h.emulator.snapshot()).stats).toMatchObject({ failedInjected: 1 }); // Stripe really said 429
+
+    const requestsBefore = (await h.emulator.stats()).requests;
+    const second = await shopperFrom(address());
+    const shedKey = newKey();
+    const shed = await second.checkout(shedKey, cart());
+    expect(shed.status).toBe(503);
+    expect(shed.body).toMatchObject({ error: "payment_unavailable" });
+    expect(Number(shed.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(await h.db.stored(null, shedKey)).toEqual({ keys: 0, orders: 0 });
+    const replay = await paying.checkout(paidKey, cart());
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
     expect((await h.emulator.stats()).requests).toBe(requestsBefore);
   });
 });

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, inject, it } from "vitest";
 import { createPrismaClient, poolOf } from "../db";
 import { IdempotencyEngine, OPEN_ATTEMPTS_RETRY_AFTER_SECONDS } from "../idempotency/engine";
 import type { Admission } from "../idempotency/types";
-import { CheckoutGate } from "./checkout-gate";
+import { CheckoutGate, type CheckoutLimits } from "./checkout-gate";
 import type { Observe } from "../observability";
 import { AbuseLimits, type LimitSettings } from "./limits";
 
@@ -79,11 +79,17 @@ describe("the checkout's admission, in the claim", () => {
     retentionHours: 24,
     attemptDeadlineMs: 1_800_000,
   });
-  const limits = (overrides: Partial<Omit<Admission, "admit">> = {}): Omit<Admission, "admit" | "address"> => ({
+  const limits = (overrides: Partial<CheckoutLimits> = {}): CheckoutLimits => ({
     perAddress: 100,
     perSession: 100,
     maxOpenAttempts: 100,
-    windowSeconds: 60,
+    // Windows are aligned to the clock: a day's, so no test straddles the start of a new one.
+    windowSeconds: 86_400,
+    declinesPerSession: 100,
+    declinesPerAddress: 100,
+    declineWindowSeconds: 3600,
+    providerPerSecond: 1000,
+    providerBreakerSeconds: 5,
     ...overrides,
   });
   const claim = (customerId: string, key: string, admission: Admission) =>
@@ -112,7 +118,7 @@ describe("the checkout's admission, in the claim", () => {
     const refused = await claim(customerId, randomUUID(), gate.admission(customerId, from));
     expect(refused).toMatchObject({ kind: "refused", rule: "checkout_per_session" });
     expect(refused.kind === "refused" && refused.retryAfterSeconds).toBeGreaterThanOrEqual(1);
-    expect(refused.kind === "refused" && refused.retryAfterSeconds).toBeLessThanOrEqual(60);
+    expect(refused.kind === "refused" && refused.retryAfterSeconds).toBeLessThanOrEqual(86_400);
     expect(await stored(customerId)).toBe(2);
     // The retry of an attempt it already started passes, over the limit or not, and even while remembered as spent.
     if (refused.kind === "refused") gate.refused(customerId, from, refused.rule, refused.retryAfterSeconds);
@@ -160,5 +166,43 @@ describe("the checkout's admission, in the claim", () => {
     expect(await stored(customerId)).toBe(2);
     if (claimed[0]?.kind === "claimed") await finish(claimed[0].owner);
     expect((await claim(customerId, randomUUID(), gate.admission(customerId, from))).kind).toBe("claimed");
+  });
+
+  it("refuses fresh keys of a session or an address past its declines, never a known key", async () => {
+    const gate = new CheckoutGate(limits({ declinesPerSession: 2, declinesPerAddress: 3 }));
+    const customerId = randomUUID();
+    const from = address();
+    const known = randomUUID();
+    expect((await claim(customerId, known, gate.admission(customerId, from))).kind).toBe("claimed");
+    for (let i = 0; i < 2; i++) await engine.countDecline(customerId, from, 3600);
+    const refused = await claim(customerId, randomUUID(), gate.admission(customerId, from));
+    expect(refused).toMatchObject({ kind: "refused", rule: "too_many_declines" });
+    expect(refused.kind === "refused" && refused.retryAfterSeconds).toBeGreaterThan(0);
+    expect((await claim(customerId, known, gate.admission(customerId, from))).kind).toBe("in_progress");
+    // Another session behind the same address: refused once the address has had 3.
+    const other = randomUUID();
+    expect((await claim(other, randomUUID(), gate.admission(other, from))).kind).toBe("claimed");
+    await engine.countDecline(other, from, 3600);
+    expect(await claim(other, randomUUID(), gate.admission(other, from))).toMatchObject({
+      kind: "refused",
+      rule: "too_many_declines",
+    });
+  });
+
+  it("spends a provider budget on fresh attempts only, and sheds them while the provider is busy", () => {
+    const gate = new CheckoutGate(limits({ providerPerSecond: 2, providerBreakerSeconds: 5 }));
+    const now = 1_000_000;
+    const customerId = randomUUID();
+    expect(gate.admission(customerId, "a", now).admit).toBe(true);
+    gate.started(now);
+    gate.started(now);
+    expect(gate.admission(customerId, "a", now).admit).toEqual({ blockedBy: "provider_budget", retryAfterSeconds: 1 });
+    expect(gate.admission(customerId, "a", now + 600).admit).toBe(true); // refilled 1.2 units
+    gate.providerBusy(now + 600);
+    expect(gate.admission(customerId, "a", now + 1_600).admit).toEqual({
+      blockedBy: "provider_busy",
+      retryAfterSeconds: 4,
+    });
+    expect(gate.admission(customerId, "a", now + 5_700).admit).toBe(true);
   });
 });

@@ -91,7 +91,17 @@ describe.skipIf(reachable !== null)(title, () => {
       retentionHours: 24,
       attemptDeadlineMs: 1_800_000,
     });
-    const gate = new CheckoutGate({ perAddress: 100, perSession: 2, maxOpenAttempts: 100, windowSeconds: 60 });
+    const gate = new CheckoutGate({
+      perAddress: 100,
+      perSession: 2,
+      maxOpenAttempts: 100,
+      windowSeconds: 86_400,
+      declinesPerSession: 100,
+      declinesPerAddress: 100,
+      declineWindowSeconds: 3600,
+      providerPerSecond: 100,
+      providerBreakerSeconds: 5,
+    });
     const customerId = randomUUID();
     const kinds = [];
     for (let i = 0; i < 3; i++) {

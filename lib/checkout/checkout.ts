@@ -21,11 +21,12 @@ import { CHECKOUT_ENDPOINT, paymentCredential, type CheckoutRequest, type Valida
  */
 export type CheckoutResult =
   | { kind: "invalid"; issues: ValidationIssue[] }
-  | { kind: "response"; response: StoredResponse; replayed: boolean }
+  /** `declined`: this request's own provider call was declined (the card-testing brake counts it). */
+  | { kind: "response"; response: StoredResponse; replayed: boolean; declined?: true }
   | { kind: "in_progress"; retryAfterSeconds: number }
   | { kind: "mismatch" }
   | { kind: "refused"; rule: AdmissionRule; retryAfterSeconds: number }
-  | { kind: "unavailable"; retryAfterSeconds: number };
+  | { kind: "unavailable"; retryAfterSeconds: number; providerBusy?: true };
 
 export interface CheckoutDeps {
   prisma: PrismaClient;
@@ -66,7 +67,15 @@ export type SettleableOrder = PendingOrder & { paymentMethod: string };
 
 export async function checkout(
   deps: CheckoutDeps,
-  input: { customerId: string; key: string; body: CheckoutRequest; origin?: string; admission?: Admission },
+  input: {
+    customerId: string;
+    key: string;
+    body: CheckoutRequest;
+    origin?: string;
+    admission?: Admission;
+    /** Called when a fresh key was claimed and its payment goes to the provider (the provider budget). */
+    onFresh?: () => void;
+  },
 ): Promise<CheckoutResult> {
   // The claim comes before pricing: a replay never depends on today's catalogue.
   const scope = { subjectId: input.customerId, endpoint: CHECKOUT_ENDPOINT, key: input.key };
@@ -88,6 +97,7 @@ export async function checkout(
     case "refused":
       return claim;
     case "claimed":
+      if (!claim.owner.retaken) input.onFresh?.();
       try {
         return await pay(deps, claim.owner, input);
       } catch (err) {
@@ -202,7 +212,12 @@ async function record(
     outcome: { kind: "fenced" },
   });
   const answered = (response: StoredResponse): Settled => ({
-    result: { kind: "response", response, replayed: false },
+    result: {
+      kind: "response",
+      response,
+      replayed: false,
+      ...(outcome.kind === "declined" ? { declined: true as const } : {}),
+    },
     outcome,
   });
   switch (outcome.kind) {
@@ -214,7 +229,14 @@ async function record(
         options.onUnknown ?? "client",
         outcome.paymentIntentId ? markAttemptOrder({ paymentIntentId: outcome.paymentIntentId }) : undefined,
       );
-      return { result: { kind: "unavailable", retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS }, outcome };
+      return {
+        result: {
+          kind: "unavailable",
+          retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS,
+          ...(outcome.providerBusy ? { providerBusy: true as const } : {}),
+        },
+        outcome,
+      };
     case "requires_action": {
       const response = stored(202, {
         status: "requires_action",

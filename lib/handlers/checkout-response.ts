@@ -1,4 +1,5 @@
 import type { CheckoutResult } from "@/lib/checkout/checkout";
+import type { AdmissionRule } from "@/lib/idempotency/types";
 import { INVALID_CHECKOUT } from "@/lib/checkout/request";
 import { invalidRequest, jsonError, rateLimited } from "@/lib/http";
 
@@ -29,12 +30,7 @@ export function toResponse(result: CheckoutResult): Response {
         "This Idempotency-Key was already used with a different request. Use a new key for a new checkout attempt.",
       );
     case "refused":
-      return rateLimited(
-        result.retryAfterSeconds,
-        result.rule === "open_attempts"
-          ? "Too many payments are still open for this session; finish one first. Retrying with the same key is safe."
-          : "Too many new payments; retrying with the same key is safe.",
-      );
+      return refusal(result.rule, result.retryAfterSeconds);
     case "unavailable":
       return unavailable(
         "payment_unavailable",
@@ -46,4 +42,32 @@ export function toResponse(result: CheckoutResult): Response {
 
 export function unavailable(error: string, message: string, retryAfterSeconds: number): Response {
   return jsonError(503, error, message, { retryAfterSeconds }, { "Retry-After": String(retryAfterSeconds) });
+}
+
+/** A fresh key refused before anything was stored: retrying with the same key later is safe. */
+function refusal(rule: AdmissionRule, retryAfterSeconds: number): Response {
+  const headers = { "Retry-After": String(retryAfterSeconds) };
+  switch (rule) {
+    case "open_attempts":
+      return rateLimited(
+        retryAfterSeconds,
+        "Too many payments are still open for this session; finish one first. Retrying with the same key is safe.",
+      );
+    case "too_many_declines":
+      return jsonError(
+        429,
+        "too_many_declines",
+        "Too many declined payments; try again later or use another way to pay.",
+        { retryAfterSeconds },
+        headers,
+      );
+    case "provider_busy":
+      return unavailable(
+        "payment_unavailable",
+        "The payment provider is busy. Retrying with the same key is safe.",
+        retryAfterSeconds,
+      );
+    default:
+      return rateLimited(retryAfterSeconds, "Too many new payments; retrying with the same key is safe.");
+  }
 }

@@ -11,6 +11,7 @@ import {
   unauthenticated,
 } from "@/lib/http";
 import { observe, observeError, traceRequest } from "@/lib/observability";
+import { env } from "@/lib/env";
 import { checkoutDeps, checkoutGate } from "@/lib/services";
 import { currentCustomerId } from "@/lib/session";
 import { toResponse, unavailable } from "./checkout-response";
@@ -58,10 +59,19 @@ async function handle(request: Request): Promise<Response> {
       body: body.value,
       origin: publicOrigin(request),
       admission: gate.admission(customerId, address),
+      onFresh: () => gate.started(),
     });
     if (result.kind === "refused") {
       gate.refused(customerId, address, result.rule, result.retryAfterSeconds);
       observe("rate_limited", { rule: result.rule, retryAfterSeconds: result.retryAfterSeconds });
+    }
+    if (result.kind === "unavailable" && result.providerBusy) gate.providerBusy();
+    if (result.kind === "response" && result.declined) {
+      // The card-testing brake: counted on the decline's path only, after the answer is stored.
+      const { RATE_LIMIT_DECLINE_WINDOW_SECONDS } = env();
+      await checkoutDeps()
+        .idempotency.countDecline(customerId, address, RATE_LIMIT_DECLINE_WINDOW_SECONDS)
+        .catch((err: unknown) => observeError("decline_count_error", err, { customerId }));
     }
     return toResponse(result);
   } catch (err) {

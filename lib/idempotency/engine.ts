@@ -91,7 +91,8 @@ const CLAIM_SQL = `
  * nothing is written for it.
  * $1-$6 as CLAIM_SQL; $7 admit (false: read only), $8 open attempts allowed,
  * $9 address, $10 per address, $11 per session, $12 window (s), $13 address
- * shard, $14 how long a customer with no open slot waits (s).
+ * shard, $14 how long a customer with no open slot waits (s), $15 declines
+ * per session, $16 declines per address, $17 the declines' window (s).
  */
 const ADMIT_SQL = `
   with existing as (
@@ -101,12 +102,19 @@ const ADMIT_SQL = `
      where subject_id = $1 and endpoint = $2 and key = $3::uuid
   ), win as (
     select to_timestamp(floor(extract(epoch from now()) / $12::int) * $12::int) as start
+  ), dwin as (
+    select to_timestamp(floor(extract(epoch from now()) / $17::int) * $17::int) as start
   ), open_attempts as (
     select count(*)::int as n from idempotency_keys where subject_id = $1 and endpoint = $2 and open_slot is not null
   ), verdict as (
     select case
       when exists (select 1 from existing) then 'known'
       when not $7::boolean then 'blocked'
+      when (select coalesce(sum(c.hits), 0) from admission_counters c, dwin
+             where c.rule = 'declines_per_session' and c.bucket = $1 and c.window_start = dwin.start) >= $15::int
+        or (select coalesce(sum(c.hits), 0) from admission_counters c, dwin
+             where c.rule = 'declines_per_address' and c.bucket = $9 and c.window_start = dwin.start) >= $16::int
+        then 'too_many_declines'
       when (select n from open_attempts) >= $8::int then 'open_attempts'
       when (select coalesce(sum(c.hits), 0) from admission_counters c, win
              where c.rule = 'checkout_per_address' and c.bucket = $9 and c.window_start = win.start) >= $10::int
@@ -138,8 +146,10 @@ const ADMIT_SQL = `
   union all
   select null, null, null, null, null, null, null, null, false, false, v.decision,
          case when v.decision = 'open_attempts' then $14::int
+              when v.decision = 'too_many_declines'
+                then greatest(1, ceil(extract(epoch from dwin.start + $17::int * interval '1 second' - now())))::int
               else greatest(1, ceil(extract(epoch from win.start + $12::int * interval '1 second' - now())))::int end
-    from verdict v, win
+    from verdict v, win, dwin
    where v.decision not in ('known', 'admitted')`;
 
 /** Spreads one address's count over this many rows. */
@@ -233,6 +243,9 @@ export class IdempotencyEngine {
         admission.windowSeconds,
         Math.floor(Math.random() * ADDRESS_SHARDS),
         OPEN_ATTEMPTS_RETRY_AFTER_SECONDS,
+        admission.declinesPerSession,
+        admission.declinesPerAddress,
+        admission.declineWindowSeconds,
       );
     }
     // A row inserted by a concurrent claim that committed after this
@@ -251,6 +264,22 @@ export class IdempotencyEngine {
       if (rows[0]) return normalise(rows[0]);
     }
     throw new Error(`Claim of ${scope.endpoint} ${scope.key} neither inserted nor found a record`);
+  }
+
+  /**
+   * Counts a declined payment against its session and its address (the
+   * card-testing brake that ADMIT_SQL checks), one statement, on the
+   * decline's path only.
+   */
+  async countDecline(subjectId: string, address: string, windowSeconds: number): Promise<void> {
+    await queryRows(
+      this.prisma,
+      `insert into admission_counters (rule, bucket, window_start, shard, hits)
+       select r.rule, r.bucket, to_timestamp(floor(extract(epoch from now()) / $3::int) * $3::int), r.shard, 1
+         from (values ('declines_per_session', $1::text, 0), ('declines_per_address', $2::text, $4::int)) as r(rule, bucket, shard)
+       on conflict (rule, bucket, window_start, shard) do update set hits = admission_counters.hits + 1`,
+      [subjectId, address, windowSeconds, Math.floor(Math.random() * ADDRESS_SHARDS)],
+    );
   }
 
   /** Compare-and-set on the previous lock token: of several retakers, one wins. */

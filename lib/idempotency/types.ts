@@ -48,7 +48,13 @@ export type ClaimResult =
   | { kind: "refused"; rule: AdmissionRule; retryAfterSeconds: number };
 
 /** Why a fresh key was not admitted (docs/decisions/0013-the-gate-in-the-claim.md). */
-export type AdmissionRule = "open_attempts" | "checkout_per_address" | "checkout_per_session";
+export type AdmissionRule =
+  | "open_attempts"
+  | "checkout_per_address"
+  | "checkout_per_session"
+  | "too_many_declines"
+  | "provider_budget"
+  | "provider_busy";
 
 /**
  * The limits a fresh key must pass, checked by the claim's own statement: a
@@ -62,6 +68,10 @@ export interface Admission {
   perSession: number;
   maxOpenAttempts: number;
   windowSeconds: number;
+  /** Declined payments allowed per session and per address in `declineWindowSeconds`. */
+  declinesPerSession: number;
+  declinesPerAddress: number;
+  declineWindowSeconds: number;
   admit: true | { blockedBy: AdmissionRule; retryAfterSeconds: number };
 }
 

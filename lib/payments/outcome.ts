@@ -15,7 +15,8 @@ export type PaymentOutcome =
   | { kind: "failed"; paymentIntentId: string | null; error: FailureError; code: string; message: string }
   /** The shopper must authenticate (3-D Secure); the attempt waits for them. */
   | { kind: "requires_action"; paymentIntentId: string; action: NextAction }
-  | { kind: "unknown"; paymentIntentId: string | null; reason: string }
+  /** `providerBusy`: Stripe answered 429 (its rate limit): the shop sheds fresh attempts for a while. */
+  | { kind: "unknown"; paymentIntentId: string | null; reason: string; providerBusy?: true }
   /** The owner lost its claim before a provider call: it must not go on. */
   | { kind: "fenced" };
 
@@ -118,7 +119,8 @@ export function outcomeOfError(err: unknown, paymentIntentId: string | null, sta
   if (stage === "write" && isStripeError(err, "StripeInvalidRequestError") && err.statusCode === 400) {
     return failed(paymentIntentId, "payment_failed", err.code ?? "invalid_request", err.message);
   }
-  return { kind: "unknown", paymentIntentId, reason: describe(err) };
+  const busy = isStripeError(err) && err.statusCode === 429;
+  return { kind: "unknown", paymentIntentId, reason: describe(err), ...(busy ? { providerBusy: true as const } : {}) };
 }
 
 function describe(err: unknown): string {
