@@ -1,5 +1,5 @@
 import { expect, test } from "./fixtures";
-import { addToCart, confirmationHeading, goToCheckout, payButton, paymentStatus } from "./shop";
+import { addToCart, CARDS, confirmationHeading, goToCheckout, payButton, paymentStatus, typeCard } from "./shop";
 
 /**
  * The README's screenshots, from the real app. Runs only with SCREENSHOTS=1
@@ -30,7 +30,7 @@ test("Screenshots: 3-D Secure, the bank's page and the return", async ({ page })
   await page.goto("/");
   await addToCart(page, "Enamel Mug");
   await goToCheckout(page);
-  await page.getByRole("radio", { name: /Visa — 3-D Secure/ }).check();
+  await typeCard(page, CARDS.threeDSecure);
   await payButton(page).click();
   await expect(page.getByRole("button", { name: "Complete authentication" })).toBeVisible();
   await page.screenshot({ path: "docs/screenshots/three-d-secure.png", animations: "disabled" });
