@@ -1,7 +1,7 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { env } from "@/lib/env";
 import { labEnabled } from "@/lib/lab/enabled";
-import { newNonce, securityHeaders, servedOverHttps } from "@/lib/security/headers";
+import { newNonce, securityHeaders, servedOverHttps, stripeJsSources } from "@/lib/security/headers";
 
 /**
  * Runs before pages, assets and the lab's routes (Node.js runtime): the
@@ -27,6 +27,7 @@ export function proxy(request: NextRequest) {
     pathname,
     https: servedOverHttps(request.nextUrl, request.headers),
     development: env().NODE_ENV === "development",
+    stripe: stripeJsSources(env().stripeJsUrl),
   });
   let response: NextResponse;
   if (isLabPage(pathname) && !labEnabled(env())) {

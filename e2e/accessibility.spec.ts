@@ -1,6 +1,16 @@
 import { expectNoSeriousA11yViolations } from "./accessibility";
 import { expect, test } from "./fixtures";
-import { addToCart, confirmationHeading, goToCheckout, payButton, paymentStatus } from "./shop";
+import {
+  addToCart,
+  bankFrame,
+  CARDS,
+  cardFrame,
+  confirmationHeading,
+  goToCheckout,
+  payButton,
+  paymentStatus,
+  typeCard,
+} from "./shop";
 
 // Every page a shopper can reach, checked by axe-core in the state a shopper sees it.
 
@@ -23,7 +33,7 @@ test("A declined payment's message has no serious accessibility violation", { ta
   await page.goto("/");
   await addToCart(page, "Enamel Mug");
   await goToCheckout(page);
-  await page.getByRole("radio", { name: /Visa — insufficient funds/ }).check();
+  await typeCard(page, CARDS.insufficientFunds);
   await payButton(page).click();
   await expect(paymentStatus(page)).toContainText("Card declined");
   await expectNoSeriousA11yViolations(page, "the checkout after a decline");
@@ -46,6 +56,44 @@ test(
   },
 );
 
+test(
+  "The card form says what is missing, announced, and a keyboard alone can pay",
+  { tag: "@phone" },
+  async ({ page, shopper }) => {
+    await page.goto("/");
+    await addToCart(page, "Classic Tee");
+    await goToCheckout(page, null);
+    await payButton(page).click();
+    // The element's own errors, each tied to its field and announced; nothing reached the shop.
+    const frame = cardFrame(page);
+    await expect(frame.getByRole("alert").filter({ hasText: "Your card number is incomplete." })).toBeVisible();
+    await expect(frame.locator('input[name="number"]')).toHaveAttribute("aria-invalid", "true");
+    await expect(frame.locator('input[name="number"]')).toHaveAccessibleDescription("Your card number is incomplete.");
+    await expectNoSeriousA11yViolations(page, "the checkout with the card form's errors");
+    expect(await shopper.orders()).toEqual([]);
+
+    await typeCard(page, "4242 4242 4242 4241");
+    await frame.locator('input[name="cvc"]').focus(); // leaving the number shows its check
+    await expect(frame.getByRole("alert").filter({ hasText: "Your card number is invalid." })).toBeVisible();
+
+    // Keyboard only: the number field, then Tab from field to field and on to Pay.
+    await frame.locator('input[name="number"]').focus();
+    await page.keyboard.press("ControlOrMeta+A");
+    await page.keyboard.type("4242424242424242");
+    await page.keyboard.press("Tab");
+    await page.keyboard.type("1234");
+    await page.keyboard.press("Tab");
+    await page.keyboard.type("123");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("ControlOrMeta+A");
+    await page.keyboard.type("10001");
+    await page.keyboard.press("Tab");
+    await expect(payButton(page)).toBeFocused();
+    await page.keyboard.press("Enter");
+    await expect(confirmationHeading(page)).toBeVisible();
+  },
+);
+
 test("The reliability lab has no serious accessibility violation", { tag: "@phone" }, async ({ page }) => {
   await page.goto("/lab");
   await expect(page.getByRole("heading", { name: "Reliability lab", level: 1 })).toBeVisible();
@@ -59,12 +107,12 @@ test(
     await page.goto("/");
     await addToCart(page, "Enamel Mug");
     await goToCheckout(page);
-    await page.getByRole("radio", { name: /Visa — 3-D Secure/ }).check();
+    await typeCard(page, CARDS.threeDSecure);
     await payButton(page).click();
-    await expect(page.getByRole("button", { name: "Fail authentication" })).toBeVisible();
-    await expectNoSeriousA11yViolations(page, "the emulator's authentication page");
-    await page.getByRole("button", { name: "Fail authentication" }).click();
-    await expect(page.getByRole("heading", { name: "Authentication failed", level: 1 })).toBeVisible();
-    await expectNoSeriousA11yViolations(page, "the return page after a failed authentication");
+    await expect(bankFrame(page).getByRole("button", { name: "Fail authentication" })).toBeVisible();
+    await expectNoSeriousA11yViolations(page, "the checkout with the bank's challenge over it");
+    await bankFrame(page).getByRole("button", { name: "Fail authentication" }).click();
+    await expect(paymentStatus(page)).toContainText("Authentication failed");
+    await expectNoSeriousA11yViolations(page, "the checkout after a failed authentication");
   },
 );

@@ -1,5 +1,14 @@
 import { expect, recordCheckoutKeys, test } from "./fixtures";
-import { addToCart, confirmationHeading, goToCheckout, payButton, paymentStatus } from "./shop";
+import {
+  addToCart,
+  CARDS,
+  cardFrame,
+  confirmationHeading,
+  goToCheckout,
+  payButton,
+  paymentStatus,
+  typeCard,
+} from "./shop";
 
 test("A shopper buys two products and sees the confirmation and the order in history", async ({ page, shopper }) => {
   const keys = recordCheckoutKeys(page);
@@ -14,7 +23,7 @@ test("A shopper buys two products and sees the confirmation and the order in his
   await expect(lines).toHaveCount(2);
   await expect(page.getByLabel("Quantity of Classic Tee")).toHaveValue("2");
   await expect(page.getByLabel("Quantity of Enamel Mug")).toHaveValue("1");
-  await expect(page.getByRole("radio", { name: /Visa — succeeds/ })).toBeChecked();
+  await expect(cardFrame(page).locator('input[name="number"]')).toHaveValue(CARDS.visa);
   // 2 × $25.00 + $18.00, priced by the server's catalogue.
   await payButton(page).click();
 
@@ -55,7 +64,7 @@ test("A declined card shows the reason and a second try with Visa succeeds with 
   await addToCart(page, "Market Tote");
   await goToCheckout(page);
 
-  await page.getByRole("radio", { name: /Visa — insufficient funds/ }).check();
+  await typeCard(page, CARDS.insufficientFunds);
   await payButton(page).click();
   await expect(paymentStatus(page)).toContainText("Card declined: The card has insufficient funds.");
   await expect(paymentStatus(page)).toBeFocused();
@@ -71,7 +80,7 @@ test("A declined card shows the reason and a second try with Visa succeeds with 
   expect(new Set(keys)).toEqual(new Set([declinedKey]));
   const sentForDecline = keys.length;
 
-  await page.getByRole("radio", { name: /Visa — succeeds/ }).check();
+  await typeCard(page, CARDS.visa);
   await payButton(page).click();
   await expect(confirmationHeading(page)).toBeVisible();
 

@@ -2,7 +2,7 @@ import { createStripeClient } from "@/lib/payments/stripe-client";
 import { deliver, stripeEvent } from "../tests/helpers/webhooks";
 import { expect, test } from "./fixtures";
 import { E2E } from "./settings";
-import { addToCart, goToCheckout, payButton, paymentStatus } from "./shop";
+import { addToCart, CARDS, goToCheckout, payButton, paymentStatus, typeCard } from "./shop";
 
 test("A payment that succeeds after the shopper was told “declined” is refunded once, and the order page says so", async ({
   page,
@@ -13,7 +13,7 @@ test("A payment that succeeds after the shopper was told “declined” is refun
   await page.goto("/");
   await addToCart(page, "Enamel Mug");
   await goToCheckout(page);
-  await page.getByRole("radio", { name: /Visa — declined/ }).check();
+  await typeCard(page, CARDS.declined);
   await payButton(page).click();
   await expect(paymentStatus(page)).toContainText("Card declined");
   const [declined] = await shopper.paymentIntents();

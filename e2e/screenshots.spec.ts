@@ -1,5 +1,5 @@
 import { expect, test } from "./fixtures";
-import { addToCart, confirmationHeading, goToCheckout, payButton, paymentStatus } from "./shop";
+import { addToCart, bankFrame, CARDS, confirmationHeading, goToCheckout, payButton, paymentStatus } from "./shop";
 
 /**
  * The README's screenshots, from the real app. Runs only with SCREENSHOTS=1
@@ -26,15 +26,15 @@ test("Screenshots: checkout while processing, and the confirmation", async ({ pa
   await page.screenshot({ path: "docs/screenshots/confirmation.png", animations: "disabled" });
 });
 
-test("Screenshots: 3-D Secure, the bank's page and the return", async ({ page }) => {
+test("Screenshots: the card in the Payment Element, and 3-D Secure over the checkout", async ({ page }) => {
   await page.goto("/");
   await addToCart(page, "Enamel Mug");
-  await goToCheckout(page);
-  await page.getByRole("radio", { name: /Visa — 3-D Secure/ }).check();
+  await goToCheckout(page, CARDS.threeDSecure);
+  await page.mouse.move(0, 0);
+  await page.screenshot({ path: "docs/screenshots/checkout-card.png", animations: "disabled" });
   await payButton(page).click();
-  await expect(page.getByRole("button", { name: "Complete authentication" })).toBeVisible();
+  await expect(bankFrame(page).getByRole("button", { name: "Complete authentication" })).toBeVisible();
   await page.screenshot({ path: "docs/screenshots/three-d-secure.png", animations: "disabled" });
-  await page.getByRole("button", { name: "Complete authentication" }).click();
-  await expect(page.getByRole("heading", { name: "Paid — thank you" })).toBeVisible();
-  await page.screenshot({ path: "docs/screenshots/three-d-secure-return.png", animations: "disabled" });
+  await bankFrame(page).getByRole("button", { name: "Complete authentication" }).click();
+  await expect(confirmationHeading(page)).toBeVisible();
 });

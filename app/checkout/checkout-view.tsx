@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useEffect, useState, type FormEvent, type ReactNode } from "react";
+import { useEffect, useState, type ReactNode } from "react";
 import { bodyOf } from "@/lib/checkout-client/attempt-store";
 import { locksCart } from "@/lib/checkout-client/checkout-state";
 import { priceLines } from "@/lib/checkout-client/price-lines";
@@ -13,30 +13,25 @@ import { useCheckout } from "@/lib/checkout-client/use-checkout";
 import { useSession } from "@/lib/checkout-client/use-session";
 import type { CartItem } from "@/lib/checkout-client/types";
 import { formatMoney } from "@/lib/money";
-import { CardChoice } from "./card-choice";
+import { stripeJs, type StripeJsConfig } from "@/lib/checkout-client/stripe-js";
+import { CardForm } from "./card-form";
 import { CartLines } from "./cart-lines";
 import { PaymentStatus } from "./payment-status";
 
-export function CheckoutView() {
+/** `stripe`: where Stripe.js comes from (the server's configuration); null when no publishable key is set. */
+export function CheckoutView({ stripe: config }: { stripe: StripeJsConfig | null }) {
   useSession(); // started now, so pressing Pay does not wait for it
   const router = useRouter();
   const products = useQuery(productsQuery);
   const cart = useCart();
-  const checkout = useCheckout();
-  const [card, setCard] = useState("pm_card_visa");
+  // Stripe.js is asked for when the checkout renders in the browser, not before (`/pure`).
+  const [stripe] = useState(() => (config && typeof window !== "undefined" ? stripeJs(config) : null));
+  const checkout = useCheckout(stripe ? () => stripe : undefined);
 
   // While an attempt is open the page shows what it is paying for, which is
   // what the shop will charge, even if the cart changed in another tab.
   const openBody = checkout.attempt ? bodyOf(checkout.attempt) : null;
   const locked = locksCart(checkout.state);
-  // An attempt opened (or resumed) with another card selects that card; adjusted
-  // while rendering rather than in an effect, so no render shows the stale one.
-  const openCard = openBody?.paymentMethod;
-  const [selectedFor, setSelectedFor] = useState<string | undefined>(undefined);
-  if (openCard !== selectedFor) {
-    setSelectedFor(openCard);
-    if (openCard) setCard(openCard);
-  }
 
   const paidOrderId = checkout.state.kind === "paid" ? checkout.state.order.orderId : null;
   useEffect(() => {
@@ -82,10 +77,6 @@ export function CheckoutView() {
     );
   }
 
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
-    checkout.pay({ items: priced.lines.map(({ sku, quantity }) => ({ sku, quantity })), paymentMethod: card });
-  };
   const total = formatMoney(priced.totalCents, priced.currency);
   return (
     <Shell>
@@ -96,18 +87,26 @@ export function CheckoutView() {
         </section>
         <section aria-labelledby="payment-heading" className="panel">
           <h2 id="payment-heading">Payment</h2>
-          <form onSubmit={onSubmit} className="pay-form">
-            <CardChoice value={card} disabled={locked} onChange={setCard} />
-            <p className="total">
-              <span>Total</span> <strong>{total}</strong>
+          {stripe ? (
+            <CardForm
+              stripe={stripe}
+              amountCents={priced.totalCents}
+              currency={priced.currency}
+              total={total}
+              locked={locked}
+              pending={checkout.isPending}
+              onPay={(createToken) =>
+                checkout.payWithCard(
+                  priced.lines.map(({ sku, quantity }) => ({ sku, quantity })),
+                  createToken,
+                )
+              }
+            />
+          ) : (
+            <p role="alert">
+              Card payments are not set up: set NEXT_PUBLIC_STRIPE_PUBLISHABLE_KEY to the account’s publishable key.
             </p>
-            <button type="submit" className="pay-button" disabled={checkout.isPending || locked}>
-              Pay {total}
-            </button>
-            <p className="fine-print muted">
-              Prices are the shop’s own. However often you press Pay, this cart is charged at most once.
-            </p>
-          </form>
+          )}
           <PaymentStatus state={checkout.state} onCheckAgain={checkout.checkAgain} />
         </section>
       </div>

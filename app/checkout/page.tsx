@@ -1,8 +1,11 @@
 import type { Metadata } from "next";
+import { env } from "@/lib/env";
 import { CheckoutView } from "./checkout-view";
 
 export const metadata: Metadata = { title: "Checkout" };
 
 export default function CheckoutPage() {
-  return <CheckoutView />;
+  // Read per request (pages render per request, app/layout.tsx), so one build serves any key.
+  const { NEXT_PUBLIC_STRIPE_PUBLISHABLE_KEY: publishableKey, stripeJsUrl } = env();
+  return <CheckoutView stripe={publishableKey ? { publishableKey, scriptUrl: stripeJsUrl } : null} />;
 }

@@ -78,7 +78,11 @@ function StatusText({ state, onCheckAgain }: { state: CheckoutState; onCheckAgai
           <strong>Waiting for your bank.</strong>
           <span className="status-detail">
             Your bank asks you to confirm this payment. Nothing is charged until you do.{" "}
-            <a href={state.url}>Continue to your bank</a>
+            {state.url ? (
+              <a href={state.url}>Continue to your bank</a>
+            ) : (
+              "Answer your bank in the window it opened on this page."
+            )}
           </span>
         </p>
       );

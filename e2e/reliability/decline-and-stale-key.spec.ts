@@ -1,6 +1,15 @@
 import { ATTEMPT_STORAGE_KEY, serializeBody } from "@/lib/checkout-client/attempt-store";
 import { expect, recordCheckoutTraffic, test } from "../fixtures";
-import { addToCart, confirmationHeading, goToCheckout, payButton, paymentStatus, watchPresses } from "../shop";
+import {
+  addToCart,
+  CARDS,
+  confirmationHeading,
+  goToCheckout,
+  payButton,
+  paymentStatus,
+  typeCard,
+  watchPresses,
+} from "../shop";
 import { onlyKey, orderIdOf, outcomes } from "./evidence";
 
 test("A decline is replayed to the repeated press without reaching the bank again, and Visa then pays once with a new key", async ({
@@ -13,7 +22,7 @@ test("A decline is replayed to the repeated press without reaching the bank agai
   await addToCart(page, "Enamel Mug");
   await goToCheckout(page);
   const presses = await watchPresses(page);
-  await page.getByRole("radio", { name: /Visa — declined/ }).check();
+  await typeCard(page, CARDS.declined);
   // Slow enough that the repeated press arrives while the bank is still deciding.
   await emulator.faults({ latencyMs: 2_000 });
 
@@ -71,7 +80,7 @@ test("A decline is replayed to the repeated press without reaching the bank agai
 
   const beforeVisa = traffic.exchanges.length;
   await emulator.faults({ latencyMs: 0 });
-  await page.getByRole("radio", { name: /Visa — succeeds/ }).check();
+  await typeCard(page, CARDS.visa);
   await payButton(page).click();
   await expect(confirmationHeading(page)).toBeVisible();
 

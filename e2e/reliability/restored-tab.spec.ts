@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { ATTEMPT_STORAGE_KEY, serializeBody } from "../../lib/checkout-client/attempt-store";
 import { expect, recordCheckoutKeys, test } from "../fixtures";
-import { addToCart, confirmationHeading, goToCheckout, payButton, paymentStatus } from "../shop";
+import { addToCart, CARDS, confirmationHeading, goToCheckout, payButton, paymentStatus, typeCard } from "../shop";
 import { expectChargedOnce } from "./evidence";
 
 test("A tab restored two hours after Pay sends nothing by itself, says the shop has no record, and only a press pays, with a new key", async ({
@@ -44,6 +44,8 @@ test("A tab restored two hours after Pay sends nothing by itself, says the shop 
   expect(await shopper.paymentIntents()).toEqual([]);
   expect(await shopper.orders()).toEqual([]);
 
+  // The reloaded page's card form is empty, as Stripe's is: the shopper types the card again.
+  await typeCard(page, CARDS.visa);
   await payButton(page).click();
   await expect(confirmationHeading(page)).toBeVisible();
   expect(posted).toHaveLength(1);

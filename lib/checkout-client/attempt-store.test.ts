@@ -138,3 +138,30 @@ describe("attempt store", () => {
     expect(createAttemptStore(new MemoryStorage()).begin(cart)).not.toHaveProperty("customerId");
   });
 });
+
+describe("an attempt paid with a ConfirmationToken", () => {
+  it("is resumed by a press for the same items, whatever the order, and never for other items or once old", () => {
+    let now = 1_000;
+    const store = createAttemptStore(
+      new MemoryStorage(),
+      () => `key-${now}`,
+      () => now,
+    );
+    const items = [
+      { sku: "b", quantity: 1 },
+      { sku: "a", quantity: 2 },
+    ];
+    const attempt = store.begin({ items, confirmationToken: "ctoken_1" });
+    expect(JSON.parse(attempt.bodyJson)).toEqual({
+      items: [
+        { sku: "a", quantity: 2 },
+        { sku: "b", quantity: 1 },
+      ],
+      confirmationToken: "ctoken_1",
+    });
+    expect(store.resumable([...items].reverse())).toEqual(attempt);
+    expect(store.resumable([{ sku: "a", quantity: 2 }])).toBeNull();
+    now += RESEND_WINDOW_MS;
+    expect(store.resumable(items)).toBeNull();
+  });
+});

@@ -3,7 +3,8 @@ import type { CheckoutBody } from "./types";
 
 /**
  * A checkout attempt: the cart and card as they were when Pay was first
- * pressed, with the one Idempotency-Key that pays for them. Kept in
+ * pressed (the card as the ConfirmationToken Stripe.js made of it, which
+ * pays once), with the one Idempotency-Key that pays for them. Kept in
  * sessionStorage (per tab) so re-clicks, retries and a reload mid-payment
  * all send the same key with the same bytes, and the server can answer them
  * as one payment.
@@ -45,6 +46,12 @@ export interface AttemptStore {
    * replaces it.
    */
   begin(body: CheckoutBody, customerId?: string): CheckoutAttempt;
+  /**
+   * The open attempt if it is for exactly these items and young enough to be
+   * sent again: a press of Pay then resends it, token and key, rather than
+   * making a new token (which, under the same key, would be a changed body).
+   */
+  resumable(items: CheckoutBody["items"]): CheckoutAttempt | null;
   /** Closes the attempt after a definitive outcome, so the next press makes a new key. */
   finish(key: string): void;
 }
@@ -81,6 +88,11 @@ export function createAttemptStore(
       write(JSON.stringify(attempt));
       return attempt;
     },
+    resumable(items) {
+      const open = current();
+      if (!open || !mayResend(open, now())) return null;
+      return JSON.stringify(bodyOf(open).items) === JSON.stringify(canonicalItems(items)) ? open : null;
+    },
     finish(key) {
       // Only the attempt that ended: a late outcome of an older one must not close a newer one.
       if (current()?.key === key) safely(() => backing.removeItem(ATTEMPT_STORAGE_KEY));
@@ -93,10 +105,18 @@ export function createAttemptStore(
  * server reads. Reordering the cart is then not a new purchase.
  */
 export function serializeBody(body: CheckoutBody): string {
-  const items = [...body.items]
+  const items = canonicalItems(body.items);
+  return JSON.stringify(
+    body.confirmationToken !== undefined
+      ? { items, confirmationToken: body.confirmationToken }
+      : { items, paymentMethod: body.paymentMethod },
+  );
+}
+
+function canonicalItems(items: CheckoutBody["items"]): CheckoutBody["items"] {
+  return [...items]
     .sort((a, b) => (a.sku < b.sku ? -1 : a.sku > b.sku ? 1 : 0))
     .map(({ sku, quantity }) => ({ sku, quantity }));
-  return JSON.stringify({ items, paymentMethod: body.paymentMethod });
 }
 
 export function bodyOf(attempt: CheckoutAttempt): CheckoutBody {

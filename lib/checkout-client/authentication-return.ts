@@ -32,7 +32,7 @@ export const authenticationReturnQuery = (key: string, paymentIntent: string | n
       (error instanceof CheckoutFailure ? error.retryAfterMs : undefined) ?? Math.min(500 * 2 ** count, 4_000),
   });
 
-async function reportReturn(
+export async function reportReturn(
   key: string,
   paymentIntent: string | null,
   send: typeof fetch = fetch,

@@ -13,8 +13,11 @@ export type CheckoutState =
   | { kind: "paid"; order: PaidOrder }
   /** Nothing was charged (`error`: card_declined, authentication_failed, authentication_abandoned, payment_failed). */
   | { kind: "declined"; error: string; declineCode: string; message: string }
-  /** 3-D Secure: the payment waits for the shopper at their bank (`url`); the attempt stays open. */
-  | { kind: "authenticating"; url: string }
+  /**
+   * 3-D Secure: the payment waits for the shopper at their bank, at `url`, or
+   * (null) in the window Stripe.js opened on this page; the attempt stays open.
+   */
+  | { kind: "authenticating"; url: string | null }
   /** The shop is still working on it after a minute: "Check again" continues the same attempt. */
   | { kind: "processing" }
   /** Neither the payment nor the check got through: the outcome is unknown. */
@@ -39,7 +42,9 @@ export type CheckoutState =
 
 export function stateFromResult(result: PaymentResult): CheckoutState {
   if (result.kind === "paid") return { kind: "paid", order: result.order };
-  if (result.kind === "requires_action") return { kind: "authenticating", url: result.url };
+  // The client secret stays with the result: the state is shown, the secret never is.
+  if (result.kind === "requires_action")
+    return { kind: "authenticating", url: result.action.type === "redirect" ? result.action.url : null };
   return result;
 }
 

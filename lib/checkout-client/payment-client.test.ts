@@ -46,7 +46,20 @@ describe("postCheckout", () => {
     };
     expect(await postCheckout(attempt, { fetch: async () => reply(202, body) })).toEqual({
       kind: "requires_action",
-      url: "http://bank.test/3ds/pi_1",
+      action: { type: "redirect", url: "http://bank.test/3ds/pi_1" },
+      orderId: "o1",
+    });
+  });
+
+  it("returns a 202 for Stripe.js as the client secret to hand to handleNextAction", async () => {
+    const body = {
+      status: "requires_action",
+      orderId: "o1",
+      nextAction: { type: "use_stripe_sdk", clientSecret: "pi_1_secret_abc" },
+    };
+    expect(await postCheckout(attempt, { fetch: async () => reply(202, body) })).toEqual({
+      kind: "requires_action",
+      action: { type: "use_stripe_sdk", clientSecret: "pi_1_secret_abc" },
       orderId: "o1",
     });
   });

@@ -11,8 +11,14 @@ export type PaymentResult =
   | { kind: "paid"; order: PaidOrder }
   /** Nothing was charged: `error` is `card_declined`, `authentication_failed`, `authentication_abandoned` or `payment_failed`. */
   | { kind: "declined"; error: string; declineCode: string; message: string }
-  /** 3-D Secure: the shopper confirms the payment with their bank at `url`; the attempt stays open. */
-  | { kind: "requires_action"; url: string; orderId: string };
+  /**
+   * 3-D Secure: the shopper confirms the payment with their bank, at `url`
+   * (a redirect) or in this page through Stripe.js with the client secret;
+   * the attempt stays open.
+   */
+  | { kind: "requires_action"; action: NextAction; orderId: string };
+
+export type NextAction = { type: "redirect"; url: string } | { type: "use_stripe_sdk"; clientSecret: string };
 
 /**
  * A request gives up after this and is retried with the same key, which the
@@ -76,11 +82,22 @@ export function declinedFrom(body: unknown): PaymentResult {
 
 /** A `202 requires_action` body: where the shopper authenticates. */
 export function requiredAction(body: unknown): Extract<PaymentResult, { kind: "requires_action" }> | null {
-  const answer = body as { status?: unknown; orderId?: unknown; nextAction?: { url?: unknown } } | null;
-  const url = answer?.nextAction?.url;
-  if (answer?.status !== "requires_action" || typeof url !== "string" || typeof answer.orderId !== "string")
-    return null;
-  return { kind: "requires_action", url, orderId: answer.orderId };
+  const answer = body as {
+    status?: unknown;
+    orderId?: unknown;
+    nextAction?: { type?: unknown; url?: unknown; clientSecret?: unknown };
+  } | null;
+  if (answer?.status !== "requires_action" || typeof answer.orderId !== "string") return null;
+  const next = answer.nextAction;
+  if (next?.type === "use_stripe_sdk" && typeof next.clientSecret === "string")
+    return {
+      kind: "requires_action",
+      action: { type: "use_stripe_sdk", clientSecret: next.clientSecret },
+      orderId: answer.orderId,
+    };
+  if (typeof next?.url === "string")
+    return { kind: "requires_action", action: { type: "redirect", url: next.url }, orderId: answer.orderId };
+  return null;
 }
 
 export function isPaidOrder(body: unknown): body is PaidOrder {

@@ -14,21 +14,6 @@ export interface CartItem {
   quantity: number;
 }
 
-export const TEST_CARDS = [
-  { id: "pm_card_visa", label: "Visa — succeeds", hint: "4242 4242 4242 4242" },
-  { id: "pm_card_chargeDeclined", label: "Visa — declined", hint: "4000 0000 0000 0002 · generic decline" },
-  {
-    id: "pm_card_chargeDeclinedInsufficientFunds",
-    label: "Visa — insufficient funds",
-    hint: "4000 0000 0000 9995 · declined",
-  },
-  {
-    id: "pm_card_threeDSecure2Required",
-    label: "Visa — 3-D Secure",
-    hint: "4000 0027 6000 3184 · your bank asks you to confirm",
-  },
-] as const;
-
 /** The body of POST /api/checkout (docs/contract.md §2): the server's own schema type; no prices, the server has them. */
 export type CheckoutBody = CheckoutRequest;
 

@@ -1,8 +1,10 @@
 "use client";
 
+import type { Stripe } from "@stripe/stripe-js";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { bodyOf, createAttemptStore, mayResend, type AttemptStore, type CheckoutAttempt } from "./attempt-store";
+import { reportReturn, type ReturnOutcome } from "./authentication-return";
 import { sameItems } from "./cart";
 import { CheckoutFailure } from "./checkout-failure";
 import { checkoutMutation } from "./checkout-mutation";
@@ -15,7 +17,15 @@ import {
 } from "./checkout-state";
 import { MemoryStorage } from "./memory-storage";
 import { attemptStatusQuery, ordersQuery, sessionQuery } from "./queries";
-import type { CheckoutBody } from "./types";
+import type { CartItem, CheckoutBody } from "./types";
+
+/** What making a ConfirmationToken from the Payment Element came to. */
+export type TokenResult =
+  | { kind: "token"; confirmationToken: string }
+  /** The element showed what is wrong with a field: nothing to send, nothing to say. */
+  | { kind: "incomplete" }
+  /** Stripe refused the card, or could not be reached: nothing was sent to the shop. */
+  | { kind: "refused"; code: string; message: string; cardError: boolean };
 import { currentCartItems, removePaidItems } from "./use-cart";
 
 /**
@@ -25,7 +35,7 @@ import { currentCartItems, removePaidItems } from "./use-cart";
  * instead of trying a new key. On mount, an attempt a reload left open is resumed
  * if it is young; an old one (RESEND_WINDOW_MS) is only read, never sent.
  */
-export function useCheckout() {
+export function useCheckout(stripeJs?: () => Promise<Stripe | null>) {
   const client = useQueryClient();
   const [store] = useState(openAttemptStore);
   const [attempt, setAttempt] = useState<CheckoutAttempt | null>(null);
@@ -57,11 +67,31 @@ export function useCheckout() {
     return outcomeAfterFailure(null, askShop(open), { mayBeForgotten });
   };
 
+  /**
+   * 3-D Secure in this page: Stripe.js shows the bank's challenge
+   * (`handleNextAction`), then the shop is told, as the return page tells it
+   * after a redirect, and answers the attempt's outcome.
+   */
+  const authenticateHere = async (open: CheckoutAttempt, clientSecret: string): Promise<CheckoutState> => {
+    const stripe = await stripeJs?.();
+    if (!stripe) return { kind: "authenticating", url: null };
+    const handled = await stripe.handleNextAction({ clientSecret });
+    const paymentIntent = handled.paymentIntent?.id ?? null;
+    try {
+      return stateAfterReturn(await reportReturn(open.key, paymentIntent));
+    } catch {
+      return { kind: "unreachable" };
+    }
+  };
+
   const mutation = useMutation({
     ...options,
     onSuccess: (result, open) => {
       settle(open, stateFromResult(result));
-      if (result.kind === "requires_action" && pressed.current) window.location.assign(result.url);
+      if (result.kind !== "requires_action") return;
+      if (result.action.type === "use_stripe_sdk")
+        void authenticateHere(open, result.action.clientSecret).then((next) => settle(open, next));
+      else if (pressed.current) window.location.assign(result.action.url);
     },
     onError: (error, open) => {
       if (error instanceof CheckoutFailure && error.status === 401)
@@ -76,6 +106,10 @@ export function useCheckout() {
     },
   });
   const { mutate } = mutation;
+  // A press while the card is being turned into a token joins that press: the
+  // same token, the same key, sent again (answered as a duplicate).
+  const preparing = useRef<Promise<CheckoutAttempt | null> | null>(null);
+  const [isPreparing, setPreparing] = useState(false);
 
   const start = useCallback(
     (open: CheckoutAttempt, byPress = false) => {
@@ -114,16 +148,52 @@ export function useCheckout() {
   }, [store, start]); // once per mount: `resumed` also absorbs React's development double run
 
   return {
-    state: mutation.isPending ? ({ kind: "paying", retry: mutation.failureCount } as const) : outcome,
+    state: mutation.isPending || isPreparing ? ({ kind: "paying", retry: mutation.failureCount } as const) : outcome,
     /** The attempt being paid or awaiting an outcome, if any. */
     attempt,
-    isPending: mutation.isPending,
+    isPending: mutation.isPending || isPreparing,
     /**
      * Pays for this cart and card: the open attempt if it is for exactly these,
      * otherwise a new one. A second press while paying sends the same key, so
      * it is answered as a duplicate; the disabled button only saves a request.
      */
     pay: (body: CheckoutBody) => start(store.begin(body, client.getQueryData(sessionQuery.queryKey)?.customerId), true),
+    isPreparing,
+    /**
+     * Pays for these items with the card in the Payment Element. An open
+     * attempt for the same items is sent again as it is (its token, its key):
+     * a token pays once, so only a new attempt gets a new one. Otherwise
+     * `createToken` turns the card into a ConfirmationToken (field errors stay
+     * in the element) and a new attempt, with a new key, is sent.
+     */
+    payWithCard: (items: CartItem[], createToken: () => Promise<TokenResult>) => {
+      const customerId = client.getQueryData(sessionQuery.queryKey)?.customerId;
+      const open = store.resumable(items);
+      if (open) return start(open, true);
+      if (preparing.current) {
+        void preparing.current.then((made) => made && start(made, true));
+        return;
+      }
+      setPreparing(true);
+      setOutcome({ kind: "idle" });
+      preparing.current = createToken().then(
+        (made) => {
+          if (made.kind === "refused") setOutcome(refusedCard(made));
+          if (made.kind !== "token") return null;
+          const attempt = store.begin({ items, confirmationToken: made.confirmationToken }, customerId);
+          start(attempt, true);
+          return attempt;
+        },
+        () => {
+          setOutcome({ kind: "rejected", code: "stripe_js", message: "The card form failed; reload the page to pay." });
+          return null;
+        },
+      );
+      void preparing.current.finally(() => {
+        preparing.current = null;
+        setPreparing(false);
+      });
+    },
     /**
      * Asks again about the open attempt, with its key: never a new payment.
      * A young attempt under its own session is sent again (the shop answers it
@@ -136,6 +206,27 @@ export function useCheckout() {
       void readOutcome(open, true).then((next) => settle(open, next));
     },
   };
+}
+
+/** The shop's answer after an authentication in the page, as the page shows it. */
+function stateAfterReturn(outcome: ReturnOutcome): CheckoutState {
+  switch (outcome.kind) {
+    case "paid":
+      return { kind: "paid", order: outcome.order };
+    case "failed":
+      return { kind: "declined", error: outcome.error, declineCode: outcome.code, message: outcome.message };
+    case "requires_action":
+      return { kind: "authenticating", url: outcome.url || null };
+    case "not_found":
+      return { kind: "processing" };
+  }
+}
+
+/** Stripe would not make a token of the card: a decline nothing was charged for, or a form that failed. */
+function refusedCard(made: Extract<TokenResult, { kind: "refused" }>): CheckoutState {
+  if (made.cardError)
+    return { kind: "declined", error: "card_declined", declineCode: made.code, message: made.message };
+  return { kind: "rejected", code: made.code, message: made.message };
 }
 
 function openAttemptStore(): AttemptStore {

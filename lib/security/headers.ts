@@ -2,8 +2,8 @@
  * The security headers every response carries, decided in one place. Pages
  * and assets get them from proxy.ts: scripts run only with this response's
  * nonce, which Next.js puts on its own scripts when it finds it in the
- * request's CSP; nothing is loaded from another origin, and no page may be
- * framed. API routes get the static API_HEADERS from next.config.ts instead:
+ * request's CSP; nothing is loaded from another origin but Stripe.js's
+ * (see stripeJsSources), and no page may be framed. API routes get the static API_HEADERS from next.config.ts instead:
  * a proxy makes Next.js buffer every request body (up to 10 MB) before the
  * route runs, which would defeat the routes' own body limits (16 KiB,
  * refused while streaming).
@@ -15,19 +15,54 @@ export interface HeaderContext {
   https: boolean;
   /** `next dev`: React's dev tooling needs eval. */
   development: boolean;
+  /** Where Stripe.js runs from (stripeJsSources). */
+  stripe: StripeJsSources;
+}
+
+/** The origins Stripe.js needs beyond the shop's own: its script, its iframes (card fields, 3-D Secure), its API. */
+export interface StripeJsSources {
+  script: string[];
+  frame: string[];
+  connect: string[];
+}
+
+/**
+ * Exactly what Stripe's security guide lists for Stripe.js (script and
+ * frames from js.stripe.com and its subdomains, 3-D Secure's hooks.stripe.com,
+ * the API at api.stripe.com), less Google Maps, which only the Address
+ * Element's autocomplete needs; with the local emulator, its origin alone,
+ * which serves the stand-in, its iframe, its 3-D Secure page and its API.
+ */
+export function stripeJsSources(emulatorStripeJsUrl: string | null): StripeJsSources {
+  if (emulatorStripeJsUrl) {
+    const origin = new URL(emulatorStripeJsUrl).origin;
+    return { script: [origin], frame: [origin], connect: [origin] };
+  }
+  return {
+    script: ["https://js.stripe.com", "https://*.js.stripe.com"],
+    frame: ["https://js.stripe.com", "https://*.js.stripe.com", "https://hooks.stripe.com"],
+    connect: ["https://api.stripe.com"],
+  };
 }
 
 /** The 3-D Secure return page's URL carries the PaymentIntent's client secret: it must never leave in a Referer. */
 const SECRET_IN_URL = /^\/checkout\/return(\/|$)/;
 
-export function contentSecurityPolicy({ nonce, development }: Pick<HeaderContext, "nonce" | "development">): string {
+export function contentSecurityPolicy({
+  nonce,
+  development,
+  stripe,
+}: Pick<HeaderContext, "nonce" | "development" | "stripe">): string {
+  // Under 'strict-dynamic' browsers ignore host sources in script-src (the nonce'd bundle loads Stripe.js);
+  // they are there for browsers without it.
   return [
     "default-src 'self'",
-    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${development ? " 'unsafe-eval'" : ""}`,
+    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic' ${stripe.script.join(" ")}${development ? " 'unsafe-eval'" : ""}`,
     `style-src 'self' 'nonce-${nonce}'`,
     "img-src 'self' data: blob:",
     "font-src 'self'",
-    "connect-src 'self'",
+    `connect-src 'self' ${stripe.connect.join(" ")}`,
+    `frame-src ${stripe.frame.join(" ")}`,
     "object-src 'none'",
     "base-uri 'self'",
     "form-action 'self'",

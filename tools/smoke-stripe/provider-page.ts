@@ -15,16 +15,17 @@ const NAMES: Record<Authentication, RegExp> = {
   fail: /^\s*fail( authentication)?\s*$/i,
 };
 
+/** `shopOrigin`: after a redirect, being back there means the press was made; null: the challenge is in place (a frame). */
 export async function pressOnProviderPage(
   page: Page,
   action: Authentication,
-  shopOrigin: string,
+  shopOrigin: string | null,
   timeoutMs: number,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     // A press whose click raced the navigation it caused has still been made.
-    if (new URL(page.url()).origin === shopOrigin) return;
+    if (shopOrigin !== null && new URL(page.url()).origin === shopOrigin) return;
     for (const frame of page.frames()) {
       if (await pressIn(frame, NAMES[action])) return;
     }

@@ -1,0 +1,82 @@
+"use client";
+
+import type { Stripe } from "@stripe/stripe-js";
+import { Elements, PaymentElement, useElements, useStripe } from "@stripe/react-stripe-js";
+import { useMemo, type FormEvent } from "react";
+import type { TokenResult } from "@/lib/checkout-client/use-checkout";
+
+interface CardFormProps {
+  stripe: Promise<Stripe | null>;
+  amountCents: number;
+  currency: string;
+  total: string;
+  locked: boolean;
+  pending: boolean;
+  /** Pay was pressed: `createToken` turns the element's card into a ConfirmationToken when a new attempt needs one. */
+  onPay: (createToken: () => Promise<TokenResult>) => void;
+}
+
+/**
+ * The card, in Stripe's Payment Element (deferred intent: the cart's amount
+ * and currency, cards only). The card lives in Stripe's iframe: this page
+ * only ever holds the ConfirmationToken Stripe.js makes of it.
+ */
+export function CardForm(props: CardFormProps) {
+  const options = useMemo(
+    () => ({
+      mode: "payment" as const,
+      amount: props.amountCents,
+      currency: props.currency,
+      allowedPaymentMethodTypes: ["card"],
+    }),
+    [props.amountCents, props.currency],
+  );
+  return (
+    <Elements stripe={props.stripe} options={options}>
+      <PayForm {...props} />
+    </Elements>
+  );
+}
+
+function PayForm({ total, locked, pending, onPay }: CardFormProps) {
+  const stripe = useStripe();
+  const elements = useElements();
+
+  const createToken = async (): Promise<TokenResult> => {
+    if (!stripe || !elements)
+      return { kind: "refused", code: "loading", message: "The card form is still loading.", cardError: false };
+    // Field errors (an incomplete number, an expiry in the past) are the element's to show.
+    const submitted = await elements.submit();
+    if (submitted.error) return { kind: "incomplete" };
+    const made = await stripe.createConfirmationToken({ elements });
+    if (made.error)
+      return {
+        kind: "refused",
+        code: made.error.decline_code ?? made.error.code ?? made.error.type,
+        message: made.error.message ?? "The card could not be used.",
+        cardError: made.error.type === "card_error",
+      };
+    return { kind: "token", confirmationToken: made.confirmationToken.id };
+  };
+
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    onPay(createToken);
+  };
+  return (
+    <form onSubmit={onSubmit} className="pay-form">
+      <div className="card-field">
+        <PaymentElement options={{ layout: "tabs", readOnly: locked }} />
+      </div>
+      <p className="total">
+        <span>Total</span> <strong>{total}</strong>
+      </p>
+      <button type="submit" className="pay-button" disabled={pending || locked}>
+        Pay {total}
+      </button>
+      <p className="fine-print muted">
+        Prices are the shop’s own. However often you press Pay, this cart is charged at most once.
+      </p>
+    </form>
+  );
+}
