@@ -67,6 +67,8 @@ describe("configuration", () => {
     [{ APP_ORIGIN: "https://shop.example,ftp://files.example" }, "APP_ORIGIN"],
     [{ TRUST_PROXY: "yes" }, "TRUST_PROXY"],
     [{ METRICS_TOKEN: "short" }, "METRICS_TOKEN"],
+    [{ OPS_TOKEN: "replace-with-a-long-random-token" }, "OPS_TOKEN"],
+    [{ AUDIT_INTERVAL_MS: "hourly" }, "AUDIT_INTERVAL_MS"],
     [{ HEALTH_PROVIDER_CACHE_MS: "-1" }, "HEALTH_PROVIDER_CACHE_MS"],
   ])("rejects %j with a message naming %s", (input, variable) => {
     expect(() => parseEnv(input)).toThrow(ConfigError);
