@@ -1,5 +1,6 @@
 import { parseEnv } from "@/lib/env";
 import { startStack } from "@/scripts/lib/stack";
+import { TEST_OPS_TOKEN } from "@/tests/app-env";
 import { testEnvironment } from "@/tests/constants";
 import { E2E, STACK_APP_ENV } from "./settings";
 
@@ -26,7 +27,7 @@ export default async function globalSetup() {
     generateSessionSecret: true,
     build: process.env.TEST_REUSE_BUILD !== "1",
     distDir: E2E.distDir,
-    appEnv: { LAB_NAIVE_ENDPOINT: "1", MAINTENANCE_INTERVAL_MS: "0" },
+    appEnv: { LAB_NAIVE_ENDPOINT: "1", MAINTENANCE_INTERVAL_MS: "0", OPS_TOKEN: TEST_OPS_TOKEN },
     log: (line) => console.log(`[e2e] ${line}`),
     appLog: process.env.E2E_APP_LOG ? (line) => console.log(`[app] ${line}`) : undefined,
   });

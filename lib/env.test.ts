@@ -106,6 +106,8 @@ describe("configuration", () => {
     [{ CLIENT_IP_HEADER: "CF-Connecting-IP, X-Real-IP" }, "CLIENT_IP_HEADER"],
     [{ CLIENT_IP_HEADER: "CF-Connecting-IP", TRUSTED_PROXY_HOPS: "1" }, "CLIENT_IP_HEADER"],
     [{ METRICS_TOKEN: "short" }, "METRICS_TOKEN"],
+    [{ OPS_TOKEN: "replace-with-a-long-random-token" }, "OPS_TOKEN"],
+    [{ AUDIT_INTERVAL_MS: "hourly" }, "AUDIT_INTERVAL_MS"],
     [{ HEALTH_PROVIDER_CACHE_MS: "-1" }, "HEALTH_PROVIDER_CACHE_MS"],
   ])("rejects %j with a message naming %s", (input, variable) => {
     expect(() => parseEnv(input)).toThrow(ConfigError);

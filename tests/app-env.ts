@@ -5,6 +5,8 @@ import { TEST_DIST_DIR } from "./constants";
 /** What test app servers run with; free of Vitest imports, so the global setup can use it too. */
 /** 32 random bytes, hex, as `openssl rand -hex 32` makes them (the app refuses weaker secrets). */
 export const TEST_SESSION_SECRET = "9f3c1e7a5b2d48c6a0e4f7b19d3c5a8e2b6f0d4c7a1e9b3f5d8c2a6e0b4f7d1c";
+/** For the servers that serve /ops (the end-to-end stack's); the others run without OPS_TOKEN, so /ops is 404 there. */
+export const TEST_OPS_TOKEN = "c7d1a9e3f5b2086d4e1c7a3f9b5d2e8a0c6f4b1d7e3a9c5f2b8d0e6a4c1f7b3d";
 export const TEST_METRICS_TOKEN = "4b8e2f6a0c3d7e1b5f9a2c6e0d4b8f3a7c1e5d9b2f6a0c4e8d3b7f1a5c9e2d6b";
 
 /** The variables a test app runs with; `overrides` win. */

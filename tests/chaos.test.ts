@@ -78,6 +78,8 @@ describe("the chaos soak", () => {
     expect(output).toMatch(/Failovers: \d+, losing \d+ write transactions the standby had not received/);
     expect(results.outcomes.paid).toBeGreaterThan(0);
     expect(output).toMatch(/progress +\d+\/100 attempts done · \d+ faults injected/);
+    // The shop's own audit of the window agrees: no double charge, no money wrong.
+    expect(output).toMatch(/audit +agrees with the checker: 0 double charges \(the same attempts\), 0 money findings/);
   }, 360_000);
 
   it("catches a broken build: checkouts without idempotency charge an attempt twice, and the run exits non-zero naming it", async () => {
@@ -100,6 +102,9 @@ describe("the chaos soak", () => {
     ]);
     expect(code, output).toBe(1);
     expect(results.violations.one_charge_per_attempt, output).toBeGreaterThan(0);
+    // The shop's audit names the same attempts charged twice as the checker.
+    const agreed = /audit +agrees with the checker: (\d+) double charges \(the same attempts\)/.exec(output);
+    expect(Number(agreed?.[1]), output).toBe(results.violations.one_charge_per_attempt);
     expect(output).toMatch(
       /1 at most one successful charge per attempt\n +[0-9a-f-]{36}: \d+ succeeded PaymentIntents: pi_/,
     );

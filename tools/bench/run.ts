@@ -9,6 +9,7 @@ import { parseOptions, SIZES, UsageError } from "./lib/options";
 import { formatTables, machine, versions, writeResults, type ScenarioReport } from "./lib/report";
 import type { Scenario } from "./lib/scenario";
 import { startBenchStack } from "./lib/stack";
+import { audit } from "./scenarios/audit";
 import { cleanup } from "./scenarios/cleanup";
 import { concurrent } from "./scenarios/concurrent";
 import { duplicates } from "./scenarios/duplicates";
@@ -33,6 +34,7 @@ const SCENARIOS: Scenario[] = [
   webhooks,
   growth,
   cleanup,
+  audit,
 ];
 const RESULTS_FILE = new URL("./results.json", import.meta.url);
 

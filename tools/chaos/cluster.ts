@@ -39,6 +39,8 @@ export const APP_SETTINGS: Record<string, string> = {
   PAYMENT_ATTEMPT_DEADLINE_MS: "15000",
   // Restores lost rows from the provider's record within seconds.
   EVENTS_CATCH_UP_INTERVAL_MS: "3000",
+  // The soak runs the audit itself, once, after converging (audit-agreement.ts).
+  AUDIT_INTERVAL_MS: "0",
 };
 
 export interface Instance {

@@ -18,6 +18,10 @@ async function main(): Promise<number> {
   await writeResults(options.out, result);
   log(`results    ${options.out}`);
   const { violations } = result.verdict;
+  if (result.audit.disagreement !== null) {
+    console.error(`\nThe shop's audit disagrees with the checker: ${result.audit.disagreement}`);
+    return 1;
+  }
   if (violations.length === 0) {
     log(`no violations · reproduce with: npm run chaos -- --attempts ${options.attempts} --seed ${options.seed}`);
     return 0;

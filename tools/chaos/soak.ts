@@ -1,3 +1,4 @@
+import { auditAgreement, type AuditAgreement } from "./audit-agreement";
 import { CARD_KINDS, type CardKind } from "./cards";
 import { gatherEvidence, standingCharges } from "./checker/gather";
 import type { FailoverReport } from "./replicated-postgres";
@@ -28,6 +29,8 @@ export interface SoakResult {
   journal: Journal;
   convergence: Convergence;
   verdict: Verdict;
+  /** The shop's own audit of the soak's window, against the checker's verdict. */
+  audit: AuditAgreement;
   /** Each failover: how far the standby was behind, and the write transactions that lost. */
   failovers: FailoverReport[];
   elapsedMs: number;
@@ -132,6 +135,15 @@ export async function runSoak(options: ChaosOptions, log: (line: string) => void
       journal,
     });
     const verdict = check(evidence);
+    const audit = await auditAgreement(
+      { databaseUrl: cluster.database.url, emulatorUrl: cluster.emulator.url, from: new Date(started - 60_000) },
+      verdict,
+    );
+    log(
+      audit.disagreement === null
+        ? `audit      agrees with the checker: ${audit.doubleCharged.audit.length} double charges (the same attempts), ${audit.moneyFindings} money findings, ${audit.report.findings.length} findings in all`
+        : `audit      DISAGREES with the checker: ${audit.disagreement}`,
+    );
     const outcomes: Record<string, number> = {};
     for (const attempt of journal.attempts.values()) outcomes[attempt.outcome] = (outcomes[attempt.outcome] ?? 0) + 1;
     return {
@@ -143,6 +155,7 @@ export async function runSoak(options: ChaosOptions, log: (line: string) => void
       journal,
       convergence,
       verdict,
+      audit,
       failovers: [...cluster.database.failovers],
       elapsedMs: Date.now() - started,
     };

@@ -21,6 +21,8 @@ export interface Sizes {
   probeClaims: number;
   /** Webhook deliveries processed, and raw event-id inserts, per run. */
   webhookEvents: number;
+  /** PaymentIntents (and paid orders) in the day the audit scenario audits. */
+  auditIntents: number;
 }
 
 export const SIZES: Record<Mode, Sizes> = {
@@ -34,6 +36,7 @@ export const SIZES: Record<Mode, Sizes> = {
     storedKeys: 100_000,
     probeClaims: 2_000,
     webhookEvents: 2_000,
+    auditIntents: 100_000,
   },
   full: {
     loadSeconds: 24,
@@ -45,6 +48,7 @@ export const SIZES: Record<Mode, Sizes> = {
     storedKeys: 1_000_000,
     probeClaims: 10_000,
     webhookEvents: 10_000,
+    auditIntents: 100_000,
   },
 };
 

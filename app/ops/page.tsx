@@ -1,0 +1,30 @@
+import type { Metadata } from "next";
+import { cookies } from "next/headers";
+import { notFound } from "next/navigation";
+import { db } from "@/lib/db";
+import { env } from "@/lib/env";
+import { operatorOf, OPERATOR_COOKIE } from "@/lib/ops/credential";
+import { opsOverview } from "@/lib/ops/overview";
+import { OpsDashboard } from "./ops-dashboard";
+import { SignIn } from "./sign-in";
+
+export const metadata: Metadata = { title: "Operations", robots: { index: false, follow: false } };
+
+const NOTICES: Record<string, string> = {
+  signin_failed: "That token is not this shop's OPS_TOKEN, or the name is empty.",
+  handled: "Marked handled.",
+  already_handled: "Someone marked it handled already.",
+  note_missing: "Write a note saying what you did.",
+};
+
+/** /ops: the operator's page (docs/operations.md, The audit), behind OPS_TOKEN; 404 without it. */
+export default async function OpsPage({ searchParams }: { searchParams: Promise<{ notice?: string }> }) {
+  const { OPS_TOKEN: token, PAYMENT_ATTEMPT_DEADLINE_MS } = env();
+  if (!token) notFound();
+  const { notice } = await searchParams;
+  const message = notice ? NOTICES[notice] : undefined;
+  const operator = await operatorOf((await cookies()).get(OPERATOR_COOKIE)?.value, token);
+  if (!operator) return <SignIn notice={message} />;
+  const overview = await opsOverview(db(), { attemptDeadlineMs: PAYMENT_ATTEMPT_DEADLINE_MS });
+  return <OpsDashboard operator={operator.name} overview={overview} notice={message} />;
+}
