@@ -7,6 +7,7 @@ import { db, poolOf } from "./db";
 import { env, type Env } from "./env";
 import type { PrismaClient } from "./generated/prisma/client";
 import { IdempotencyEngine } from "./idempotency/engine";
+import { shopIdentity } from "./checkout/intent-ownership";
 import { worstCaseStripeCallMs } from "./payments/limits";
 import { stripe } from "./payments/stripe";
 import type { WebhookDeps } from "./webhooks/deps";
@@ -29,6 +30,8 @@ export function createCheckoutDeps(config: Env, prisma: PrismaClient, stripeClie
     appOrigin: config.appOrigins[0] ?? `http://localhost:${config.PORT}`,
     actionTimeoutMs: config.PAYMENT_ACTION_TIMEOUT_MS,
     log: observe,
+    // Keyed by the session secret (and the one before a rotation): docs/decisions/0012.
+    identity: shopIdentity(config.shopId, [config.SESSION_SECRET, config.SESSION_SECRET_PREVIOUS]),
   };
 }
 

@@ -77,6 +77,7 @@ describe("writing an attempt's order in one statement", () => {
         paymentIntentId: null,
         returnUrl: "http://127.0.0.1:3000/checkout/return?key=k",
         lines: lines.map(({ sku, quantity, unitPriceCents }) => ({ sku, quantity, unitPriceCents })),
+        createdAt: expect.any(Date),
       },
     });
     expect(await prisma.customer.count({ where: { id: customerId } })).toBe(1);
