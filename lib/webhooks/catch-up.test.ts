@@ -129,5 +129,5 @@ describe("reading Stripe's event list into the inbox", () => {
     };
     await Promise.all([drain(), drain(), drain(), drain()]);
     expect(await prisma.webhookEvent.count({ where: { processedAt: null } })).toBe(0);
-  }, 240_000);
+  }, 600_000);
 });
