@@ -55,6 +55,7 @@ const APP = [
   "tests/provider-refusals.test.ts",
   "tests/rate-limits.test.ts",
   "tests/security-headers.test.ts",
+  "tests/two-shops.test.ts",
   "tests/webhooks-delivery.test.ts",
   "tests/webhooks-inbox.test.ts",
   "tests/webhooks-unstorable.test.ts",

@@ -1,3 +1,5 @@
+import { configuredShopIdentity } from "@/lib/checkout/intent-ownership";
+import { parseEnv } from "@/lib/env";
 import { randomUUID } from "node:crypto";
 import { runAudit } from "@/lib/audit/audit";
 import { storeRun } from "@/lib/audit/store";
@@ -26,18 +28,25 @@ test(
     // A charge made behind the shop's back, and the audit that finds it, stored as the scheduled one stores it.
     const stripe = createStripeClient({ secretKey: workerApp.apiKey, apiBase: E2E.emulatorUrl, maxNetworkRetries: 0 });
     const from = new Date(Date.now() - 2_000);
+    // The worker's shop, as its server reads its variables: the intent below names it without its MAC.
+    const identity = configuredShopIdentity(parseEnv({ ...process.env, ...workerApp.env }));
     const behind = await stripe.paymentIntents.create({
       amount: 4_200,
       currency: "usd",
       payment_method: "pm_card_visa",
       confirm: true,
       allowed_payment_method_types: ["card"],
-      metadata: { orderId: randomUUID(), customerId: randomUUID(), idempotencyKey: randomUUID() },
+      metadata: {
+        shop: identity.shopId,
+        orderId: randomUUID(),
+        customerId: randomUUID(),
+        idempotencyKey: randomUUID(),
+      },
     });
     const prisma = createPrismaClient(workerApp.env.DATABASE_URL!);
     try {
       const report = await runAudit(
-        { prisma, stripe, attemptDeadlineMs: 1_800_000, actionTimeoutMs: 1_800_000 },
+        { prisma, stripe, identity, attemptDeadlineMs: 1_800_000, actionTimeoutMs: 1_800_000 },
         { from, to: new Date(Date.now() + 1_000) },
       );
       expect(report.findings.map((f) => f.key)).toContain(`charge_without_order:${behind.id}`);

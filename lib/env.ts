@@ -4,6 +4,9 @@
  * meaning and default, and `.env.example` names each (tests/variables.test.ts).
  */
 import "server-only";
+import { createHash } from "node:crypto";
+import { hostname } from "node:os";
+import path from "node:path";
 import { z } from "zod";
 import { behindTransactionPooler, POOLER_PARAMETER } from "./db/pooler";
 import { STRIPE_MAX_NETWORK_RETRIES, STRIPE_TIMEOUT_MS, worstCaseStripeCallMs } from "./payments/limits";
@@ -88,6 +91,14 @@ const schema = z
     STRIPE_MAX_NETWORK_RETRIES: z.coerce.number().int().min(0).max(5).default(STRIPE_MAX_NETWORK_RETRIES),
     IDEMPOTENCY_IN_PROGRESS_TTL_MS: z.coerce.number().int().positive().default(90_000),
     IDEMPOTENCY_RETENTION_HOURS: z.coerce.number().int().min(24).max(48).default(24),
+    /** Names this shop in every PaymentIntent's metadata (`shop`); `npm start` requires it. */
+    SHOP_ID: z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z0-9._-]{1,40}$/, {
+        message: "must be 1 to 40 letters, digits, '.', '_' or '-', e.g. shop-production",
+      })
+      .optional(),
     /** Seals the session cookie. Required in production; `npm run demo` and the tests generate one. */
     SESSION_SECRET: secret(),
     /** The secret before a rotation: sessions it sealed are still read until it is removed. */
@@ -198,6 +209,8 @@ export type Env = Omit<z.infer<typeof schema>, "STRIPE_WEBHOOK_SECRET" | "NEXT_P
   NEXT_PUBLIC_STRIPE_PUBLISHABLE_KEY: string | null;
   /** The emulator's Stripe.js stand-in, which the checkout page loads from the emulator; null: Stripe's own. */
   stripeJsUrl: string | null;
+  /** SHOP_ID, or one derived from this machine and DATA_DIR: two demos on one Stripe account never share one. */
+  shopId: string;
   /** Where the SDK sends requests; undefined means api.stripe.com. */
   stripeApiBase: string | undefined;
   usesStripeEmulator: boolean;
@@ -255,10 +268,19 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
       (usesStripeEmulator ? `pk_test_${env.STRIPE_SECRET_KEY.replace(/^(sk|rk)_test_/, "")}` : null),
     stripeJsUrl:
       usesStripeEmulator && stripeApiBase ? `${new URL(stripeApiBase).origin}${EMULATOR_STRIPE_JS_PATH}` : null,
+    shopId: env.SHOP_ID ?? defaultShopId(env.DATA_DIR),
     stripeApiBase,
     usesStripeEmulator,
     appOrigins: env.APP_ORIGIN ? (parseOrigins(env.APP_ORIGIN) ?? []) : [],
   };
+}
+
+/** Without SHOP_ID: this machine's name and the data folder's path, hashed (two demos differ in one or the other). */
+function defaultShopId(dataDir: string): string {
+  return `local-${createHash("sha256")
+    .update(`${hostname()}\n${path.resolve(dataDir)}`)
+    .digest("hex")
+    .slice(0, 12)}`;
 }
 
 /** `https://a.example, https://b.example` → normalised origins; null if any entry is not a bare http(s) origin. */

@@ -60,6 +60,7 @@ export function startMaintenance(intervalMs: number, catchUpIntervalMs: number, 
   const auditDeps = () => ({
     prisma: webhookDeps().prisma,
     stripe: (auditStripe ??= auditStripeClient(env())),
+    identity: webhookDeps().identity,
     attemptDeadlineMs: env().PAYMENT_ATTEMPT_DEADLINE_MS,
     actionTimeoutMs: env().PAYMENT_ACTION_TIMEOUT_MS,
     log: observe,

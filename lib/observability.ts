@@ -30,6 +30,8 @@ export interface ObservationEvents {
   order_restored: { outcome: string };
   provider_refused: { status: number };
   rate_limited: { rule: string };
+  foreign_intent: Fields;
+  intent_tampered: Fields;
 }
 
 /** The fields an event must carry: its own, for the events above; anything, for the rest. */
@@ -58,6 +60,8 @@ interface Observability {
   ordersRestored: Counter<"outcome">;
   providerRefusals: Counter<"status">;
   rateLimited: Counter<"rule">;
+  foreignIntents: Counter;
+  tamperedIntents: Counter;
   customersExpired: Counter;
   alarms: Gauge<"kind">;
   phases: Histogram<"phase">;
@@ -143,6 +147,16 @@ function create(): Observability {
       ["status"],
     ),
     rateLimited: counter("rate_limited_total", "Requests refused with 429 by the abuse limits, by rule", ["rule"]),
+    foreignIntents: counter(
+      "checkout_foreign_intents_total",
+      "PaymentIntents of another shop on the same Stripe account, seen and left alone",
+      [],
+    ),
+    tamperedIntents: counter(
+      "checkout_tampered_intents_total",
+      "PaymentIntents naming this shop whose metadata MAC does not verify: left alone, an alarm",
+      [],
+    ),
     customersExpired: counter("customers_expired_total", "Guest customers without orders deleted by the cleanup", []),
     alarms: new Gauge({
       name: "checkout_alarms",
@@ -209,6 +223,8 @@ const COUNT: { [E in keyof ObservationEvents]: (o: Observability, fields: Observ
   order_restored: (o, f) => o.ordersRestored.inc({ outcome: String(f.outcome) }),
   provider_refused: (o, f) => o.providerRefusals.inc({ status: String(f.status) }),
   rate_limited: (o, f) => o.rateLimited.inc({ rule: String(f.rule) }),
+  foreign_intent: (o) => o.foreignIntents.inc(),
+  intent_tampered: (o) => o.tamperedIntents.inc(),
 };
 
 const isNamed = (event: string): event is keyof ObservationEvents => Object.hasOwn(COUNT, event);

@@ -8,6 +8,7 @@ import { db, poolOf } from "./db";
 import { env, type Env } from "./env";
 import type { PrismaClient } from "./generated/prisma/client";
 import { IdempotencyEngine } from "./idempotency/engine";
+import { configuredShopIdentity } from "./checkout/intent-ownership";
 import { worstCaseStripeCallMs } from "./payments/limits";
 import { stripe } from "./payments/stripe";
 import type { WebhookDeps } from "./webhooks/deps";
@@ -31,6 +32,8 @@ export function createCheckoutDeps(config: Env, prisma: PrismaClient, stripeClie
     actionTimeoutMs: config.PAYMENT_ACTION_TIMEOUT_MS,
     log: observe,
     phase: observePhase,
+    // Keyed by the session secret (and the one before a rotation): docs/decisions/0012.
+    identity: configuredShopIdentity(config),
   };
 }
 

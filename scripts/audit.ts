@@ -6,6 +6,7 @@ import { parseArgs } from "node:util";
 import { runAudit } from "@/lib/audit/audit";
 import { moneyWrong } from "@/lib/audit/findings";
 import { auditStripeClient } from "@/lib/audit/client";
+import { configuredShopIdentity } from "@/lib/checkout/intent-ownership";
 import { auditTable } from "@/lib/audit/table";
 import { parseWindow } from "@/lib/audit/window";
 import { createPrismaClient } from "@/lib/db";
@@ -48,6 +49,7 @@ async function main(): Promise<number> {
       {
         prisma,
         stripe: auditStripeClient(env),
+        identity: configuredShopIdentity(env),
         attemptDeadlineMs: env.PAYMENT_ATTEMPT_DEADLINE_MS,
         actionTimeoutMs: env.PAYMENT_ACTION_TIMEOUT_MS,
         log: (event, fields) => console.error(JSON.stringify({ event, ...fields })),

@@ -15,6 +15,11 @@ import { runUntilSignal } from "./lib/run-until-signal";
 runUntilSignal(async () => {
   // The same checks the server makes when it starts (lib/startup.ts), as production.
   const env = configurationOrExit({ ...process.env, NODE_ENV: "production" });
+  // A derived shop id is for demos; a deployment names itself (docs/decisions/0012).
+  if (!env.SHOP_ID)
+    throw new ConfigError(
+      "SHOP_ID: required by npm start: name this shop (e.g. SHOP_ID=shop-production), different for every environment sharing a Stripe account",
+    );
   const distDir = process.env.NEXT_DIST_DIR || ".next";
   if (!existsSync(path.join(distDir, "BUILD_ID")))
     throw new ConfigError(

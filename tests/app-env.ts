@@ -21,6 +21,7 @@ export function testAppEnv(options: {
     STRIPE_SECRET_KEY: options.stripeKey ?? "sk_test_emulator",
     STRIPE_API_BASE: options.stripeApiBase,
     SESSION_SECRET: TEST_SESSION_SECRET,
+    SHOP_ID: "test-shop",
     METRICS_TOKEN: TEST_METRICS_TOKEN,
     // Many tests start sessions and attempts from 127.0.0.1 at once: the abuse limits, raised (lib/abuse/limits.ts).
     RATE_LIMIT_SCALE: "1000",

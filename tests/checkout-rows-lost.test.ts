@@ -5,6 +5,7 @@ import { CHECKOUT_ENDPOINT } from "@/lib/checkout/request";
 import { createStripeClient } from "@/lib/payments/stripe-client";
 import { useTestApp } from "./helpers/harness";
 import { cart, newKey, waitFor, type Shopper } from "./helpers/shopper";
+import { signedMetadata } from "@/tests/helpers/identity";
 
 /**
  * One provider call per fresh checkout, under keys derived from the attempt
@@ -107,7 +108,7 @@ describe("a create whose 500 the provider stored", () => {
       payment_method: "pm_card_visa",
       confirm: true,
       allowed_payment_method_types: ["card"],
-      metadata: { orderId, customerId: shopper.customerId!, idempotencyKey: key },
+      metadata: signedMetadata(shopper.customerId!, key),
     });
     expect(charged.status).toBe("succeeded");
     await h.emulator.faults({ storeCreate500: 1 });

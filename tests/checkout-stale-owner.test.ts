@@ -8,6 +8,7 @@ import { startStripeEmulator, type StripeEmulator } from "@checkout/stripe-emula
 import { TestDb } from "./helpers/db";
 import { EmulatorClient } from "@checkout/stripe-emulator/client";
 import { cart, sleep, waitFor } from "./helpers/shopper";
+import { TEST_IDENTITY } from "@/tests/helpers/identity";
 
 /**
  * The fence at the use-case level (the engine-level test is in
@@ -47,6 +48,7 @@ beforeAll(async () => {
     }),
     appOrigin: "http://localhost:3000",
     actionTimeoutMs: 1_800_000,
+    identity: TEST_IDENTITY,
   };
 });
 afterAll(async () => {

@@ -46,6 +46,7 @@ async function runStart(env: Record<string, string>, options: { bare?: boolean }
       PORT: String(port),
       STRIPE_SECRET_KEY: "sk_test_emulator",
       STRIPE_API_BASE: emulator.url,
+      SHOP_ID: "start-test",
       NEXT_DIST_DIR: TEST_DIST_DIR,
       ...(options.bare ? { NODE_ENV: "production" } : {}),
       ...env,
@@ -152,6 +153,11 @@ describe("npm start", () => {
         STRIPE_WEBHOOK_SECRET: "whsec_real",
       },
       /^LAB_NAIVE_ENDPOINT: 1 only with the local Stripe emulator/,
+    ],
+    [
+      "without SHOP_ID",
+      { SESSION_SECRET: TEST_SESSION_SECRET, SHOP_ID: "" },
+      /^SHOP_ID: required by npm start: name this shop/,
     ],
     [
       "when the database does not answer",

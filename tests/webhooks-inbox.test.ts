@@ -6,6 +6,9 @@ import { useTestApp } from "./helpers/harness";
 import { CART_TOTAL_CENTS, newKey, waitFor } from "./helpers/shopper";
 import { vanishAfterCharge } from "./helpers/vanish";
 import { deliver, stripeEvent } from "./helpers/webhooks";
+import { attemptId } from "@/lib/checkout/attempt-id";
+import { CHECKOUT_ENDPOINT } from "@/lib/checkout/request";
+import { signedMetadata } from "@/tests/helpers/identity";
 
 /**
  * The inbox keeps what it cannot process yet and the maintenance loop
@@ -34,7 +37,8 @@ const row = (eventId: string) => h.db.webhookEvent(eventId);
 describe("the webhook inbox", () => {
   it("`succeeded` delivered before `created`, both before the order row exists: kept, and the order ends paid once", async () => {
     const shopper = await h.shopper();
-    const [recordId, orderId, key] = [randomUUID(), randomUUID(), newKey()];
+    const [recordId, key] = [randomUUID(), newKey()];
+    const orderId = attemptId({ subjectId: shopper.customerId!, endpoint: CHECKOUT_ENDPOINT, key });
     // The shop's create-and-confirm, as it sends it, seen by Stripe before
     // the shop's own writes are visible (a lagging replica, a restore): the
     // metadata names an order this database does not have yet.
@@ -46,7 +50,7 @@ describe("the webhook inbox", () => {
         confirm: true,
         return_url: `${h.url}/checkout/return?key=${key}`,
         allowed_payment_method_types: ["card"],
-        metadata: { orderId, customerId: shopper.customerId!, idempotencyKey: key },
+        metadata: signedMetadata(shopper.customerId!, key),
       },
       { idempotencyKey: `${orderId}:create` },
     );

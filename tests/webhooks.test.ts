@@ -8,6 +8,7 @@ import { cart, newKey, sleep, waitFor, type Shopper } from "./helpers/shopper";
 import { authenticate } from "./helpers/three-d-secure";
 import { vanishAfterCharge } from "./helpers/vanish";
 import { deliver, sign, stripeEvent } from "./helpers/webhooks";
+import { signedMetadata } from "@/tests/helpers/identity";
 
 /**
  * POST /api/webhooks/stripe through HTTP against the production build, with
@@ -202,9 +203,9 @@ describe("Stripe webhooks", () => {
     const recorded = order!.payment_intent_id!;
     const before = await scrape(h.url);
 
-    // Intents the shop never made for this order (the Dashboard, a script, a bug), carrying its id.
+    // Intents for this order the shop did not record (a bug that created a second one), carrying its signed metadata.
     const stripe = createStripeClient({ secretKey: h.app.emulator.apiKey, apiBase: h.app.emulator.url });
-    const metadata = { orderId: order!.id, customerId: shopper.customerId!, idempotencyKey: key };
+    const metadata = signedMetadata(shopper.customerId!, key);
     const charged = await stripe.paymentIntents.create({
       amount: order!.amount_cents,
       currency: "usd",
@@ -272,7 +273,7 @@ describe("Stripe webhooks", () => {
       currency: "usd",
       payment_method: "pm_card_visa",
       confirm: true,
-      metadata: { orderId: order!.id, customerId: shopper.customerId!, idempotencyKey: key },
+      metadata: signedMetadata(shopper.customerId!, key),
     });
     await stripe.refunds.create({ payment_intent: stray.id }); // the Dashboard's refund
     const webhooks = new EmulatorClient(h.app.emulator.url);

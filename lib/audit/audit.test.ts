@@ -27,6 +27,7 @@ const sleeps: number[] = [];
 const auditDeps = (): AuditDeps => ({
   prisma: shop.prisma,
   stripe: shop.deps.stripe,
+  identity: shop.deps.identity,
   attemptDeadlineMs: HOUR,
   actionTimeoutMs: HOUR,
   sleep: async (ms) => void sleeps.push(ms),

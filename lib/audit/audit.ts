@@ -1,6 +1,6 @@
 import type Stripe from "stripe";
 import type { PrismaClient } from "../generated/prisma/client";
-import { isOurs } from "../webhooks/attempt";
+import { claimsThisShop, type ShopIdentity } from "../checkout/intent-ownership";
 import { countByKind, dashboardUrl, type AuditReport, type AuditWindow, type Finding } from "./findings";
 import {
   listIntents,
@@ -16,7 +16,7 @@ import { ordersOf, paidOrdersCreated, stuckAttempts, stuckEvents, type ShopOrder
  * The audit: the shop's database against Stripe's record of one window, as a
  * payments team reconciles its orders against the provider's ledger each day.
  * It reads the intents created in the window and the refunds since its start
- * (paged, this shop's only, by the project's one rule, isOurs), the orders
+ * (paged, this shop's only, by the project's one rule, claimsThisShop), the orders
  * and attempts of the window, and reports what disagrees. It reads, never
  * writes: repairing is the maintenance loop's job and the operator's.
  * Its cost is the window's: every read is bounded by creation time.
@@ -25,6 +25,8 @@ export interface AuditDeps {
   prisma: PrismaClient;
   /** A client of the audit's own (see decision 0015): its reads never take from the shoppers' budget. */
   stripe: Stripe;
+  /** Whose intents are this shop's (intent-ownership.ts). */
+  identity: ShopIdentity;
   /** PAYMENT_ATTEMPT_DEADLINE_MS: an attempt older than this should be final. */
   attemptDeadlineMs: number;
   /** PAYMENT_ACTION_TIMEOUT_MS: an intent waiting for the shopper longer than this should be closed. */
@@ -46,7 +48,7 @@ export async function runAudit(deps: AuditDeps, window: AuditWindow): Promise<Au
     onRetry: (what, tries, err) =>
       deps.log?.("audit_backoff", { what, tries, error: err instanceof Error ? err.message : String(err) }),
   };
-  const intents = (await listIntents(deps.stripe, window, read)).filter((pi) => isOurs(pi));
+  const intents = (await listIntents(deps.stripe, window, read)).filter((pi) => claimsThisShop(deps.identity, pi));
   const refunds = await listRefunds(deps.stripe, window.from, read);
   const intentById = new Map(intents.map((pi) => [pi.id, pi]));
   const refundsByIntent = groupBy(

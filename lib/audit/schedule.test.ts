@@ -17,6 +17,7 @@ const logged: Array<{ event: string; fields: Record<string, unknown> }> = [];
 const deps = (): AuditDeps => ({
   prisma: shop.prisma,
   stripe: shop.deps.stripe,
+  identity: shop.deps.identity,
   attemptDeadlineMs: HOUR,
   actionTimeoutMs: HOUR,
   log: (event, fields) => void logged.push({ event, fields }),

@@ -4,11 +4,11 @@ import { IN_PROGRESS_RETRY_AFTER_SECONDS, type IdempotencyEngine } from "../idem
 import { fingerprint } from "../idempotency/fingerprint";
 import type { Admission, AdmissionRule, Ownership, StoredResponse } from "../idempotency/types";
 import type { CheckoutPhase } from "../observability";
-import { linesMetadata } from "../payments/attempt-intent";
 import { drivePayment } from "../payments/drive";
 import { attemptExpired, loggable, type FinalOutcome, type PaymentOutcome } from "../payments/outcome";
 import { settleForGood } from "../payments/settle-for-good";
 import { attemptId } from "./attempt-id";
+import { attemptMetadata, isAttemptIntentOf, type ShopIdentity } from "./intent-ownership";
 import { createAttemptOrder, markAttemptOrder, type PendingOrder } from "./orders";
 import { CHECKOUT_ENDPOINT, paymentCredential, type CheckoutRequest, type ValidationIssue } from "./request";
 
@@ -39,6 +39,8 @@ export interface CheckoutDeps {
   log?: (event: string, fields: Record<string, unknown>) => void;
   /** Times a shopper's request phase by phase (`checkout_phase_seconds`): from `startedAt` (performance.now()) to now. */
   phase?: (phase: CheckoutPhase, startedAt: number) => void;
+  /** Whose intents are this shop's (intent-ownership.ts): signs every intent it creates, judges every one it finds. */
+  identity: ShopIdentity;
 }
 
 /** Who answers an attempt's caller: the shopper's own retry, or the reconciler with its per-record backoff. */
@@ -166,7 +168,12 @@ export async function settleAttempt(
     (options.final ?? owner.pastDeadline)
       ? await settleForGood(
           deps.stripe,
-          { attemptId: order.id, paymentIntentId: order.paymentIntentId, since: order.createdAt },
+          {
+            attemptId: order.id,
+            paymentIntentId: order.paymentIntentId,
+            since: order.createdAt,
+            accepts: isAttemptIntentOf(deps.identity, order.id),
+          },
           fence,
         )
       : await drivePayment(
@@ -178,12 +185,15 @@ export async function settleAttempt(
             currency: order.currency,
             paymentMethod: order.paymentMethod,
             paymentIntentId: order.paymentIntentId,
-            metadata: {
+            metadata: attemptMetadata(deps.identity, {
               orderId: order.id,
               customerId: ids.customerId,
               idempotencyKey: ids.key,
-              ...linesMetadata(order.lines),
-            },
+              lines: order.lines,
+              amountCents: order.amountCents,
+              currency: order.currency,
+            }),
+            accepts: isAttemptIntentOf(deps.identity, order.id),
             returnUrl: order.returnUrl ?? returnUrlFor(deps.appOrigin, ids.key),
             since: order.createdAt,
           },

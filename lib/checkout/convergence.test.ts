@@ -15,6 +15,7 @@ import { returnFromAuthentication } from "./authentication-return";
 import { checkout, type CheckoutDeps, type CheckoutResult } from "./checkout";
 import { reconcileAbandoned } from "./reconcile";
 import type { CheckoutRequest } from "./request";
+import { TEST_IDENTITY } from "@/tests/helpers/identity";
 
 /**
  * Every attempt ends, and ends right (docs/contract.md, "Convergence"),
@@ -59,6 +60,7 @@ function depsFor(url: string): CheckoutDeps {
     }),
     appOrigin: "http://shop.test",
     actionTimeoutMs: ACTION_TIMEOUT_MS,
+    identity: TEST_IDENTITY,
   };
 }
 

@@ -76,8 +76,8 @@ describe("writing an attempt's order in one statement", () => {
         paymentMethod: "pm_card_visa",
         paymentIntentId: null,
         returnUrl: "http://127.0.0.1:3000/checkout/return?key=k",
-        createdAt: expect.any(Date), // where the search for its intent at Stripe begins
         lines: lines.map(({ sku, quantity, unitPriceCents }) => ({ sku, quantity, unitPriceCents })),
+        createdAt: expect.any(Date),
       },
     });
     expect(await prisma.customer.count({ where: { id: customerId } })).toBe(1);

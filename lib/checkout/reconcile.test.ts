@@ -14,9 +14,11 @@ import { drivePayment } from "../payments/drive";
 import { createStripeClient } from "../payments/stripe-client";
 import { checkout, type CheckoutDeps } from "./checkout";
 import { attemptId } from "./attempt-id";
+import { attemptMetadata, isAttemptIntentOf } from "./intent-ownership";
 import { createAttemptOrder, type PendingOrder } from "./orders";
 import { reconcileAbandoned } from "./reconcile";
 import { CHECKOUT_ENDPOINT, type CheckoutRequest } from "./request";
+import { TEST_IDENTITY } from "@/tests/helpers/identity";
 
 /**
  * The reconciler against a real database and the emulator through the real
@@ -87,6 +89,7 @@ beforeAll(async () => {
     }),
     appOrigin: "http://localhost:3000",
     actionTimeoutMs: 60_000,
+    identity: TEST_IDENTITY,
     log: process.env.DEBUG_RECONCILE ? (e, f) => console.log(e, JSON.stringify(f)) : undefined,
   };
 });
@@ -379,8 +382,16 @@ function paymentOf(owner: Ownership, order: PendingOrder, key: string, customerI
     currency: order.currency,
     paymentMethod: body.paymentMethod,
     paymentIntentId: null,
-    metadata: { orderId: order.id, customerId, idempotencyKey: key },
+    metadata: attemptMetadata(TEST_IDENTITY, {
+      orderId: order.id,
+      customerId,
+      idempotencyKey: key,
+      lines: order.lines,
+      amountCents: order.amountCents,
+      currency: order.currency,
+    }),
     returnUrl: "http://localhost:3000/checkout/return",
     since: order.createdAt,
+    accepts: isAttemptIntentOf(TEST_IDENTITY, order.id),
   };
 }

@@ -1,7 +1,6 @@
 import type Stripe from "stripe";
 import type { PrismaClient } from "../generated/prisma/client";
-import { isUuid } from "../uuid";
-import { linesOf } from "../payments/attempt-intent";
+import type { IntentOwner } from "./intent-ownership";
 import { CHECKOUT_ENDPOINT } from "./request";
 
 /**
@@ -29,14 +28,18 @@ interface RestoreRow {
   status: "paid" | "failed" | null;
 }
 
-export async function restoreOrder(prisma: PrismaClient, intent: SucceededIntent): Promise<Restored> {
-  const { orderId, customerId, idempotencyKey } = intent.metadata;
-  if (!orderId || !isUuid(orderId)) return { kind: "unrestorable", reason: "no attempt id in the metadata" };
-  if (!customerId || !isUuid(customerId)) return { kind: "unrestorable", reason: "no customer in the metadata" };
-  if (!idempotencyKey || !isUuid(idempotencyKey))
-    return { kind: "unrestorable", reason: "no idempotency key in the metadata" };
-  const lines = linesOf(intent.metadata);
-  if (!lines) return { kind: "unrestorable", reason: "no order lines in the metadata" };
+/**
+ * Only for an intent judged this shop's (intent-ownership.ts: its MAC
+ * verified), with what it claims. The lines are priced from the catalogue:
+ * a line whose price differs from the catalogue's is refused, so metadata
+ * alone can never set a price.
+ */
+export async function restoreOrder(
+  prisma: PrismaClient,
+  intent: SucceededIntent,
+  claim: Extract<IntentOwner, { kind: "ours" }>,
+): Promise<Restored> {
+  const { orderId, customerId, idempotencyKey, lines } = claim;
   const total = lines.reduce((sum, l) => sum + l.quantity * l.unitPriceCents, 0);
   if (total !== intent.amount)
     return { kind: "unrestorable", reason: `the lines add up to ${total}, the intent charged ${intent.amount}` };
@@ -52,7 +55,10 @@ export async function restoreOrder(prisma: PrismaClient, intent: SucceededIntent
     wanted as (
       select * from jsonb_to_recordset(${JSON.stringify(lines)}::jsonb) as w(sku text, quantity int, "unitPriceCents" int)
     ),
-    priced as (select w.*, p.name from wanted w join products p on p.sku = w.sku),
+    priced as (
+      select w.*, p.name from wanted w
+        join products p on p.sku = w.sku and p.price_cents = w."unitPriceCents" and p.currency = ${intent.currency}
+    ),
     valid as (select (select count(*) from priced) = (select count(*) from wanted) as ok),
     customer as (
       insert into customers (id) select ${customerId}::uuid from valid
@@ -88,6 +94,9 @@ export async function restoreOrder(prisma: PrismaClient, intent: SucceededIntent
     case "existing":
       return { kind: "accounted", orderId: row.id! };
     case "unknown_products":
-      return { kind: "unrestorable", reason: "a product in the metadata is no longer in the catalogue" };
+      return {
+        kind: "unrestorable",
+        reason: "a product in the metadata is no longer in the catalogue, or at another price",
+      };
   }
 }

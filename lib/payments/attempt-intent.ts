@@ -106,24 +106,26 @@ export const FIND_WINDOW_MARGIN_SECONDS = 600;
  * again): Stripe's docs advise against search right after a write (it lags
  * under a minute, up to an hour in an outage), it has its own rate limit and
  * some accounts have none. A failed search is no answer, not an error.
+ * Only an intent `accepts` takes (this shop's, verified) is ever adopted.
  */
 export async function findAttemptIntent(
   stripe: Stripe,
   attemptId: string,
   since: Date,
+  accepts: (intent: Stripe.PaymentIntent) => boolean,
 ): Promise<Stripe.PaymentIntent | null> {
   const gte = Math.floor(since.getTime() / 1000) - FIND_WINDOW_MARGIN_SECONDS;
   const listed: Stripe.PaymentIntent[] = [];
   // Newest first, paged with starting_after by the SDK, to the window's start.
   for await (const intent of stripe.paymentIntents.list({ created: { gte }, limit: 100 }))
-    if (intent.metadata?.orderId === attemptId) listed.push(intent);
+    if (intent.metadata?.orderId === attemptId && accepts(intent)) listed.push(intent);
   if (listed.length > 0) return pick(listed);
   try {
     const found = await stripe.paymentIntents.search({
       query: `metadata['orderId']:'${attemptId.replace(/'/g, "")}'`,
       limit: 10,
     });
-    return pick(found.data.filter((intent) => intent.metadata?.orderId === attemptId));
+    return pick(found.data.filter((intent) => intent.metadata?.orderId === attemptId && accepts(intent)));
   } catch {
     return null;
   }

@@ -30,6 +30,8 @@ export interface PaymentRequest {
   returnUrl: string;
   /** When the attempt's order was written: its intent is looked for among those created since. */
   since: Date;
+  /** Whether an intent found by its metadata is the attempt's own (never adopt another's). */
+  accepts: (intent: Stripe.PaymentIntent) => boolean;
 }
 
 /** Renews the owner's lock before a provider call that could change anything; false once fenced out. */
@@ -107,7 +109,7 @@ async function createAndConfirm(stripe: Stripe, request: PaymentRequest): Promis
   } catch (err) {
     if (!keyCannotTell(err)) throw err;
     // Only a read from here: whatever the search answers, nothing was decided by it.
-    const intent = await findAttemptIntent(stripe, request.attemptId, request.since).catch(() => null);
+    const intent = await findAttemptIntent(stripe, request.attemptId, request.since, request.accepts).catch(() => null);
     return { intent, reason: describeKeyError(err) };
   }
 }

@@ -13,14 +13,19 @@ import { isStripeError } from "./stripe-errors";
  */
 export async function settleForGood(
   stripe: Stripe,
-  request: { attemptId: string; paymentIntentId: string | null; since: Date },
+  request: {
+    attemptId: string;
+    paymentIntentId: string | null;
+    since: Date;
+    accepts: (intent: Stripe.PaymentIntent) => boolean;
+  },
   fence: Fence,
 ): Promise<PaymentOutcome> {
   let intent: Stripe.PaymentIntent | null = null;
   try {
     intent = request.paymentIntentId
       ? await stripe.paymentIntents.retrieve(request.paymentIntentId)
-      : await findAttemptIntent(stripe, request.attemptId, request.since);
+      : await findAttemptIntent(stripe, request.attemptId, request.since, request.accepts);
     if (!intent) return attemptExpired(null);
     if (intent.status === "succeeded" || intent.status === "canceled") return outcomeOf(intent);
     if (!(await fence.refresh())) return { kind: "fenced" };

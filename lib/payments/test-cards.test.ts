@@ -34,6 +34,7 @@ function pay(paymentMethod: string) {
     metadata: { orderId: attemptId, customerId: randomUUID(), idempotencyKey: randomUUID() },
     returnUrl: "http://127.0.0.1:3000/checkout/return?key=k",
     since: new Date(),
+    accepts: () => true,
   };
   return drivePayment(stripe, request, alwaysOwner);
 }

@@ -54,8 +54,3 @@ export async function findPaymentAttempt(
   const { idempotencyKey, ...rest } = order;
   return { order: rest, record: idempotencyKey };
 }
-
-/** Whether the app created this intent (it always sets metadata.orderId), so its order should exist. */
-export function isOurs(intent: Pick<Stripe.PaymentIntent, "metadata">): boolean {
-  return typeof intent.metadata?.orderId === "string" && isUuid(intent.metadata.orderId);
-}

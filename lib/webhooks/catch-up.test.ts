@@ -8,6 +8,7 @@ import { createStripeClient } from "../payments/stripe-client";
 import { CATCH_UP_OVERLAP_SECONDS, catchUpEvents } from "./catch-up";
 import type { WebhookDeps } from "./deps";
 import { processDueEvents } from "./process";
+import { TEST_IDENTITY } from "@/tests/helpers/identity";
 
 /**
  * The catch-up's bookkeeping, on a real database and the emulator through the
@@ -34,6 +35,7 @@ beforeAll(async () => {
     }),
     appOrigin: "http://localhost:3000",
     actionTimeoutMs: 1_800_000,
+    identity: TEST_IDENTITY,
     webhookSecret: "whsec_emulator",
     leaseMs: 60_000,
   };
@@ -127,5 +129,5 @@ describe("reading Stripe's event list into the inbox", () => {
     };
     await Promise.all([drain(), drain(), drain(), drain()]);
     expect(await prisma.webhookEvent.count({ where: { processedAt: null } })).toBe(0);
-  }, 240_000);
+  }, 600_000);
 });

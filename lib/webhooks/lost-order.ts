@@ -2,7 +2,8 @@ import type Stripe from "stripe";
 import { restoreOrder } from "../checkout/restore-order";
 import { refundedAmount, refundedInFull } from "../checkout/refunds";
 import { refundIntentOnce } from "../payments/refund";
-import { isOurs } from "./attempt";
+import { judgeIntent } from "../checkout/intent-ownership";
+import { leaveAlone } from "./not-ours";
 import type { WebhookDeps } from "./deps";
 import { refundLateSuccess } from "./late-success";
 
@@ -14,7 +15,7 @@ import { refundLateSuccess } from "./late-success";
  * counted either way (`checkout_orders_restored_total`).
  */
 export type LostOrderVerdict =
-  "accounted" | "not_yet" | "order_restored" | "order_restored_refunded" | "unaccounted_refunded";
+  "accounted" | "not_yet" | "not_ours" | "order_restored" | "order_restored_refunded" | "unaccounted_refunded";
 
 /**
  * How old a success must be before its missing order counts as lost. The
@@ -30,7 +31,13 @@ export async function accountForIntent(
   now = Date.now(),
 ): Promise<LostOrderVerdict> {
   if (now / 1000 - intent.created < LOST_AFTER_SECONDS) return "not_yet";
-  const restored = await restoreOrder(deps.prisma, intent);
+  // As Stripe has it now: metadata edited since the event was sent is judged too.
+  const owner = judgeIntent(deps.identity, intent);
+  if (owner.kind !== "ours") {
+    if (owner.kind !== "not_an_attempt") leaveAlone(deps, intent, owner);
+    return "not_ours";
+  }
+  const restored = await restoreOrder(deps.prisma, intent, owner);
   const fields = { paymentIntentId: intent.id, attemptId: intent.metadata.orderId, amountCents: intent.amount };
   switch (restored.kind) {
     case "accounted":
@@ -71,16 +78,22 @@ export async function accountForIntent(
  */
 export async function accountForSucceeded(
   deps: WebhookDeps,
-  intents: readonly Pick<Stripe.PaymentIntent, "id" | "metadata">[],
+  intents: readonly Pick<Stripe.PaymentIntent, "id" | "metadata" | "amount" | "currency">[],
 ): Promise<Record<LostOrderVerdict, number>> {
   const counts: Record<LostOrderVerdict, number> = {
     accounted: 0,
     not_yet: 0,
+    not_ours: 0,
     order_restored: 0,
     order_restored_refunded: 0,
     unaccounted_refunded: 0,
   };
-  const ours = intents.filter(isOurs);
+  const ours: Pick<Stripe.PaymentIntent, "id" | "metadata" | "amount" | "currency">[] = [];
+  for (const intent of intents) {
+    const owner = judgeIntent(deps.identity, intent);
+    if (owner.kind === "ours") ours.push(intent);
+    else if (owner.kind !== "not_an_attempt") leaveAlone(deps, intent, owner);
+  }
   if (ours.length === 0) return counts;
   const found = await deps.prisma.order.findMany({
     where: {

@@ -10,6 +10,7 @@ import { createStripeClient } from "../payments/stripe-client";
 import type { WebhookDeps } from "./deps";
 import { storeEvent } from "./inbox";
 import { MAX_EVENT_AGE_MS, processDueEvents } from "./process";
+import { signedMetadata, TEST_IDENTITY } from "@/tests/helpers/identity";
 
 /**
  * Processing without HTTP, on a real database and the emulator: what happens
@@ -40,6 +41,7 @@ beforeAll(async () => {
     }),
     appOrigin: "http://localhost:3000",
     actionTimeoutMs: 60_000,
+    identity: TEST_IDENTITY,
     log: (event, fields) => void logged.push({ event, fields }),
     webhookSecret: "whsec_process_test",
     leaseMs: 60_000,
@@ -58,7 +60,9 @@ async function orphanEvent(): Promise<string> {
     currency: "usd",
     payment_method: "pm_card_visa",
     allowed_payment_method_types: ["card"],
-    metadata: { orderId: randomUUID(), customerId: randomUUID(), idempotencyKey: randomUUID() },
+    metadata: signedMetadata(randomUUID(), randomUUID(), {
+      lines: [{ sku: "mug-enamel", quantity: 1, unitPriceCents: 1800 }],
+    }),
   });
   const id = `evt_${randomUUID().replaceAll("-", "")}`;
   await storeEvent(prisma, {

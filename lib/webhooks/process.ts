@@ -9,7 +9,9 @@ import {
   refundedAmount,
   refundedInFull,
 } from "../checkout/refunds";
-import { findPaymentAttempt, isOurs, type PaymentAttempt } from "./attempt";
+import { judgeIntent } from "../checkout/intent-ownership";
+import { findPaymentAttempt, type PaymentAttempt } from "./attempt";
+import { leaveAlone } from "./not-ours";
 import type { WebhookDeps } from "./deps";
 import { backoffMs, claimDueEvents, markProcessed, retryLater, type InboxEvent } from "./inbox";
 import { refundLateSuccess } from "./late-success";
@@ -119,9 +121,12 @@ async function onPaymentIntent(deps: WebhookDeps, paymentIntentId: string): Prom
   const intent = await retrieve(deps, paymentIntentId);
   // Signed with our secret, yet the intent is not in this account (another environment's event): nothing to do.
   if (!intent) return { done: "ignored_unknown_intent" };
+  const owner = judgeIntent(deps.identity, intent);
   const attempt = await findPaymentAttempt(deps.prisma, intent);
+  // The intent recorded on one of this shop's orders is its own by that record; any other must prove it.
+  if (attempt?.order.paymentIntentId !== intent.id && owner.kind !== "ours")
+    return { done: leaveAlone(deps, intent, owner) };
   if (!attempt) {
-    if (!isOurs(intent)) return { done: "ignored" };
     // Its order is written before the intent is created: the shop lost it. A
     // charge is restored as its order (or refunded); nothing charged needs no
     // order, since the shopper's retry writes it again.
@@ -246,7 +251,9 @@ async function onRefund(deps: WebhookDeps, paymentIntentId: string): Promise<Ver
   });
   if (!order) {
     const intent = await retrieve(deps, paymentIntentId);
-    if (!intent || !isOurs(intent)) return { done: "ignored" };
+    if (!intent) return { done: "ignored" };
+    const owner = judgeIntent(deps.identity, intent);
+    if (owner.kind !== "ours") return { done: leaveAlone(deps, intent, owner) };
     // The refund of a stray intent (see stray-intent.ts): its order was paid by another, and keeps that payment.
     const attempt = await findPaymentAttempt(deps.prisma, intent);
     if (attempt?.order.paymentIntentId) return { done: "stray_refund" };

@@ -12,6 +12,7 @@ import { catchUpEvents } from "@/lib/webhooks/catch-up";
 import type { WebhookDeps } from "@/lib/webhooks/deps";
 import { storeEvent } from "@/lib/webhooks/inbox";
 import { processDueEvents } from "@/lib/webhooks/process";
+import { TEST_IDENTITY, TEST_SHOP_ID } from "./identity";
 import { createOwnDatabase, type OwnDatabase } from "./own-database";
 
 /**
@@ -48,6 +49,7 @@ export async function startAuditShop(label: string, apiKey: string): Promise<Aud
     actionTimeoutMs: HOUR,
     webhookSecret: "whsec_emulator",
     leaseMs: 60_000,
+    identity: TEST_IDENTITY,
   };
   return {
     database,
@@ -107,7 +109,7 @@ export async function seedThreeWrongs(shop: AuditShop) {
     payment_method: "pm_card_visa",
     confirm: true,
     allowed_payment_method_types: ["card"],
-    metadata: { orderId: randomUUID(), customerId: randomUUID(), idempotencyKey: randomUUID() },
+    metadata: { shop: TEST_SHOP_ID, orderId: randomUUID(), customerId: randomUUID(), idempotencyKey: randomUUID() },
   });
   const owed = await pay(shop, "pm_card_refundFail");
   await refundSettled(shop, owed.paymentIntentId!, "failed");

@@ -1,9 +1,10 @@
 import { runAudit } from "@/lib/audit/audit";
 import { isMoneyWrong, type AuditReport } from "@/lib/audit/findings";
+import { shopIdentity } from "@/lib/checkout/intent-ownership";
 import { createPrismaClient } from "@/lib/db";
 import { createStripeClient } from "@/lib/payments/stripe-client";
 import type { Verdict } from "./checker/invariants";
-import { APP_SETTINGS } from "./cluster";
+import { APP_SETTINGS, SESSION_SECRET, SHOP_ID } from "./cluster";
 
 /**
  * The audit the shop runs in production, over the soak's window after
@@ -32,6 +33,7 @@ export async function auditAgreement(
       {
         prisma,
         stripe: createStripeClient({ secretKey: "sk_test_emulator", apiBase: input.emulatorUrl }),
+        identity: shopIdentity(SHOP_ID, [SESSION_SECRET]),
         attemptDeadlineMs: Number(APP_SETTINGS.PAYMENT_ATTEMPT_DEADLINE_MS),
         actionTimeoutMs: Number(APP_SETTINGS.PAYMENT_ACTION_TIMEOUT_MS),
       },

@@ -19,6 +19,8 @@ import { startReplicatedPostgres, type ReplicatedPostgres } from "./replicated-p
  * instances of one production build, and the round-robin proxy in front.
  */
 /** 32 random bytes, hex: the app refuses weaker session secrets. */
+/** The soak's shop, named so that its audit judges intents as the app signs them. */
+export const SHOP_ID = "chaos-soak";
 export const SESSION_SECRET = "c4a9e1f7b3d8206e5a1c9f4b7e2d0a6c3f8b5e1d9a7c2f0b6e4d8a3c1f5b9e7d";
 export const WEBHOOK_SECRET = "whsec_chaos";
 const DATABASE = "checkout_chaos";
@@ -107,6 +109,7 @@ export async function startCluster(options: ChaosOptions, log: (line: string) =>
       STRIPE_API_BASE: emulator.url,
       STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
       SESSION_SECRET,
+      SHOP_ID,
       APP_ORIGIN: proxy.url,
       NEXT_DIST_DIR: options.distDir,
       ...APP_SETTINGS,

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { runAudit } from "@/lib/audit/audit";
+import { shopIdentity } from "@/lib/checkout/intent-ownership";
 import { createStripeClient } from "@/lib/payments/stripe-client";
 import { EmulatorClient } from "@checkout/stripe-emulator/client";
 import { openDb } from "../lib/database";
@@ -13,6 +14,7 @@ import { goal, type Scenario } from "../lib/scenario";
  * time per intent; the goal is that a clean day has no finding.
  */
 const KEY = "sk_test_bench_audit";
+const SHOP = "bench-audit";
 const DAY_MS = 86_400_000;
 const BATCH = 5_000; // the emulator's history limit per request
 const AMOUNT = 1_800;
@@ -40,7 +42,7 @@ export const audit: Scenario = {
             amount: AMOUNT,
             currency: "usd",
             created: Math.floor(row.at / 1000),
-            metadata: { orderId: row.orderId, customerId: customer.id, idempotencyKey: randomUUID() },
+            metadata: { shop: SHOP, orderId: row.orderId, customerId: customer.id, idempotencyKey: randomUUID() },
           })),
         );
         await db.pool.query(
@@ -58,6 +60,8 @@ export const audit: Scenario = {
         {
           prisma: db.prisma,
           stripe: createStripeClient({ secretKey: KEY, apiBase: ctx.emulatorUrl, maxNetworkRetries: 0 }),
+          // The recorded intents name the shop without its MAC: the audit reads each as this shop's to account for.
+          identity: shopIdentity(SHOP, []),
           attemptDeadlineMs: 1_800_000,
           actionTimeoutMs: 1_800_000,
         },

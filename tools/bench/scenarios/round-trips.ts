@@ -1,3 +1,4 @@
+import { shopIdentity } from "@/lib/checkout/intent-ownership";
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { checkout } from "@/lib/checkout/checkout";
@@ -57,6 +58,7 @@ export const roundTrips: Scenario = {
         idempotency: db.engine,
         appOrigin: "http://localhost:3000",
         actionTimeoutMs: 1_800_000,
+        identity: shopIdentity("bench", ["bench-only-secret-not-a-real-one"]),
       };
       const body = { items: [{ sku: "tee-classic", quantity: 1 }], paymentMethod: "pm_card_visa" };
       const customerId = randomUUID();
