@@ -200,6 +200,12 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
   const stripeApiBase =
     env.STRIPE_API_BASE ?? (isEmulatorKey ? `http://127.0.0.1:${env.STRIPE_EMULATOR_PORT}` : undefined);
   const usesStripeEmulator = stripeApiBase !== undefined && LOOPBACK.has(new URL(stripeApiBase).hostname);
+  // The secret key travels in every request: in the clear only to this machine's emulator.
+  if (stripeApiBase !== undefined && !usesStripeEmulator && new URL(stripeApiBase).protocol !== "https:") {
+    throw new ConfigError(
+      "STRIPE_API_BASE: must be https:// unless it is the emulator on this machine (127.0.0.1 or localhost): the secret key would cross the network in the clear",
+    );
+  }
   // Real Stripe's webhooks carry outcomes the app may never hear otherwise (a
   // late success to refund, a shopper who vanished): without their secret the
   // app would refuse every delivery, so it refuses to start instead.

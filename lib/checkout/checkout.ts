@@ -185,7 +185,9 @@ export async function settleAttempt(
           fence,
         );
   if (options.timed) deps.phase?.("provider", providerStarted);
-  deps.log?.("payment", { key: ids.key, orderId: order.id, attempt: owner.attempt, ...outcome });
+  // The redirect URL carries the intent's client secret (the bank's page needs it): never in a log line.
+  const { url: _secretBearing, ...logged } = outcome as PaymentOutcome & { url?: string };
+  deps.log?.("payment", { key: ids.key, orderId: order.id, attempt: owner.attempt, ...logged });
   const outcomeStarted = performance.now();
   const settled = await record(deps, owner, order, ids, outcome, options);
   if (options.timed) deps.phase?.("outcome", outcomeStarted);
