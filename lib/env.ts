@@ -67,6 +67,8 @@ const schema = z
     STRIPE_MAX_NETWORK_RETRIES: z.coerce.number().int().min(0).max(5).default(STRIPE_MAX_NETWORK_RETRIES),
     IDEMPOTENCY_IN_PROGRESS_TTL_MS: z.coerce.number().int().positive().default(90_000),
     IDEMPOTENCY_RETENTION_HOURS: z.coerce.number().int().min(24).max(48).default(24),
+    /** A claim released after an unknown outcome is retaken by the client's retry no sooner than this. */
+    IDEMPOTENCY_RETAKE_INTERVAL_MS: z.coerce.number().int().min(0).max(60_000).default(2_000),
     /** Seals the session cookie. Required in production; `npm run demo` and the tests generate one. */
     SESSION_SECRET: secret(),
     /** The secret before a rotation: sessions it sealed are still read until it is removed. */
