@@ -74,6 +74,7 @@ describe("configuration", () => {
     [{ STRIPE_SECRET_KEY: "sk_live_abc", STRIPE_API_BASE: "http://127.0.0.1:12111" }, "STRIPE_SECRET_KEY"],
     [{ STRIPE_SECRET_KEY: "pk_test_abc" }, "STRIPE_SECRET_KEY"],
     [{ STRIPE_API_BASE: "ftp://example" }, "STRIPE_API_BASE"],
+    [{ STRIPE_API_BASE: "http://stripe-proxy.internal:8080" }, "STRIPE_API_BASE"],
     [{ PORT: "70000" }, "PORT"],
     [{ IDEMPOTENCY_RETENTION_HOURS: "12" }, "IDEMPOTENCY_RETENTION_HOURS"],
     [{ IDEMPOTENCY_RETENTION_HOURS: "49" }, "IDEMPOTENCY_RETENTION_HOURS"],

@@ -99,6 +99,8 @@ const schema = z
         message: "must be 1 to 40 letters, digits, '.', '_' or '-', e.g. shop-production",
       })
       .optional(),
+    /** A claim released after an unknown outcome is retaken by the client's retry no sooner than this. */
+    IDEMPOTENCY_RETAKE_INTERVAL_MS: z.coerce.number().int().min(0).max(60_000).default(2_000),
     /** Seals the session cookie. Required in production; `npm run demo` and the tests generate one. */
     SESSION_SECRET: secret(),
     /** The secret before a rotation: sessions it sealed are still read until it is removed. */
@@ -242,6 +244,12 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
   const stripeApiBase =
     env.STRIPE_API_BASE ?? (isEmulatorKey ? `http://127.0.0.1:${env.STRIPE_EMULATOR_PORT}` : undefined);
   const usesStripeEmulator = stripeApiBase !== undefined && LOOPBACK.has(new URL(stripeApiBase).hostname);
+  // The secret key travels in every request: in the clear only to this machine's emulator.
+  if (stripeApiBase !== undefined && !usesStripeEmulator && new URL(stripeApiBase).protocol !== "https:") {
+    throw new ConfigError(
+      "STRIPE_API_BASE: must be https:// unless it is the emulator on this machine (127.0.0.1 or localhost): the secret key would cross the network in the clear",
+    );
+  }
   // Real Stripe's webhooks carry outcomes the app may never hear otherwise (a
   // late success to refund, a shopper who vanished): without their secret the
   // app would refuse every delivery, so it refuses to start instead.

@@ -26,6 +26,7 @@ export function createCheckoutDeps(config: Env, prisma: PrismaClient, stripeClie
       renewAfterMs:
         config.IDEMPOTENCY_IN_PROGRESS_TTL_MS -
         worstCaseStripeCallMs(config.STRIPE_TIMEOUT_MS, config.STRIPE_MAX_NETWORK_RETRIES),
+      retakeIntervalMs: config.IDEMPOTENCY_RETAKE_INTERVAL_MS,
     }),
     // The first public origin (APP_ORIGIN); without one, this host as the demo and tests reach it.
     appOrigin: config.appOrigins[0] ?? `http://localhost:${config.PORT}`,

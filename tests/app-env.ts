@@ -33,6 +33,8 @@ export function testAppEnv(options: {
     // Off unless a test asks for it: one server serves many files, and a test that makes Stripe answer 429
     // would shed the fresh attempts of the files after it (lib/abuse/checkout-gate.ts).
     PROVIDER_BREAKER_SECONDS: "0",
+    // Tests retry a released attempt at once to show it is retakeable; the shop's client waits out Retry-After.
+    IDEMPOTENCY_RETAKE_INTERVAL_MS: "0",
     ...options.overrides,
   };
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
+import { sleep } from "@/lib/sleep";
 import { useTestApp } from "./helpers/harness";
 import { cart, newKey, Shopper } from "./helpers/shopper";
 
@@ -26,6 +27,7 @@ const h = useTestApp(
     CHECKOUT_MAX_OPEN_ATTEMPTS: "2",
     RATE_LIMIT_DECLINES_PER_SESSION: "2",
     PROVIDER_BREAKER_SECONDS: "5",
+    IDEMPOTENCY_RETAKE_INTERVAL_MS: "2000",
   },
   { ownDatabase: "limits" },
 );
@@ -129,6 +131,24 @@ describe("the card-testing brake and the provider's limits", () => {
     const replay = await shopper.checkout(declined[0]!, cart("pm_card_chargeDeclined"));
     expect(replay.status).toBe(402);
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
+  });
+
+  it("retakes a key released after an unknown outcome no sooner than the interval: earlier retries are 409", async () => {
+    const shopper = await shopperFrom(address());
+    const key = newKey();
+    await h.emulator.faults({ failNext: { status: 500, times: 3 } });
+    expect((await shopper.checkout(key, cart())).status).toBe(503);
+    const requestsBefore = (await h.emulator.stats()).requests;
+    const early = await shopper.checkout(key, cart());
+    expect(early.status).toBe(409);
+    expect(early.body).toMatchObject({ error: "in_progress" });
+    expect((await h.emulator.stats()).requests).toBe(requestsBefore); // Stripe was not asked again
+    // Once the interval has passed the same key is retaken and pays, once.
+    let answer = early;
+    for (const started = Date.now(); answer.status === 409 && Date.now() - started < 10_000;)
+      answer = await shopper.checkout(key, cart());
+    expect(answer.status).toBe(201);
+    expect((await h.emulator.ledger()).filter((i) => i.metadata.customerId === shopper.customerId)).toHaveLength(1);
   });
 
   // Last in this file: the breaker stays open for PROVIDER_BREAKER_SECONDS in this server.

@@ -1,3 +1,4 @@
+import http from "node:http";
 import { describe, expect, it } from "vitest";
 import { createStripeClient } from "@/lib/payments/stripe-client";
 import { LOST_AFTER_SECONDS } from "@/lib/webhooks/lost-order";
@@ -312,6 +313,29 @@ describe("Stripe webhooks", () => {
       body: "x".repeat(600 * 1024),
     });
     expect(res.status).toBe(413);
+  });
+
+  it("a body without a Stripe-Signature header is refused before it is read", async () => {
+    // 100 KiB announced (under the size limit), 1 KiB sent, the rest never: the answer can only come from the headers.
+    const url = new URL(`${h.url}/api/webhooks/stripe`);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = http.request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: "POST",
+          headers: { "content-type": "application/json", "content-length": String(100 * 1024) },
+        },
+        (res) => {
+          resolve(res.statusCode ?? 0);
+          req.destroy();
+        },
+      );
+      req.on("error", (err: NodeJS.ErrnoException) => (err.code === "ECONNRESET" ? undefined : reject(err)));
+      req.write("x".repeat(1024));
+    });
+    expect(status).toBe(400);
   });
 });
 

@@ -237,6 +237,24 @@ describe("3-D Secure", () => {
     expect((await controls().snapshot()).stats).toMatchObject({ charges: 1 });
   });
 
+  it("logs no client secret: the redirect URL that carries one stays out of every log line", async () => {
+    const lines: string[] = [];
+    const logging = {
+      ...deps,
+      log: (event: string, fields: Record<string, unknown>) => lines.push(JSON.stringify({ event, ...fields })),
+    };
+    const first = bodyOf(
+      await checkout(logging, {
+        customerId: await newCustomer(),
+        key: randomUUID(),
+        body: cart("pm_card_threeDSecure2Required"),
+      }),
+    );
+    expect(first.body.nextAction.url).toMatch(/client_secret=/); // the secret is there to leak
+    expect(lines.some((line) => line.includes('"kind":"requires_action"'))).toBe(true);
+    expect(lines.filter((line) => /secret/i.test(line))).toEqual([]);
+  });
+
   it("records a failed authentication as 402 authentication_failed; the return never trusts another intent's id", async () => {
     const customerId = await newCustomer();
     const key = randomUUID();

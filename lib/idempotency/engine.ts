@@ -43,6 +43,12 @@ export interface IdempotencyOptions {
   renewAfterMs?: number;
   /** The reconciler's first backoff for an attempt whose outcome stays unknown; default RECONCILE_BACKOFF_BASE_MS. */
   reconcileBackoffBaseMs?: number;
+  /**
+   * A claim released after an unknown outcome is retaken by a client's retry
+   * no sooner than this (default 0): one key retried as fast as it is
+   * answered cannot keep the provider busy.
+   */
+  retakeIntervalMs?: number;
 }
 
 /** The reconciler's backoff for an attempt whose outcome stays unknown: 10 s, 20 s, … up to 10 minutes. */
@@ -64,7 +70,8 @@ export const IN_PROGRESS_RETRY_AFTER_SECONDS = 1;
 const CLAIM_SQL = `
   with existing as (
     select id, request_hash, status::text as status, lock_token, attempts, response_status, response_body, response_headers,
-           false as inserted, (locked_at is null or locked_at < now() - $6::int * interval '1 millisecond') as lock_expired
+           false as inserted, (locked_at is null or locked_at < now() - $6::int * interval '1 millisecond')
+                              and (retake_after is null or retake_after <= now()) as lock_expired
       from idempotency_keys
      where subject_id = $1 and endpoint = $2 and key = $3::uuid
   ), inserted as (
@@ -97,7 +104,8 @@ const CLAIM_SQL = `
 const ADMIT_SQL = `
   with existing as (
     select id, request_hash, status::text as status, lock_token, attempts, response_status, response_body, response_headers,
-           false as inserted, (locked_at is null or locked_at < now() - $6::int * interval '1 millisecond') as lock_expired
+           false as inserted, (locked_at is null or locked_at < now() - $6::int * interval '1 millisecond')
+                              and (retake_after is null or retake_after <= now()) as lock_expired
       from idempotency_keys
      where subject_id = $1 and endpoint = $2 and key = $3::uuid
   ), win as (
@@ -310,6 +318,7 @@ export class IdempotencyEngine {
        where id = ${recordId}::uuid and status = 'in_progress'
          ${sameHolder}
          and (locked_at is null or locked_at < now() - ${this.options.inProgressTtlMs} * interval '1 millisecond')
+         and (retake_after is null or retake_after <= now())
       returning attempts, created_at < now() - ${this.options.attemptDeadlineMs} * interval '1 millisecond' as past_deadline`;
     const row = won[0];
     return row
@@ -423,7 +432,8 @@ export class IdempotencyEngine {
              -- an attempt waiting for the shopper keeps at least its action timeout
              next_attempt_at = case when response_status is null then ${nextAttempt}
                                     else greatest(next_attempt_at, ${nextAttempt}) end,
-             reconcile_tries = reconcile_tries + ${next === "backoff" ? 1 : 0}`,
+             reconcile_tries = reconcile_tries + ${next === "backoff" ? 1 : 0},
+             retake_after = ${next === "client" && (this.options.retakeIntervalMs ?? 0) > 0 ? Prisma.sql`now() + ${this.options.retakeIntervalMs ?? 0} * interval '1 millisecond'` : Prisma.sql`null`}`,
       effect,
     );
   }

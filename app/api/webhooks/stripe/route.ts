@@ -1,6 +1,6 @@
 import { after } from "next/server";
 import { json, jsonError, readTextBody } from "@/lib/http";
-import { observeError } from "@/lib/observability";
+import { observe, observeError } from "@/lib/observability";
 import { webhookDeps } from "@/lib/services";
 import { MAX_EVENT_BYTES } from "@/lib/webhooks/limits";
 import { processDueEvents } from "@/lib/webhooks/process";
@@ -14,13 +14,19 @@ import { receiveEvent } from "@/lib/webhooks/receive";
  * event is picked up by the maintenance loop.
  */
 export async function POST(request: Request) {
+  // Without a signature there is nothing to verify against: refused before a byte of the body is read.
+  const signature = request.headers.get("stripe-signature");
+  if (!signature || !/(^|,)\s*t=\d+\s*(,|$)/.test(signature) || !/(^|,)\s*v1=/.test(signature)) {
+    observe("webhook", { stage: "rejected", reason: "no Stripe-Signature header" });
+    return jsonError(400, "invalid_signature", "No Stripe-Signature header (t=…,v1=…) to verify the event with.");
+  }
   const body = await readTextBody(request, MAX_EVENT_BYTES);
   if (!body.ok) return body.response;
   const deps = webhookDeps();
   try {
     const result = await receiveEvent(deps, {
       payload: body.value,
-      signature: request.headers.get("stripe-signature"),
+      signature,
     });
     if (result.kind === "invalid") return jsonError(400, "invalid_signature", result.message);
     // Redelivering it would fail the same way until Stripe gives up: acknowledged (logged and counted in receiveEvent).
