@@ -17,7 +17,7 @@ import {
 } from "./checkout-state";
 import { MemoryStorage } from "./memory-storage";
 import { attemptStatusQuery, ordersQuery, sessionQuery } from "./queries";
-import type { CartItem, CheckoutBody } from "./types";
+import type { CartItem } from "./types";
 
 /** What making a ConfirmationToken from the Payment Element came to. */
 export type TokenResult =
@@ -152,12 +152,6 @@ export function useCheckout(stripeJs?: () => Promise<Stripe | null>) {
     /** The attempt being paid or awaiting an outcome, if any. */
     attempt,
     isPending: mutation.isPending || isPreparing,
-    /**
-     * Pays for this cart and card: the open attempt if it is for exactly these,
-     * otherwise a new one. A second press while paying sends the same key, so
-     * it is answered as a duplicate; the disabled button only saves a request.
-     */
-    pay: (body: CheckoutBody) => start(store.begin(body, client.getQueryData(sessionQuery.queryKey)?.customerId), true),
     isPreparing,
     /**
      * Pays for these items with the card in the Payment Element. An open
