@@ -62,11 +62,11 @@ describe("npm run audit", () => {
     expect(table.code).toBe(1);
     expect(table.stdout).toContain(`https://dashboard.stripe.com/test/payments/${behind.id}`);
     expect(table.stdout).toMatch(/refund_failed +1 +money is wrong/);
-  }, 120_000);
+  }, 300_000);
 
   it("refuses a window it cannot read in one line, exit 2", async () => {
     const refused = await audit(["--since", "yesterday"]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/^--since: a duration like 90m, 24h or 7d, got yesterday\n/);
-  }, 60_000);
+  }, 120_000);
 });

@@ -103,6 +103,10 @@ export async function seedCleanDay(shop: AuditShop) {
  * order whose refund failed at the card network, an event stuck in the inbox.
  */
 export async function seedThreeWrongs(shop: AuditShop) {
+  const owed = await pay(shop, "pm_card_refundFail");
+  await refundSettled(shop, owed.paymentIntentId!, "failed");
+  await hearFromStripe(shop);
+  // After the shop last heard from Stripe: its events catch-up would restore or refund a success it has no order for.
   const behind = await shop.deps.stripe.paymentIntents.create({
     amount: 4_200,
     currency: "usd",
@@ -111,9 +115,6 @@ export async function seedThreeWrongs(shop: AuditShop) {
     allowed_payment_method_types: ["card"],
     metadata: { shop: TEST_SHOP_ID, orderId: randomUUID(), customerId: randomUUID(), idempotencyKey: randomUUID() },
   });
-  const owed = await pay(shop, "pm_card_refundFail");
-  await refundSettled(shop, owed.paymentIntentId!, "failed");
-  await hearFromStripe(shop);
   const eventId = `evt_${randomUUID().replaceAll("-", "")}`;
   await storeEvent(shop.prisma, {
     id: eventId,

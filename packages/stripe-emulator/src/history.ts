@@ -15,8 +15,8 @@ export interface HistoryIntent {
   metadata?: Record<string, string>;
 }
 
-/** At most this many per request: the body limit holds a few thousand. */
-export const MAX_HISTORY_INTENTS = 5_000;
+/** At most this many per request: the 1 MiB body limit holds them with their metadata. */
+export const MAX_HISTORY_INTENTS = 2_000;
 
 export function recordHistory(ledger: Ledger, input: unknown): { ids: string[] } | string {
   const intents = (input as { intents?: unknown } | null)?.intents;

@@ -140,7 +140,7 @@ function writeReply(req: http.IncomingMessage, res: http.ServerResponse, reply: 
     req.socket.destroy();
     return false;
   }
-  if (res.destroyed || req.socket.destroyed) return false; // e.g. the caller timed out during injected latency
+  if (res.destroyed || !req.socket || req.socket.destroyed) return false; // e.g. the caller timed out during injected latency, or its socket is gone
   res.writeHead(reply.status, {
     "Content-Type": "application/json",
     "Content-Length": Buffer.byteLength(reply.body),

@@ -16,7 +16,7 @@ import { goal, type Scenario } from "../lib/scenario";
 const KEY = "sk_test_bench_audit";
 const SHOP = "bench-audit";
 const DAY_MS = 86_400_000;
-const BATCH = 5_000; // the emulator's history limit per request
+const BATCH = 2_000; // the emulator's history limit per request
 const AMOUNT = 1_800;
 
 export const audit: Scenario = {
