@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
+import { sleep } from "@/lib/sleep";
 import { useTestApp } from "./helpers/harness";
 import { cart, newKey, Shopper } from "./helpers/shopper";
 
