@@ -1,6 +1,8 @@
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AuditReport } from "@/lib/audit/findings";
+import { TEST_SESSION_SECRET } from "./app-env";
+import { TEST_SHOP_ID } from "./helpers/identity";
 import { seedCleanDay, seedThreeWrongs, startAuditShop, type AuditShop } from "./helpers/audit-shop";
 
 /** `npm run audit` as an operator runs it: the table, `--json`, and its exit code. */
@@ -21,6 +23,9 @@ async function audit(args: string[]): Promise<{ code: number | null; stdout: str
         DATABASE_URL: shop.database.url,
         STRIPE_SECRET_KEY: KEY,
         STRIPE_API_BASE: shop.emulator.url,
+        // The shop the seeded intents name and sign (tests/helpers/identity.ts).
+        SHOP_ID: TEST_SHOP_ID,
+        SESSION_SECRET: TEST_SESSION_SECRET,
       },
       stdio: ["ignore", "pipe", "pipe"],
     },
