@@ -21,6 +21,7 @@ const RESOURCE: Record<string, keyof Permissions> = {
   PaymentIntents: "payment_intents",
   Refunds: "refunds",
   Events: "events",
+  ConfirmationTokens: "confirmation_tokens",
 };
 
 /** The permissions of the README's paragraph on restricted keys, as the emulator mints them. */
@@ -71,7 +72,12 @@ const health = async (url: string, token?: string) => {
 describe("a restricted key", () => {
   it("with exactly the README's permissions: smoke:stripe passes every journey", async () => {
     const permissions = await readmePermissions();
-    expect(permissions).toEqual({ payment_intents: "write", refunds: "write", events: "read" });
+    expect(permissions).toEqual({
+      payment_intents: "write",
+      refunds: "write",
+      events: "read",
+      confirmation_tokens: "write",
+    });
     const { id: key } = await new EmulatorClient(emulator.url).restrictedKey(permissions);
     const shop = await shopOn(key);
 

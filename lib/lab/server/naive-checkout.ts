@@ -18,7 +18,7 @@ export type NaiveResult =
   | { kind: "invalid"; issues: ValidationIssue[] };
 
 export async function naiveCheckout(
-  deps: { prisma: PrismaClient; stripe: Stripe; log?: Observe },
+  deps: { prisma: PrismaClient; stripe: Stripe; log?: Observe; shopId?: string },
   /**
    * `labRun` tags the PaymentIntent so the lab can count this run's charges in
    * the gateway's ledger. `attemptKey`, the client's Idempotency-Key if it sent
@@ -42,6 +42,8 @@ export async function naiveCheckout(
       confirm: true,
       automatic_payment_methods: { enabled: true, allow_redirects: "never" },
       metadata: {
+        // The shop's name, unsigned: its audit counts these charges as the shop's to account for.
+        ...(deps.shopId ? { shop: deps.shopId } : {}),
         orderId: order.id,
         customerId: input.customerId,
         lane: "naive",

@@ -30,9 +30,9 @@ async function handle(request: Request): Promise<Response> {
   if (!customerId) return unauthenticated();
   const body = await readValidJson(request, checkoutRequestSchema, INVALID_CHECKOUT);
   if (!body.ok) return body.response;
-  const { prisma, stripe } = checkoutDeps();
+  const { prisma, stripe, identity } = checkoutDeps();
   const result = await naiveCheckout(
-    { prisma, stripe, log: observe }, // logged and counted like the real checkout's payments
+    { prisma, stripe, log: observe, shopId: identity.shopId }, // logged and counted like the real checkout's payments
     {
       customerId,
       body: body.value,
