@@ -7,7 +7,7 @@ import { createOwnDatabase, type OwnDatabase } from "../../tests/helpers/own-dat
 import { waitFor } from "../../tests/helpers/shopper";
 import type { PrismaClient } from "../generated/prisma/client";
 import { createPrismaClient } from "../db";
-import { IdempotencyEngine } from "../idempotency/engine";
+import { IdempotencyEngine, type IdempotencyOptions } from "../idempotency/engine";
 import { fingerprint } from "../idempotency/fingerprint";
 import type { Ownership } from "../idempotency/types";
 import { drivePayment } from "../payments/drive";
@@ -41,6 +41,19 @@ const body = {
   paymentMethod: "pm_card_visa",
 } satisfies CheckoutRequest;
 const nothing = { paid: 0, declined: 0, failed: 0, waiting: 0, unknown: 0, abandoned: 0, skipped: 0 };
+
+/** The checkout's deps with an engine of other options than the file's (a shorter deadline, a longer backoff). */
+function depsWith(options: Partial<IdempotencyOptions>): CheckoutDeps {
+  return {
+    ...deps,
+    idempotency: new IdempotencyEngine(prisma, {
+      inProgressTtlMs: TTL_MS,
+      retentionHours: 24,
+      attemptDeadlineMs: 1_800_000,
+      ...options,
+    }),
+  };
+}
 
 /** The emulator's controls (faults, counters, reset), through its client. */
 const controls = () => new EmulatorClient(emulator.url);
@@ -233,15 +246,7 @@ describe("the reconciler", () => {
 
     // A backoff no tick outlasts on a loaded machine (100 failed readings can take longer than the
     // default 10 s), so a poisoned attempt is due again neither in the next tick nor in later tests.
-    const patient = {
-      ...deps,
-      idempotency: new IdempotencyEngine(prisma, {
-        inProgressTtlMs: TTL_MS,
-        retentionHours: 24,
-        attemptDeadlineMs: 1_800_000,
-        reconcileBackoffBaseMs: 3_600_000,
-      }),
-    };
+    const patient = depsWith({ reconcileBackoffBaseMs: 3_600_000 });
     const ticks: Array<Record<string, number>> = [];
     for (
       let tick = 0;
@@ -259,14 +264,7 @@ describe("the reconciler", () => {
   });
 
   it("settles an attempt for good past its deadline: a recorded intent that never succeeded is cancelled, the failure stored", async () => {
-    const short = {
-      ...deps,
-      idempotency: new IdempotencyEngine(prisma, {
-        inProgressTtlMs: TTL_MS,
-        retentionHours: 24,
-        attemptDeadlineMs: TTL_MS + 200,
-      }),
-    };
+    const short = depsWith({ attemptDeadlineMs: TTL_MS + 200 });
     const customerId = await newCustomer();
     const { owner, order, key } = await ownedOrder(customerId);
     // Created at the provider, never confirmed: an earlier version of the shop
@@ -307,14 +305,7 @@ describe("the reconciler", () => {
   it.each(searchFaults)(
     "past its deadline finds by listing an intent whose id was never recorded, and keeps its success (%s)",
     async (_, fault) => {
-      const short = {
-        ...deps,
-        idempotency: new IdempotencyEngine(prisma, {
-          inProgressTtlMs: TTL_MS,
-          retentionHours: 24,
-          attemptDeadlineMs: TTL_MS + 200,
-        }),
-      };
+      const short = depsWith({ attemptDeadlineMs: TTL_MS + 200 });
       const customerId = await newCustomer();
       const { owner, order, key } = await ownedOrder(customerId);
       // Charged, and the server died before writing the intent's id.
