@@ -58,6 +58,15 @@ export const RECONCILE_BACKOFF_MAX_MS = 600_000;
 /** How long a duplicate should wait before asking again: a charge usually takes about a second. */
 export const IN_PROGRESS_RETRY_AFTER_SECONDS = 1;
 
+/** The record already there for $1 subject, $2 endpoint, $3 key, and whether its lock ($6 TTL, ms) is stale. */
+const EXISTING_SQL = `existing as (
+    select id, request_hash, status::text as status, lock_token, attempts, response_status, response_body, response_headers,
+           false as inserted, (locked_at is null or locked_at < now() - $6::int * interval '1 millisecond')
+                              and (retake_after is null or retake_after <= now()) as lock_expired
+      from idempotency_keys
+     where subject_id = $1 and endpoint = $2 and key = $3::uuid
+  )`;
+
 /**
  * The claim, one statement: read the record already there (and whether its
  * owner's lock is stale), or else insert it. Reading first spares a duplicate
@@ -68,13 +77,7 @@ export const IN_PROGRESS_RETRY_AFTER_SECONDS = 1;
  * $6 in-progress TTL (ms).
  */
 const CLAIM_SQL = `
-  with existing as (
-    select id, request_hash, status::text as status, lock_token, attempts, response_status, response_body, response_headers,
-           false as inserted, (locked_at is null or locked_at < now() - $6::int * interval '1 millisecond')
-                              and (retake_after is null or retake_after <= now()) as lock_expired
-      from idempotency_keys
-     where subject_id = $1 and endpoint = $2 and key = $3::uuid
-  ), inserted as (
+  with ${EXISTING_SQL}, inserted as (
     insert into idempotency_keys (subject_id, endpoint, key, request_hash, lock_token, locked_at)
     select $1, $2, $3::uuid, $4, $5::uuid, now()
      where not exists (select 1 from existing)
@@ -102,13 +105,7 @@ const CLAIM_SQL = `
  * per session, $16 declines per address, $17 the declines' window (s).
  */
 const ADMIT_SQL = `
-  with existing as (
-    select id, request_hash, status::text as status, lock_token, attempts, response_status, response_body, response_headers,
-           false as inserted, (locked_at is null or locked_at < now() - $6::int * interval '1 millisecond')
-                              and (retake_after is null or retake_after <= now()) as lock_expired
-      from idempotency_keys
-     where subject_id = $1 and endpoint = $2 and key = $3::uuid
-  ), win as (
+  with ${EXISTING_SQL}, win as (
     select to_timestamp(floor(extract(epoch from now()) / $12::int) * $12::int) as start
   ), dwin as (
     select to_timestamp(floor(extract(epoch from now()) / $17::int) * $17::int) as start
