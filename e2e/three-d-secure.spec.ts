@@ -76,6 +76,36 @@ test("A typed card that asks for 3-D Secure is authenticated in place, charged o
   expect(page.url()).not.toContain("secret");
 });
 
+test("An authentication in place the shop is still settling when reported (409) is asked again and shown paid", async ({
+  page,
+  shopper,
+}) => {
+  // The shop settles the payment from Stripe's event too; a report arriving while it does
+  // is answered 409 in_progress. Here the first report gets that answer, as the shop words it.
+  const reports: number[] = [];
+  await page.route("**/api/checkout/*/return", async (route) => {
+    if (reports.length > 0) return route.continue();
+    reports.push(409);
+    await route.fulfill({
+      status: 409,
+      headers: { "Retry-After": "1" },
+      contentType: "application/json",
+      body: JSON.stringify({ error: "in_progress", message: "Still being processed.", retryAfterSeconds: 1 }),
+    });
+  });
+  const answered = page.waitForResponse(
+    (r) => new URL(r.url()).pathname.endsWith("/return") && r.request().method() === "POST" && r.status() === 201,
+  );
+  await payWith3DS(page);
+  await bankFrame(page).getByRole("button", { name: "Complete authentication" }).click();
+
+  await expect(confirmationHeading(page)).toBeVisible();
+  expect(reports).toEqual([409]); // the 409 was given, and the page asked again
+  await answered;
+  expect((await shopper.paymentIntents()).map((i) => i.status)).toEqual(["succeeded"]);
+  expect((await shopper.orders()).map((o) => o.status)).toEqual(["paid"]);
+});
+
 test("A failed authentication in place shows the reason, charges nothing, and the next card is a new attempt", async ({
   page,
   shopper,

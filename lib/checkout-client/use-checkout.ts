@@ -4,7 +4,7 @@ import type { Stripe } from "@stripe/stripe-js";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { bodyOf, createAttemptStore, mayResend, type AttemptStore, type CheckoutAttempt } from "./attempt-store";
-import { reportReturn, type ReturnOutcome } from "./authentication-return";
+import { authenticationReturnQuery, type ReturnOutcome } from "./authentication-return";
 import { sameItems } from "./cart";
 import { CheckoutFailure } from "./checkout-failure";
 import { checkoutMutation } from "./checkout-mutation";
@@ -78,7 +78,9 @@ export function useCheckout(stripeJs?: () => Promise<Stripe | null>) {
     const handled = await stripe.handleNextAction({ clientSecret });
     const paymentIntent = handled.paymentIntent?.id ?? null;
     try {
-      return stateAfterReturn(await reportReturn(open.key, paymentIntent));
+      // As the return page reports it, retries included: the shop may be settling this
+      // payment from Stripe's event at this moment (409), and asking again soon finds it settled.
+      return stateAfterReturn(await client.fetchQuery(authenticationReturnQuery(open.key, paymentIntent)));
     } catch {
       return { kind: "unreachable" };
     }

@@ -145,7 +145,12 @@ function threeDSecure(name: string, action: Authentication): Journey {
         const answers: string[] = [];
         const keys: string[] = [];
         page.on("response", (res) => {
-          if (res.request().method() !== "POST" || new URL(res.url()).pathname !== "/api/checkout") return;
+          const path = new URL(res.url()).pathname;
+          if (res.request().method() !== "POST" || !path.startsWith("/api/checkout")) return;
+          if (path !== "/api/checkout") {
+            answers.push(`return ${res.status()}`);
+            return;
+          }
           keys.push(res.request().headers()["idempotency-key"] ?? "");
           void res.json().then(
             (body: { error?: string; status?: string }) => answers.push(`${res.status()} ${body.error ?? body.status}`),
@@ -171,10 +176,13 @@ function threeDSecure(name: string, action: Authentication): Journey {
           await shown.waitFor();
         } catch {
           const status = await page
-            .locator("main")
+            .getByRole("region", { name: "Payment" })
+            .getByRole("status")
             .textContent({ timeout: 2_000 })
             .catch(() => "nothing");
-          throw new JourneyFailure(`the shop says "${squash(status)}", expected "${expected.shown}"`);
+          throw new JourneyFailure(
+            `the checkout says "${squash(status)}", expected "${expected.shown}"; the shop answered ${tally(answers)}`,
+          );
         }
         const key = keys[0] ?? "";
         const shop = new Shop(context.request);
