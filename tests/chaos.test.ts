@@ -94,9 +94,12 @@ describe("the chaos soak", () => {
       "5",
       "--concurrency",
       "6",
-      // No fault needed: a shopper's double press alone charges twice without idempotency.
+      // No fault needed: a shopper's double press alone charges twice without idempotency,
+      // and every shopper presses twice, so whichever cards the run draws one is charged twice.
       "--fault-rounds",
       "0",
+      "--double-press",
+      "100",
       "--converge-timeout",
       "5",
     ]);

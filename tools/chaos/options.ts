@@ -2,7 +2,7 @@
  * `npm run chaos -- [--attempts N] [--instances N] [--seed N] [--duration S]
  * [--concurrency N] [--fault-rounds N] [--out FILE] [--port P]
  * [--emulator-port P] [--dist-dir DIR] [--reuse-build] [--broken naive]
- * [--converge-timeout S]`
+ * [--converge-timeout S] [--double-press PCT]`
  */
 export interface ChaosOptions {
   attempts: number;
@@ -27,13 +27,15 @@ export interface ChaosOptions {
   broken: "naive" | null;
   /** Seconds the maintenance loop gets to finish everything after the faults stop. */
   convergeTimeoutSeconds: number;
+  /** Percent of attempts whose shopper presses Pay twice. */
+  doublePressPercent: number;
 }
 
 export class UsageError extends Error {}
 
 const USAGE =
   "Usage: npm run chaos -- [--attempts N] [--instances N] [--seed N] [--duration S] [--concurrency N] " +
-  "[--fault-rounds N] [--out FILE] [--port P] [--emulator-port P] [--dist-dir DIR] [--reuse-build] [--broken naive] [--converge-timeout S]";
+  "[--fault-rounds N] [--out FILE] [--port P] [--emulator-port P] [--dist-dir DIR] [--reuse-build] [--broken naive] [--converge-timeout S] [--double-press PCT]";
 
 export function parseOptions(argv: string[], random: () => number = Math.random): ChaosOptions {
   const values = new Map<string, string>();
@@ -57,6 +59,7 @@ export function parseOptions(argv: string[], random: () => number = Math.random)
     "--dist-dir",
     "--broken",
     "--converge-timeout",
+    "--double-press",
   ];
   for (const name of values.keys()) if (!known.includes(name)) throw new UsageError(`Unknown option ${name}. ${USAGE}`);
   const int = (name: string, fallback: number, min: number, max: number) => {
@@ -86,5 +89,6 @@ export function parseOptions(argv: string[], random: () => number = Math.random)
     reuseBuild: flags.has("--reuse-build"),
     broken,
     convergeTimeoutSeconds: int("--converge-timeout", 120, 1, 3_600),
+    doublePressPercent: int("--double-press", 20, 0, 100),
   };
 }

@@ -33,6 +33,7 @@ describe("npm run chaos options", () => {
       seed: 500000,
       faultRounds: 20,
       out: "chaos/results.json",
+      doublePressPercent: 20,
     });
     expect(parseOptions(["--attempts", "100", "--seed", "9"])).toMatchObject({
       attempts: 100,

@@ -34,9 +34,9 @@ export interface Behaviour {
   reloadMidPayment: boolean;
 }
 
-export function drawBehaviour(random: Random): Behaviour {
+export function drawBehaviour(random: Random, doublePressPercent: number): Behaviour {
   return {
-    doublePress: random.chance(0.2),
+    doublePress: random.chance(doublePressPercent / 100),
     abortFirstRequest: random.chance(0.12),
     reloadMidPayment: random.chance(0.12),
   };
@@ -54,6 +54,7 @@ export class Shopper {
     appUrl: string,
     private readonly journal: Journal,
     private readonly random: Random,
+    private readonly doublePressPercent: number,
   ) {
     this.browser = new Browser(appUrl, journal);
     this.store = createAttemptStore(new MemoryStorage(), () => random.uuid());
@@ -73,7 +74,7 @@ export class Shopper {
       paymentMethod: card.paymentMethod,
       amountCents,
     });
-    const behaviour = drawBehaviour(this.random);
+    const behaviour = drawBehaviour(this.random, this.doublePressPercent);
     let tab = new Tab(this.browser, attempt.key, this.random);
     if (behaviour.abortFirstRequest) {
       log.behaviours.push("abort");
@@ -208,6 +209,7 @@ class Tab {
     browser: Browser,
     attemptId: string,
     private readonly random: Random,
+    private readonly doublePressPercent: number,
   ) {
     this.client.setQueryData(sessionQuery.queryKey, { customerId: browser.customerId });
     this.fetch = browser.fetchFor(attemptId, () => this.nextSignal());

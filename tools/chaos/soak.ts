@@ -92,7 +92,7 @@ export async function runSoak(options: ChaosOptions, log: (line: string) => void
       let made = 0;
       for (let n = await nextAttempt(); n !== null; n = await nextAttempt()) {
         if (!shopper || made >= ATTEMPTS_PER_SHOPPER) {
-          shopper = new Shopper(cluster.proxy.url, journal, own.fork(`customer-${n}`));
+          shopper = new Shopper(cluster.proxy.url, journal, own.fork(`customer-${n}`), options.doublePressPercent);
           await shopper.browser.arrive();
           made = 0;
         }
