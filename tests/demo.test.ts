@@ -102,7 +102,7 @@ describe("npm run demo", () => {
     second.child.kill("SIGINT");
     expect(await second.exited).toBe(0);
     expect(postgresRunning(dataDir)).toBe(false);
-  }, 120_000);
+  }, 240_000); // two cold starts of a database and a server: minutes on a loaded machine
 
   it.each([
     ["PORT", "the app's port"],

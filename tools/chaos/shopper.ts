@@ -209,7 +209,6 @@ class Tab {
     browser: Browser,
     attemptId: string,
     private readonly random: Random,
-    private readonly doublePressPercent: number,
   ) {
     this.client.setQueryData(sessionQuery.queryKey, { customerId: browser.customerId });
     this.fetch = browser.fetchFor(attemptId, () => this.nextSignal());
