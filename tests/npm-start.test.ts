@@ -235,6 +235,8 @@ describe("npm start", () => {
         headers: { "x-forwarded-for": `198.51.100.${1 + Math.floor(Math.random() * 250)}` },
       });
       expect(response.status).toBe(201);
+      // Idle connections outlive a load balancer's (scripts/lib/app-process.ts).
+      expect(response.headers.get("keep-alive")).toBe("timeout=65");
       const cookie = response.headers.getSetCookie()[0] ?? "";
       const maxAge = Number(/Max-Age=(\d+)/i.exec(cookie)?.[1]);
       // An iron seal carries its own expiry (ms since the epoch) as its sixth field.

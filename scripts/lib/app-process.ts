@@ -10,6 +10,14 @@ import { sleep } from "@/lib/sleep";
  * host would.
  */
 const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
+/**
+ * How long an idle keep-alive connection stays open. Node's default, 5 s, is
+ * shorter than a load balancer's idle timeout (60 s on AWS's), so a balancer
+ * or a client reusing a connection the server is closing at that moment gets a
+ * reset (a 502 behind a balancer). Longer than the balancer's, the balancer
+ * closes first.
+ */
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 export interface AppProcess {
   url: string;
@@ -29,8 +37,10 @@ export async function startApp(options: {
 }): Promise<AppProcess> {
   const url = `http://localhost:${options.port}`;
   const tail: string[] = [];
-  const command = options.dev ? "dev" : "start";
-  const child: ChildProcess = spawn(process.execPath, [nextBin, command, "-p", String(options.port)], {
+  const args = options.dev
+    ? ["dev", "-p", String(options.port)]
+    : ["start", "-p", String(options.port), "--keepAliveTimeout", String(KEEP_ALIVE_TIMEOUT_MS)];
+  const child: ChildProcess = spawn(process.execPath, [nextBin, ...args], {
     env: {
       ...process.env,
       NODE_ENV: options.dev ? "development" : "production",
