@@ -33,6 +33,7 @@ const SERIAL = [
   "tools/chaos/replicated-postgres.test.ts",
 ];
 const APP = [
+  "tests/card-declines.test.ts",
   "tests/checkout-convergence.test.ts",
   "tests/checkout-faults.test.ts",
   "tests/checkout-http.test.ts",

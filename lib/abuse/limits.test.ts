@@ -87,6 +87,7 @@ describe("the checkout's admission, in the claim", () => {
     windowSeconds: 86_400,
     declinesPerSession: 100,
     declinesPerAddress: 100,
+    declinesPerCard: 100,
     declineWindowSeconds: 3600,
     providerPerSecond: 1000,
     providerBreakerSeconds: 5,

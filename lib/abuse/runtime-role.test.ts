@@ -98,6 +98,7 @@ describe.skipIf(reachable !== null)(title, () => {
       windowSeconds: 86_400,
       declinesPerSession: 100,
       declinesPerAddress: 100,
+      declinesPerCard: 100,
       declineWindowSeconds: 3600,
       providerPerSecond: 100,
       providerBreakerSeconds: 5,

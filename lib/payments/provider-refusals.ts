@@ -39,9 +39,9 @@ function state(): State {
   return globalForRefusals.providerRefusals;
 }
 
-/** Whether a refusal stops payments: the key itself (401), or the PaymentIntents the checkout pays through. */
+/** Whether a refusal stops payments: the key itself (401), the PaymentIntents the checkout pays through, or the card it reads first. */
 export function isPaymentRefusal(refusal: ProviderRefusal): boolean {
-  return refusal.status === 401 || /^\/v1\/(payment_intents|confirmation_tokens)\b/.test(refusal.path);
+  return refusal.status === 401 || /^\/v1\/(payment_intents|confirmation_tokens|payment_methods)\b/.test(refusal.path);
 }
 
 /** The newest payment-path refusal still standing (its endpoint has not answered 2xx since), if any. */
@@ -104,6 +104,7 @@ export function permissionFor(refusal: Pick<ProviderRefusal, "path" | "method">)
     events: "Events",
     charges: "Charges",
     confirmation_tokens: "ConfirmationTokens",
+    payment_methods: "PaymentMethods",
   };
   const access = resource === "events" || refusal.method === "GET" ? "read" : "write";
   return `${names[resource] ?? resource}: ${access}`;
