@@ -1,6 +1,6 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { env } from "@/lib/env";
-import { labEnabled } from "@/lib/lab/enabled";
+import { labEnabled, labOff } from "@/lib/lab/enabled";
 import { newNonce, securityHeaders, servedOverHttps, stripeJsSources } from "@/lib/security/headers";
 
 /**
@@ -15,12 +15,7 @@ export function proxy(request: NextRequest) {
   const { pathname } = request.nextUrl;
   if (pathname.startsWith("/api/")) {
     // Only the lab's routes match; their headers come from next.config.ts like every API route's.
-    return labEnabled(env())
-      ? NextResponse.next()
-      : NextResponse.json(
-          { error: "not_found", message: "The lab is off (LAB_NAIVE_ENDPOINT=1 with the Stripe emulator enables it)." },
-          { status: 404 },
-        );
+    return labEnabled(env()) ? NextResponse.next() : labOff();
   }
   const headers = securityHeaders({
     nonce: newNonce(),
