@@ -9,7 +9,8 @@ import { newNonce, securityHeaders, servedOverHttps, stripeJsSources } from "@/l
  * goes on the request too, where Next.js reads its nonce and stamps it on the
  * page's scripts (pages render per request, see app/layout.tsx). The other
  * API routes never pass through here: a proxy makes Next.js buffer request
- * bodies; their headers come from next.config.ts (lib/security/headers.ts).
+ * bodies (at most PROXY_BODY_BUFFER_BYTES, lib/body-limit.ts); their headers
+ * come from next.config.ts (lib/security/headers.ts).
  */
 export function proxy(request: NextRequest) {
   const { pathname } = request.nextUrl;

@@ -4,9 +4,9 @@
  * nonce, which Next.js puts on its own scripts when it finds it in the
  * request's CSP; nothing is loaded from another origin but Stripe.js's
  * (see stripeJsSources), and no page may be framed. API routes get the static API_HEADERS from next.config.ts instead:
- * a proxy makes Next.js buffer every request body (up to 10 MB) before the
- * route runs, which would defeat the routes' own body limits (16 KiB,
- * refused while streaming).
+ * a proxy makes Next.js buffer the request body before the route runs
+ * (at most PROXY_BODY_BUFFER_BYTES, lib/body-limit.ts), which would defeat
+ * the routes' own body limits (16 KiB, refused while streaming).
  */
 export interface HeaderContext {
   nonce: string;
