@@ -110,6 +110,13 @@ export function permissionFor(refusal: Pick<ProviderRefusal, "path" | "method">)
   return `${names[resource] ?? resource}: ${access}`;
 }
 
+/** What to tell anyone about a refusal: what to change, without the refused path (nor the ids it may carry). */
+export function summariseRefusal(refusal: ProviderRefusal): string {
+  if (refusal.status === 401)
+    return "Stripe refused the API key (401): set STRIPE_SECRET_KEY to a valid secret or restricted key.";
+  return "Stripe refused a permission the shop needs (403): give the restricted key STRIPE_SECRET_KEY the permissions the README lists (which one: /api/health with the metrics token, or the log).";
+}
+
 /** What to tell an operator about a refusal: one line naming what to change. */
 export function describeRefusal(refusal: ProviderRefusal): string {
   if (refusal.status === 401)
