@@ -155,7 +155,7 @@ const schema = z
     DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
     /** The window the limits below count in. */
     RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
-    /** Multiplies every limit below (tests and the demo raise it; 1 in production). */
+    /** Multiplies every limit below (tests and the demo raise it; in production with real Stripe at most PRODUCTION_MAX_RATE_LIMIT_SCALE). */
     RATE_LIMIT_SCALE: z.coerce.number().int().min(1).max(100_000).default(1),
     RATE_LIMIT_SESSIONS_PER_ADDRESS: limit(20),
     RATE_LIMIT_CHECKOUTS_PER_ADDRESS: limit(60),
@@ -220,6 +220,8 @@ export type Env = Omit<z.infer<typeof schema>, "STRIPE_WEBHOOK_SECRET" | "NEXT_P
   usesStripeEmulator: boolean;
   /** APP_ORIGIN parsed: normalised origins (`https://shop.example`); empty means "the Host the request was sent to". */
   appOrigins: string[];
+  /** Which Stripe settings were given rather than defaulted to the emulator's (production refuses the defaults, lib/startup.ts). */
+  given: { STRIPE_SECRET_KEY: boolean; STRIPE_WEBHOOK_SECRET: boolean };
 };
 
 export class ConfigError extends Error {
@@ -282,6 +284,10 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
     stripeApiBase,
     usesStripeEmulator,
     appOrigins: env.APP_ORIGIN ? (parseOrigins(env.APP_ORIGIN) ?? []) : [],
+    given: {
+      STRIPE_SECRET_KEY: input.STRIPE_SECRET_KEY !== undefined,
+      STRIPE_WEBHOOK_SECRET: input.STRIPE_WEBHOOK_SECRET !== undefined,
+    },
   };
 }
 

@@ -20,6 +20,8 @@ export function testAppEnv(options: {
     DATABASE_URL: options.databaseUrl,
     STRIPE_SECRET_KEY: options.stripeKey ?? "sk_test_emulator",
     STRIPE_API_BASE: options.stripeApiBase,
+    // Set, not defaulted: production refuses the emulator's defaults (lib/startup.ts); the test emulator signs with it.
+    STRIPE_WEBHOOK_SECRET: "whsec_emulator",
     SESSION_SECRET: TEST_SESSION_SECRET,
     SHOP_ID: "test-shop",
     METRICS_TOKEN: TEST_METRICS_TOKEN,
