@@ -42,6 +42,7 @@ const APP = [
   "tests/checkout-slow-gateway.test.ts",
   "tests/checkout-timeout.test.ts",
   "tests/client-address.test.ts",
+  "tests/logged.test.ts",
   "tests/demo.test.ts",
   "tests/dev.test.ts",
   "tests/events-catch-up.test.ts",

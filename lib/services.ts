@@ -76,6 +76,7 @@ export function abuseLimits(): AbuseLimits {
         session_per_address: config.RATE_LIMIT_SESSIONS_PER_ADDRESS,
         return_per_address: config.RATE_LIMIT_RETURNS_PER_ADDRESS,
         return_per_session: config.RATE_LIMIT_RETURNS_PER_SESSION,
+        csp_report_per_address: config.RATE_LIMIT_CSP_REPORTS_PER_ADDRESS,
       },
     },
     observe,

@@ -20,7 +20,12 @@ afterAll(() => Promise.all([first.$disconnect(), second.$disconnect()]));
 const settings = (perWindow: number, windowSeconds = 60): LimitSettings => ({
   windowSeconds,
   scale: 1,
-  perWindow: { session_per_address: perWindow, return_per_address: perWindow, return_per_session: perWindow },
+  perWindow: {
+    session_per_address: perWindow,
+    return_per_address: perWindow,
+    return_per_session: perWindow,
+    csp_report_per_address: perWindow,
+  },
 });
 const address = () => `198.51.100.${Math.floor(Math.random() * 250)}-${randomUUID()}`;
 const points = async (key: string) =>
