@@ -1,5 +1,6 @@
 import { existsSync, writeFileSync } from "node:fs";
 import type { NextConfig } from "next";
+import { PROXY_BODY_BUFFER_BYTES } from "./lib/body-limit";
 import { API_HEADERS, HSTS } from "./lib/security/headers";
 
 // Tests, the soak and the bench build into folders of their own, so a running
@@ -17,6 +18,8 @@ const headerList = (headers: Record<string, string>) => Object.entries(headers).
 const config: NextConfig = {
   poweredByHeader: false,
   distDir,
+  // What a request through proxy.ts may have buffered of its body (lib/body-limit.ts), instead of 10 MB.
+  experimental: { proxyClientMaxBodySize: PROXY_BODY_BUFFER_BYTES },
   // Server-only packages with native or dynamic requires stay out of the bundle.
   serverExternalPackages: ["pg", "@prisma/adapter-pg", "pino", "prom-client"],
   // `npm run typecheck` (part of `npm test`) checks the whole project once;

@@ -1,6 +1,6 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { env } from "@/lib/env";
-import { labEnabled } from "@/lib/lab/enabled";
+import { labEnabled, labOff } from "@/lib/lab/enabled";
 import { newNonce, securityHeaders, servedOverHttps, stripeJsSources } from "@/lib/security/headers";
 
 /**
@@ -9,18 +9,14 @@ import { newNonce, securityHeaders, servedOverHttps, stripeJsSources } from "@/l
  * goes on the request too, where Next.js reads its nonce and stamps it on the
  * page's scripts (pages render per request, see app/layout.tsx). The other
  * API routes never pass through here: a proxy makes Next.js buffer request
- * bodies; their headers come from next.config.ts (lib/security/headers.ts).
+ * bodies (at most PROXY_BODY_BUFFER_BYTES, lib/body-limit.ts); their headers
+ * come from next.config.ts (lib/security/headers.ts).
  */
 export function proxy(request: NextRequest) {
   const { pathname } = request.nextUrl;
   if (pathname.startsWith("/api/")) {
     // Only the lab's routes match; their headers come from next.config.ts like every API route's.
-    return labEnabled(env())
-      ? NextResponse.next()
-      : NextResponse.json(
-          { error: "not_found", message: "The lab is off (LAB_NAIVE_ENDPOINT=1 with the Stripe emulator enables it)." },
-          { status: 404 },
-        );
+    return labEnabled(env()) ? NextResponse.next() : labOff();
   }
   const headers = securityHeaders({
     nonce: newNonce(),

@@ -33,6 +33,7 @@ const SERIAL = [
   "tools/chaos/replicated-postgres.test.ts",
 ];
 const APP = [
+  "tests/card-declines.test.ts",
   "tests/checkout-convergence.test.ts",
   "tests/checkout-faults.test.ts",
   "tests/checkout-http.test.ts",
@@ -41,6 +42,7 @@ const APP = [
   "tests/checkout-slow-gateway.test.ts",
   "tests/checkout-timeout.test.ts",
   "tests/client-address.test.ts",
+  "tests/logged.test.ts",
   "tests/demo.test.ts",
   "tests/dev.test.ts",
   "tests/events-catch-up.test.ts",
@@ -52,6 +54,7 @@ const APP = [
   "tests/origin.test.ts",
   "tests/pooler.test.ts",
   "tests/probes.test.ts",
+  "tests/proxy-body.test.ts",
   "tests/provider-refusals.test.ts",
   "tests/rate-limits.test.ts",
   "tests/security-headers.test.ts",

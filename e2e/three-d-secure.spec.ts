@@ -184,6 +184,12 @@ test("A shopper who opened the shop at 127.0.0.1 comes back from the bank to 127
 
   await expect(page).toHaveURL(new RegExp(`^${shop.replaceAll(".", "\\.")}/checkout/return\\?key=`));
   await expect(returnHeading(page, "Paid — thank you")).toBeVisible();
+  // Stripe sent the shopper back with the intent's client secret; the page keeps it out of the address bar and history.
+  const back = await page.evaluate(() => ({ url: location.href }));
+  expect(new URL(back.url).searchParams.has("payment_intent")).toBe(true);
+  expect(back.url).not.toMatch(/client_secret|_secret_/);
+  await page.reload();
+  await expect(returnHeading(page, "Paid — thank you")).toBeVisible(); // still answers, without it
   const session = await page.request.post(`${shop}/api/session`); // this browser's session at 127.0.0.1
   expect(session.status()).toBe(200);
   const { customerId } = (await session.json()) as { customerId: string };

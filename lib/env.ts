@@ -155,18 +155,22 @@ const schema = z
     DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
     /** The window the limits below count in. */
     RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
-    /** Multiplies every limit below (tests and the demo raise it; 1 in production). */
+    /** Multiplies every limit below (tests and the demo raise it; in production with real Stripe at most PRODUCTION_MAX_RATE_LIMIT_SCALE). */
     RATE_LIMIT_SCALE: z.coerce.number().int().min(1).max(100_000).default(1),
     RATE_LIMIT_SESSIONS_PER_ADDRESS: limit(20),
     RATE_LIMIT_CHECKOUTS_PER_ADDRESS: limit(60),
     RATE_LIMIT_CHECKOUTS_PER_SESSION: limit(10),
     RATE_LIMIT_RETURNS_PER_ADDRESS: limit(60),
     RATE_LIMIT_RETURNS_PER_SESSION: limit(20),
+    /** Content-Security-Policy violation reports one address may send (POST /api/csp-report); past it 429, nothing logged. */
+    RATE_LIMIT_CSP_REPORTS_PER_ADDRESS: limit(30),
     /** Open (unfinished) checkout attempts one customer may have at once; a fresh key beyond it is 429. */
     CHECKOUT_MAX_OPEN_ATTEMPTS: limit(3),
-    /** Declined payments per session and per address in RATE_LIMIT_DECLINE_WINDOW_SECONDS; past them 429 too_many_declines. */
+    /** Declined payments per session, per address and per card (its fingerprint) in RATE_LIMIT_DECLINE_WINDOW_SECONDS; past any, 429 too_many_declines. */
     RATE_LIMIT_DECLINES_PER_SESSION: limit(10),
     RATE_LIMIT_DECLINES_PER_ADDRESS: limit(30),
+    /** 0 turns the per-card count off: each fresh checkout then costs no lookup of its card at Stripe. */
+    RATE_LIMIT_DECLINES_PER_CARD: z.coerce.number().int().min(0).max(1_000_000).default(10),
     RATE_LIMIT_DECLINE_WINDOW_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3_600),
     /** Fresh payment attempts one instance sends Stripe per second (test mode allows 25 writes a second per account). */
     PROVIDER_FRESH_ATTEMPTS_PER_SECOND: limit(10),
@@ -218,6 +222,8 @@ export type Env = Omit<z.infer<typeof schema>, "STRIPE_WEBHOOK_SECRET" | "NEXT_P
   usesStripeEmulator: boolean;
   /** APP_ORIGIN parsed: normalised origins (`https://shop.example`); empty means "the Host the request was sent to". */
   appOrigins: string[];
+  /** Which Stripe settings were given rather than defaulted to the emulator's (production refuses the defaults, lib/startup.ts). */
+  given: { STRIPE_SECRET_KEY: boolean; STRIPE_WEBHOOK_SECRET: boolean };
 };
 
 export class ConfigError extends Error {
@@ -280,6 +286,10 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
     stripeApiBase,
     usesStripeEmulator,
     appOrigins: env.APP_ORIGIN ? (parseOrigins(env.APP_ORIGIN) ?? []) : [],
+    given: {
+      STRIPE_SECRET_KEY: input.STRIPE_SECRET_KEY !== undefined,
+      STRIPE_WEBHOOK_SECRET: input.STRIPE_WEBHOOK_SECRET !== undefined,
+    },
   };
 }
 

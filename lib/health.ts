@@ -9,14 +9,15 @@
  *   orchestrator do not each spend the Stripe rate limit. While Stripe's
  *   latest answer to any of the app's clients refused the key or a
  *   payment-path permission, payments are not ready, and `reason` says what
- *   to change. Alarms (a refused catch-up, an intent whose MAC fails) leave
+ *   to change: which variable to anyone, the refused path too to the metrics
+ *   token's holder (a path may carry Stripe object ids). Alarms (a refused catch-up, an intent whose MAC fails) leave
  *   it ready; their reasons are shown to the metrics token's holder.
  */
 import "server-only";
 import type Stripe from "stripe";
 import type { PrismaClient } from "./generated/prisma/client";
 import { activeAlarms } from "./alarms";
-import { currentRefusal, describeRefusal } from "./payments/provider-refusals";
+import { currentRefusal, describeRefusal, summariseRefusal } from "./payments/provider-refusals";
 
 export interface Health {
   ok: boolean;
@@ -47,7 +48,7 @@ export async function checkHealth(
     ok: dbOk && paymentsOk,
     db: dbOk,
     payments: paymentsOk,
-    ...(refusal ? { reason: describeRefusal(refusal) } : {}),
+    ...(refusal ? { reason: options.showAlarms ? describeRefusal(refusal) : summariseRefusal(refusal) } : {}),
     ...(options.showAlarms ? { alarms: activeAlarms().map((alarm) => alarm.reason) } : {}),
   };
 }

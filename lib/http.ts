@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { clientAddress } from "./abuse/client-address";
+import { MAX_BODY_BYTES } from "./body-limit";
 import { env } from "./env";
 import { isAllowedOrigin, shopperOrigin } from "./origin";
 import { issuesOf, type ValidationIssue } from "./validation";
@@ -19,7 +20,7 @@ export function jsonError(
   return Response.json({ error, message, ...extra }, { status, headers });
 }
 
-export const MAX_BODY_BYTES = 16 * 1024;
+export { MAX_BODY_BYTES } from "./body-limit";
 
 export type BodyResult<T = unknown> = { ok: true; value: T } | { ok: false; response: Response };
 

@@ -2,6 +2,7 @@ import "server-only";
 import type Stripe from "stripe";
 import { observe, observePhase } from "./observability";
 import type { CheckoutDeps } from "./checkout/checkout";
+import { CardCheck } from "./abuse/card-check";
 import { CheckoutGate } from "./abuse/checkout-gate";
 import { AbuseLimits } from "./abuse/limits";
 import { db, poolOf } from "./db";
@@ -9,6 +10,7 @@ import { env, type Env } from "./env";
 import type { PrismaClient } from "./generated/prisma/client";
 import { IdempotencyEngine } from "./idempotency/engine";
 import { configuredShopIdentity } from "./checkout/intent-ownership";
+import { cardFingerprint } from "./payments/card-fingerprint";
 import { worstCaseStripeCallMs } from "./payments/limits";
 import { stripe } from "./payments/stripe";
 import type { WebhookDeps } from "./webhooks/deps";
@@ -74,6 +76,7 @@ export function abuseLimits(): AbuseLimits {
         session_per_address: config.RATE_LIMIT_SESSIONS_PER_ADDRESS,
         return_per_address: config.RATE_LIMIT_RETURNS_PER_ADDRESS,
         return_per_session: config.RATE_LIMIT_RETURNS_PER_SESSION,
+        csp_report_per_address: config.RATE_LIMIT_CSP_REPORTS_PER_ADDRESS,
       },
     },
     observe,
@@ -93,9 +96,20 @@ export function checkoutGate(): CheckoutGate {
     windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
     declinesPerSession: config.RATE_LIMIT_DECLINES_PER_SESSION * config.RATE_LIMIT_SCALE,
     declinesPerAddress: config.RATE_LIMIT_DECLINES_PER_ADDRESS * config.RATE_LIMIT_SCALE,
+    declinesPerCard: config.RATE_LIMIT_DECLINES_PER_CARD * config.RATE_LIMIT_SCALE,
     declineWindowSeconds: config.RATE_LIMIT_DECLINE_WINDOW_SECONDS,
     providerPerSecond: config.PROVIDER_FRESH_ATTEMPTS_PER_SECOND * config.RATE_LIMIT_SCALE,
     providerBreakerSeconds: config.PROVIDER_BREAKER_SECONDS,
   });
   return gate;
+}
+
+let cards: CardCheck | undefined;
+
+/** Which card a fresh checkout would pay with, asked of Stripe and remembered per credential; never, with the per-card count off. */
+export function cardCheck(): CardCheck {
+  cards ??= new CardCheck(
+    env().RATE_LIMIT_DECLINES_PER_CARD > 0 ? (credential) => cardFingerprint(stripe(), credential) : null,
+  );
+  return cards;
 }

@@ -13,7 +13,14 @@ interface SessionData {
   customerId?: string;
 }
 
+/** The cookie's name over plain http (the demo on http://localhost). */
 const COOKIE_NAME = "checkout_session";
+/**
+ * Its name over https: `__Host-` makes the browser take it only with Secure,
+ * Path=/ and no Domain, so no sibling subdomain and no plain-http response
+ * can set or overwrite it.
+ */
+const SECURE_COOKIE_NAME = `__Host-${COOKIE_NAME}`;
 
 /**
  * One lifetime for the sealed session and its cookie. The cookie's Max-Age is
@@ -31,14 +38,24 @@ function secrets(): string[] {
 }
 
 /**
- * Secure cookies whenever the browser talks https: to this server directly,
- * or to a TLS-terminating proxy or load balancer in front of it (which says
- * so in X-Forwarded-Proto). Trusting the header is safe here: a client that
- * forges it only gets a cookie its own plain-http browser will not send back.
+ * Whether the session cookie is `__Host-` and Secure for this request: always
+ * when the deployment is https (APP_ORIGIN names only https origins), else
+ * when the browser talks https to this server directly, or to a
+ * TLS-terminating proxy in front of it (which says so in X-Forwarded-Proto).
+ * Trusting the header is safe here: a client that forges it only gets a
+ * cookie its own plain-http browser will not send back. The demo on
+ * http://localhost keeps a plain cookie, which any browser sends back there.
  */
-const isHttps = (request: Request) =>
-  new URL(request.url).protocol === "https:" ||
-  request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() === "https";
+function secureCookie(request: Request): boolean {
+  const origins = env().appOrigins;
+  if (origins.length > 0 && origins.every((origin) => origin.startsWith("https://"))) return true;
+  return (
+    new URL(request.url).protocol === "https:" ||
+    request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() === "https"
+  );
+}
+
+const cookieNameFor = (request: Request) => (secureCookie(request) ? SECURE_COOKIE_NAME : COOKIE_NAME);
 
 /**
  * The customer a seal names, or null. The seal must carry its expiry (ms
@@ -65,7 +82,7 @@ async function unsealCustomer(seal: string, now: number): Promise<string | null>
 
 /** The signed-in customer, or null for a missing, expired or forged cookie. */
 export async function currentCustomerId(request: Request): Promise<string | null> {
-  const seal = sessionCookieOf(request.headers.get("cookie"));
+  const seal = sessionCookieOf(request.headers.get("cookie"), cookieNameFor(request));
   if (!seal) return null;
   const now = Date.now();
   const known = unsealed.get(seal);
@@ -103,11 +120,11 @@ function remember(seal: string, customerId: string, now: number): void {
  * store parses it (which `startSession` reads): the last decodable value of
  * that name wins.
  */
-export function sessionCookieOf(header: string | null): string | null {
+export function sessionCookieOf(header: string | null, name = COOKIE_NAME): string | null {
   let seal: string | null = null;
   for (const pair of header?.split(/; */) ?? []) {
     const at = pair.indexOf("=");
-    if (at < 0 || pair.slice(0, at) !== COOKIE_NAME) continue;
+    if (at < 0 || pair.slice(0, at) !== name) continue;
     try {
       seal = decodeURIComponent(pair.slice(at + 1));
     } catch {
@@ -131,10 +148,11 @@ export async function startSession(
     ttl: SESSION_TTL_SECONDS,
   });
   const store = await cookies();
-  store.set(COOKIE_NAME, seal, {
+  const secure = secureCookie(request);
+  store.set(secure ? SECURE_COOKIE_NAME : COOKIE_NAME, seal, {
     httpOnly: true,
     sameSite: "lax",
-    secure: isHttps(request),
+    secure,
     path: "/",
     // A minute before the seal expires, so a browser never sends a seal that has just expired.
     maxAge: SESSION_TTL_SECONDS - 60,

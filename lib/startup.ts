@@ -1,4 +1,4 @@
-import { ConfigError, parseEnv, type Env } from "./env";
+import { ConfigError, EMULATOR_WEBHOOK_SECRET, parseEnv, type Env } from "./env";
 import { SECRET_ADVICE } from "./security/secret-strength";
 
 /**
@@ -9,6 +9,9 @@ import { SECRET_ADVICE } from "./security/secret-strength";
  * failed start, not a healthy-looking broken server. Each problem is one line
  * naming the variable to set.
  */
+/** Past this, every limit is so raised it limits nothing: a production shop on real Stripe keeps RATE_LIMIT_SCALE at most this. */
+export const PRODUCTION_MAX_RATE_LIMIT_SCALE = 10;
+
 export function productionProblems(env: Env): string[] {
   if (env.NODE_ENV !== "production") return [];
   const problems: string[] = [];
@@ -18,6 +21,22 @@ export function productionProblems(env: Env): string[] {
     );
   }
   if (!env.SESSION_SECRET) problems.push(`SESSION_SECRET: required in production: ${SECRET_ADVICE}`);
+  // The emulator's defaults are for the demo: production names its provider and its secrets.
+  if (!env.given.STRIPE_SECRET_KEY) {
+    problems.push(
+      "STRIPE_SECRET_KEY: required in production (sk_test_… or rk_test_…); without it the shop would pay through the local emulator (set sk_test_emulator to do that on purpose)",
+    );
+  }
+  if (!env.given.STRIPE_WEBHOOK_SECRET) {
+    problems.push(
+      `STRIPE_WEBHOOK_SECRET: required in production (the endpoint's whsec_…); the default ${EMULATOR_WEBHOOK_SECRET} is public, anyone could sign events with it`,
+    );
+  }
+  if (!env.usesStripeEmulator && env.RATE_LIMIT_SCALE > PRODUCTION_MAX_RATE_LIMIT_SCALE) {
+    problems.push(
+      `RATE_LIMIT_SCALE: at most ${PRODUCTION_MAX_RATE_LIMIT_SCALE} in production with real Stripe (it is ${env.RATE_LIMIT_SCALE}: every abuse limit multiplied so far it limits nothing); unset it for 1`,
+    );
+  }
   return problems;
 }
 

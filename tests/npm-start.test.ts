@@ -46,6 +46,7 @@ async function runStart(env: Record<string, string>, options: { bare?: boolean }
       PORT: String(port),
       STRIPE_SECRET_KEY: "sk_test_emulator",
       STRIPE_API_BASE: emulator.url,
+      STRIPE_WEBHOOK_SECRET: "whsec_emulator",
       SHOP_ID: "start-test",
       NEXT_DIST_DIR: TEST_DIST_DIR,
       ...(options.bare ? { NODE_ENV: "production" } : {}),
@@ -155,6 +156,32 @@ describe("npm start", () => {
       /^LAB_NAIVE_ENDPOINT: 1 only with the local Stripe emulator/,
     ],
     [
+      "without STRIPE_SECRET_KEY (the emulator's by default)",
+      { SESSION_SECRET: TEST_SESSION_SECRET, STRIPE_SECRET_KEY: "", STRIPE_API_BASE: "" },
+      /^STRIPE_SECRET_KEY: required in production .*sk_test_emulator to do that on purpose/,
+    ],
+    [
+      "without STRIPE_WEBHOOK_SECRET (the emulator's public whsec_emulator by default)",
+      { SESSION_SECRET: TEST_SESSION_SECRET, STRIPE_WEBHOOK_SECRET: "" },
+      /^STRIPE_WEBHOOK_SECRET: required in production .*whsec_emulator is public/,
+    ],
+    [
+      "with RATE_LIMIT_SCALE=1000 against real Stripe",
+      {
+        SESSION_SECRET: TEST_SESSION_SECRET,
+        STRIPE_SECRET_KEY: "sk_test_51NotTheEmulator",
+        STRIPE_API_BASE: "",
+        STRIPE_WEBHOOK_SECRET: "whsec_real",
+        RATE_LIMIT_SCALE: "1000",
+      },
+      /^RATE_LIMIT_SCALE: at most 10 in production with real Stripe/,
+    ],
+    [
+      "with a plain-http STRIPE_API_BASE on another machine",
+      { SESSION_SECRET: TEST_SESSION_SECRET, STRIPE_API_BASE: "http://stripe.example:12111" },
+      /^STRIPE_API_BASE: must be https:\/\/ unless it is the emulator on this machine/,
+    ],
+    [
       "without SHOP_ID",
       { SESSION_SECRET: TEST_SESSION_SECRET, SHOP_ID: "" },
       /^SHOP_ID: required by npm start: name this shop/,
@@ -199,6 +226,11 @@ describe("npm start", () => {
       "without DATABASE_URL",
       { DATABASE_URL: "", SESSION_SECRET: TEST_SESSION_SECRET },
       /^DATABASE_URL: required in production/m,
+    ],
+    [
+      "without STRIPE_WEBHOOK_SECRET",
+      { SESSION_SECRET: TEST_SESSION_SECRET, STRIPE_WEBHOOK_SECRET: "" },
+      /^STRIPE_WEBHOOK_SECRET: required in production/m,
     ],
   ])(
     "and the production server alone refuses too %s, instead of answering every request with 500",

@@ -22,6 +22,24 @@ describe("with APP_ORIGIN set to the public origins", () => {
     expect((await h.emulator.stats()).charges).toBe(1);
   });
 
+  it("seals the session in a __Host- cookie, Secure, though the proxy in front says nothing of https", async () => {
+    const shopper = new Shopper(h.url);
+    const started = await shopper.startSession({ origin: "https://shop.example" });
+    expect(started.status).toBe(201);
+    const [cookie] = started.headers.getSetCookie();
+    const attributes = cookie!.split(";").map((part) => part.trim().toLowerCase());
+    expect(attributes[0]).toMatch(/^__host-checkout_session=.{40,}/);
+    expect(attributes).toEqual(expect.arrayContaining(["secure", "path=/", "httponly", "samesite=lax"]));
+    expect(attributes.some((a) => a.startsWith("domain="))).toBe(false); // __Host- forbids a Domain
+    // It is the session: sent back, it names the same customer.
+    expect((await shopper.startSession({ origin: "https://shop.example" })).body).toEqual(started.body);
+    // The same seal under the plain name (a cookie planted over http or by a sibling subdomain) is no session.
+    const planted = `checkout_session=${shopper.cookie!.split("=").slice(1).join("=")}`;
+    const again = await new Shopper(h.url).startSession({ origin: "https://shop.example", cookie: planted });
+    expect(again.status).toBe(201);
+    expect(again.body.customerId).not.toBe(started.body.customerId);
+  });
+
   it("refuses every other origin, the internal Host included", async () => {
     const shopper = await Shopper.arrive(h.url);
     const before = await h.emulator.stats();

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { TEST_METRICS_TOKEN } from "./app-server";
 import { useTestApp } from "./helpers/harness";
 import { delta, scrape } from "./helpers/metrics";
 import { cart, newKey } from "./helpers/shopper";
@@ -12,8 +13,8 @@ import { cart, newKey } from "./helpers/shopper";
  */
 const h = useTestApp({ STRIPE_MAX_NETWORK_RETRIES: "0", HEALTH_PROVIDER_CACHE_MS: "0" });
 
-const health = async () => {
-  const response = await fetch(`${h.url}/api/health`);
+const health = async (token?: string) => {
+  const response = await fetch(`${h.url}/api/health`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 };
 
@@ -31,6 +32,10 @@ describe("a key Stripe refuses", () => {
       const ready = await health();
       expect(ready).toMatchObject({ status: 503, body: { ok: false, db: true, payments: false } });
       expect(String(ready.body.reason)).toContain(status === 401 ? "STRIPE_SECRET_KEY" : "permissions");
+      // Anonymous readiness names what to change, not the refused path or any Stripe object id.
+      expect(String(ready.body.reason)).not.toMatch(/\/v1\/|\b(pi|ch|re|pm|ctoken|evt)_/);
+      // The metrics token's holder is told the path as well.
+      expect(String((await health(TEST_METRICS_TOKEN)).body.reason)).toMatch(/ on \/v1\/[a-z_]+/);
       expect((await h.emulator.stats()).refused).toBeGreaterThanOrEqual(2); // the checkout's call and the probe
       expect(await h.db.record(shopper.customerId!, key)).toMatchObject({ status: "in_progress", lock_token: null });
       const counted = delta(before, await scrape(h.url), `stripe_refusals_total{status="${status}"}`);

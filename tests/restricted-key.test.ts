@@ -22,6 +22,7 @@ const RESOURCE: Record<string, keyof Permissions> = {
   Refunds: "refunds",
   Events: "events",
   ConfirmationTokens: "confirmation_tokens",
+  PaymentMethods: "payment_methods",
 };
 
 /** The permissions of the README's paragraph on restricted keys, as the emulator mints them. */
@@ -77,6 +78,7 @@ describe("a restricted key", () => {
       refunds: "write",
       events: "read",
       confirmation_tokens: "write",
+      payment_methods: "read",
     });
     const { id: key } = await new EmulatorClient(emulator.url).restrictedKey(permissions);
     const shop = await shopOn(key);

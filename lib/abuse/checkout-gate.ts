@@ -9,7 +9,7 @@ import type { Admission, AdmissionRule } from "../idempotency/types";
  * saw spent until its window ends: meanwhile the claim only reads (a known
  * key is still answered) and a fresh key is refused without a write.
  */
-export interface CheckoutLimits extends Omit<Admission, "address" | "admit"> {
+export interface CheckoutLimits extends Omit<Admission, "address" | "admit" | "card"> {
   /** Fresh attempts this process sends the provider per second (a token bucket holding one second's worth). */
   providerPerSecond: number;
   /** How long fresh attempts are shed after the provider answered 429. */

@@ -20,7 +20,12 @@ afterAll(() => Promise.all([first.$disconnect(), second.$disconnect()]));
 const settings = (perWindow: number, windowSeconds = 60): LimitSettings => ({
   windowSeconds,
   scale: 1,
-  perWindow: { session_per_address: perWindow, return_per_address: perWindow, return_per_session: perWindow },
+  perWindow: {
+    session_per_address: perWindow,
+    return_per_address: perWindow,
+    return_per_session: perWindow,
+    csp_report_per_address: perWindow,
+  },
 });
 const address = () => `198.51.100.${Math.floor(Math.random() * 250)}-${randomUUID()}`;
 const points = async (key: string) =>
@@ -87,6 +92,7 @@ describe("the checkout's admission, in the claim", () => {
     windowSeconds: 86_400,
     declinesPerSession: 100,
     declinesPerAddress: 100,
+    declinesPerCard: 100,
     declineWindowSeconds: 3600,
     providerPerSecond: 1000,
     providerBreakerSeconds: 5,

@@ -73,7 +73,7 @@ describe.skipIf(reachable !== null)(title, () => {
       {
         windowSeconds: 60,
         scale: 1,
-        perWindow: { session_per_address: 2, return_per_address: 2, return_per_session: 2 },
+        perWindow: { session_per_address: 2, return_per_address: 2, return_per_session: 2, csp_report_per_address: 2 },
       },
       (event: string) => void events.push(event),
     );
@@ -98,6 +98,7 @@ describe.skipIf(reachable !== null)(title, () => {
       windowSeconds: 86_400,
       declinesPerSession: 100,
       declinesPerAddress: 100,
+      declinesPerCard: 100,
       declineWindowSeconds: 3600,
       providerPerSecond: 100,
       providerBreakerSeconds: 5,

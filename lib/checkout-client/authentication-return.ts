@@ -85,3 +85,19 @@ export function returnOutcomeOf(
     text("message") || `The shop answered HTTP ${response.status}.`,
   );
 }
+
+/** The query parameter Stripe adds to the return URL: the PaymentIntent's client secret, which the shop never needs. */
+export const CLIENT_SECRET_PARAMETER = "payment_intent_client_secret";
+
+/**
+ * The return page's address without the client secret Stripe appended, or
+ * null when it has none: read once, then replaced (history.replaceState), so
+ * the secret stays neither in the address bar nor in the history, a
+ * bookmark or a shared link.
+ */
+export function addressWithoutClientSecret(href: string): string | null {
+  const url = new URL(href);
+  if (!url.searchParams.has(CLIENT_SECRET_PARAMETER)) return null;
+  url.searchParams.delete(CLIENT_SECRET_PARAMETER);
+  return `${url.pathname}${url.search}${url.hash}`;
+}

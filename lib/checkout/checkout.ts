@@ -21,8 +21,8 @@ import { CHECKOUT_ENDPOINT, paymentCredential, type CheckoutRequest, type Valida
  */
 export type CheckoutResult =
   | { kind: "invalid"; issues: ValidationIssue[] }
-  /** `declined`: this request's own provider call was declined (the card-testing brake counts it). */
-  | { kind: "response"; response: StoredResponse; replayed: boolean; declined?: true }
+  /** `declined`: this request's own provider call was declined (the card-testing brake counts it), with the card's fingerprint. */
+  | { kind: "response"; response: StoredResponse; replayed: boolean; declined?: { card: string | null } }
   | { kind: "in_progress"; retryAfterSeconds: number }
   | { kind: "mismatch" }
   | { kind: "refused"; rule: AdmissionRule; retryAfterSeconds: number }
@@ -226,7 +226,7 @@ async function record(
       kind: "response",
       response,
       replayed: false,
-      ...(outcome.kind === "declined" ? { declined: true as const } : {}),
+      ...(outcome.kind === "declined" ? { declined: { card: outcome.card } } : {}),
     },
     outcome,
   });

@@ -36,4 +36,19 @@ describe("expiring guest customers", () => {
     });
     expect(left.map((c) => c.id).sort()).toEqual([recent.id, ordered.id, attempting.id].sort());
   });
+
+  it("finds them by an index on created_at, not by reading every customer", async () => {
+    // The sweep's own select. The table is small here, so the planner is told to avoid a sequential scan
+    // wherever another plan exists: without the index there is none.
+    const plan = await prisma.$transaction(async (tx) => {
+      await tx.$executeRaw`set local enable_seqscan = off`;
+      return tx.$queryRaw<Array<{ "QUERY PLAN": string }>>`
+        explain select c.id from customers c
+                 where c.created_at < now() - interval '30 days'
+                   and not exists (select 1 from orders o where o.customer_id = c.id)
+                   and not exists (select 1 from idempotency_keys k where k.subject_id = c.id::text)
+                 limit 1000 for update skip locked`;
+    });
+    expect(plan.map((row) => row["QUERY PLAN"]).join("\n")).toMatch(/Scan (using|on) customers_created_at_idx/);
+  });
 });

@@ -1,5 +1,5 @@
 import { checkout, UNAVAILABLE_RETRY_AFTER_SECONDS } from "@/lib/checkout/checkout";
-import { CHECKOUT_ENDPOINT, checkoutRequestSchema, INVALID_CHECKOUT } from "@/lib/checkout/request";
+import { CHECKOUT_ENDPOINT, checkoutRequestSchema, INVALID_CHECKOUT, paymentCredential } from "@/lib/checkout/request";
 import {
   forbiddenOrigin,
   isForeignOrigin,
@@ -12,7 +12,7 @@ import {
 } from "@/lib/http";
 import { observe, observeError, traceRequest } from "@/lib/observability";
 import { env } from "@/lib/env";
-import { checkoutDeps, checkoutGate } from "@/lib/services";
+import { cardCheck, checkoutDeps, checkoutGate } from "@/lib/services";
 import { currentCustomerId } from "@/lib/session";
 import { toResponse, unavailable } from "./checkout-response";
 
@@ -53,12 +53,15 @@ async function handle(request: Request): Promise<Response> {
     const customerKey = key.trim().toLowerCase();
     const address = requestAddress(request);
     const gate = checkoutGate();
+    // The card is looked up only when a fresh key could be admitted: its declines are counted per card too.
+    const card = await cardCheck().admit(gate.admission(customerId, address), paymentCredential(body.value));
+    if (card.providerBusy) gate.providerBusy();
     const result = await checkout(checkoutDeps(), {
       customerId,
       key: customerKey,
       body: body.value,
       origin: publicOrigin(request),
-      admission: gate.admission(customerId, address),
+      admission: card.admission,
       onFresh: () => gate.started(),
     });
     if (result.kind === "refused") {
@@ -69,8 +72,10 @@ async function handle(request: Request): Promise<Response> {
     if (result.kind === "response" && result.declined) {
       // The card-testing brake: counted on the decline's path only, after the answer is stored.
       const { RATE_LIMIT_DECLINE_WINDOW_SECONDS } = env();
+      // The card as the decline names it; else as looked up before the claim.
+      const fingerprint = result.declined.card ?? card.admission.card ?? null;
       await checkoutDeps()
-        .idempotency.countDecline(customerId, address, RATE_LIMIT_DECLINE_WINDOW_SECONDS)
+        .idempotency.countDecline(customerId, address, RATE_LIMIT_DECLINE_WINDOW_SECONDS, fingerprint)
         .catch((err: unknown) => observeError("decline_count_error", err, { customerId }));
     }
     return toResponse(result);

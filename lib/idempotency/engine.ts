@@ -102,7 +102,8 @@ const CLAIM_SQL = `
  * $1-$6 as CLAIM_SQL; $7 admit (false: read only), $8 open attempts allowed,
  * $9 address, $10 per address, $11 per session, $12 window (s), $13 address
  * shard, $14 how long a customer with no open slot waits (s), $15 declines
- * per session, $16 declines per address, $17 the declines' window (s).
+ * per session, $16 declines per address, $17 the declines' window (s), $18
+ * the card's fingerprint (null: not counted per card), $19 declines per card.
  */
 const ADMIT_SQL = `
   with ${EXISTING_SQL}, win as (
@@ -119,6 +120,8 @@ const ADMIT_SQL = `
              where c.rule = 'declines_per_session' and c.bucket = $1 and c.window_start = dwin.start) >= $15::int
         or (select coalesce(sum(c.hits), 0) from admission_counters c, dwin
              where c.rule = 'declines_per_address' and c.bucket = $9 and c.window_start = dwin.start) >= $16::int
+        or $18::text is not null and (select coalesce(sum(c.hits), 0) from admission_counters c, dwin
+             where c.rule = 'declines_per_card' and c.bucket = $18::text and c.window_start = dwin.start) >= $19::int
         then 'too_many_declines'
       when (select n from open_attempts) >= $8::int then 'open_attempts'
       when (select coalesce(sum(c.hits), 0) from admission_counters c, win
@@ -251,6 +254,8 @@ export class IdempotencyEngine {
         admission.declinesPerSession,
         admission.declinesPerAddress,
         admission.declineWindowSeconds,
+        admission.card ?? null,
+        admission.declinesPerCard,
       );
     }
     // A row inserted by a concurrent claim that committed after this
@@ -272,18 +277,27 @@ export class IdempotencyEngine {
   }
 
   /**
-   * Counts a declined payment against its session and its address (the
-   * card-testing brake that ADMIT_SQL checks), one statement, on the
-   * decline's path only.
+   * Counts a declined payment against its session, its address and its card
+   * (`card`, the card's fingerprint; null: not counted per card): the
+   * card-testing brake that ADMIT_SQL checks. One statement, on the
+   * decline's path only. A card's count is spread over shards like an
+   * address's: one card tried from many places never queues on one row.
    */
-  async countDecline(subjectId: string, address: string, windowSeconds: number): Promise<void> {
+  async countDecline(
+    subjectId: string,
+    address: string,
+    windowSeconds: number,
+    card: string | null = null,
+  ): Promise<void> {
     await queryRows(
       this.prisma,
       `insert into admission_counters (rule, bucket, window_start, shard, hits)
        select r.rule, r.bucket, to_timestamp(floor(extract(epoch from now()) / $3::int) * $3::int), r.shard, 1
-         from (values ('declines_per_session', $1::text, 0), ('declines_per_address', $2::text, $4::int)) as r(rule, bucket, shard)
+         from (values ('declines_per_session', $1::text, 0), ('declines_per_address', $2::text, $4::int),
+                      ('declines_per_card', $5::text, $4::int)) as r(rule, bucket, shard)
+        where r.bucket is not null
        on conflict (rule, bucket, window_start, shard) do update set hits = admission_counters.hits + 1`,
-      [subjectId, address, windowSeconds, Math.floor(Math.random() * ADDRESS_SHARDS)],
+      [subjectId, address, windowSeconds, Math.floor(Math.random() * ADDRESS_SHARDS), card],
     );
   }
 

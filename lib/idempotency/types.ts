@@ -68,10 +68,13 @@ export interface Admission {
   perSession: number;
   maxOpenAttempts: number;
   windowSeconds: number;
-  /** Declined payments allowed per session and per address in `declineWindowSeconds`. */
+  /** Declined payments allowed per session, per address and per card in `declineWindowSeconds`. */
   declinesPerSession: number;
   declinesPerAddress: number;
+  declinesPerCard: number;
   declineWindowSeconds: number;
+  /** The fingerprint of the card the fresh key would pay with; null or absent: not counted per card. */
+  card?: string | null;
   admit: true | { blockedBy: AdmissionRule; retryAfterSeconds: number };
 }
 

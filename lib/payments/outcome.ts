@@ -9,8 +9,8 @@ import { isStripeError } from "./stripe-errors";
 export type PaymentOutcome =
   /** Charged: `amountCents` and `currency` are what the intent charged. */
   | { kind: "succeeded"; paymentIntentId: string; amountCents: number; currency: string }
-  /** The bank said no: `402 card_declined`. */
-  | { kind: "declined"; paymentIntentId: string | null; declineCode: string; message: string }
+  /** The bank said no: `402 card_declined`. `card`: the declined card's fingerprint, as Stripe names it. */
+  | { kind: "declined"; paymentIntentId: string | null; declineCode: string; message: string; card: string | null }
   /** Nothing was charged and nothing will be: `402` with `error`. */
   | { kind: "failed"; paymentIntentId: string | null; error: FailureError; code: string; message: string }
   /** The shopper must authenticate (3-D Secure); the attempt waits for them. */
@@ -92,6 +92,7 @@ export function outcomeOf(intent: Stripe.PaymentIntent): PaymentOutcome {
         paymentIntentId: intent.id,
         declineCode: error.decline_code ?? error.code ?? "card_declined",
         message: error.message ?? "Your card was declined.",
+        card: fingerprintOf(error.payment_method),
       };
     }
     return failed(intent.id, "payment_failed", error.code ?? "payment_failed", error.message ?? "The payment failed.");
@@ -114,6 +115,7 @@ export function outcomeOfError(err: unknown, paymentIntentId: string | null, sta
       paymentIntentId: paymentIntentId ?? err.payment_intent?.id ?? null,
       declineCode: err.decline_code ?? err.code ?? "card_declined",
       message: err.message,
+      card: fingerprintOf(err.payment_method ?? err.payment_intent?.last_payment_error?.payment_method),
     };
   }
   if (stage === "write" && isStripeError(err, "StripeInvalidRequestError") && err.statusCode === 400) {
@@ -121,6 +123,11 @@ export function outcomeOfError(err: unknown, paymentIntentId: string | null, sta
   }
   const busy = isStripeError(err) && err.statusCode === 429;
   return { kind: "unknown", paymentIntentId, reason: describe(err), ...(busy ? { providerBusy: true as const } : {}) };
+}
+
+/** The card's fingerprint on the PaymentMethod a decline names: the same for every use of one card number. */
+function fingerprintOf(paymentMethod: Stripe.PaymentMethod | null | undefined): string | null {
+  return paymentMethod?.card?.fingerprint ?? null;
 }
 
 function describe(err: unknown): string {

@@ -39,9 +39,9 @@ function state(): State {
   return globalForRefusals.providerRefusals;
 }
 
-/** Whether a refusal stops payments: the key itself (401), or the PaymentIntents the checkout pays through. */
+/** Whether a refusal stops payments: the key itself (401), the PaymentIntents the checkout pays through, or the card it reads first. */
 export function isPaymentRefusal(refusal: ProviderRefusal): boolean {
-  return refusal.status === 401 || /^\/v1\/(payment_intents|confirmation_tokens)\b/.test(refusal.path);
+  return refusal.status === 401 || /^\/v1\/(payment_intents|confirmation_tokens|payment_methods)\b/.test(refusal.path);
 }
 
 /** The newest payment-path refusal still standing (its endpoint has not answered 2xx since), if any. */
@@ -104,9 +104,17 @@ export function permissionFor(refusal: Pick<ProviderRefusal, "path" | "method">)
     events: "Events",
     charges: "Charges",
     confirmation_tokens: "ConfirmationTokens",
+    payment_methods: "PaymentMethods",
   };
   const access = resource === "events" || refusal.method === "GET" ? "read" : "write";
   return `${names[resource] ?? resource}: ${access}`;
+}
+
+/** What to tell anyone about a refusal: what to change, without the refused path (nor the ids it may carry). */
+export function summariseRefusal(refusal: ProviderRefusal): string {
+  if (refusal.status === 401)
+    return "Stripe refused the API key (401): set STRIPE_SECRET_KEY to a valid secret or restricted key.";
+  return "Stripe refused a permission the shop needs (403): give the restricted key STRIPE_SECRET_KEY the permissions the README lists (which one: /api/health with the metrics token, or the log).";
 }
 
 /** What to tell an operator about a refusal: one line naming what to change. */

@@ -1,12 +1,14 @@
+import { CSP_REPORT_GROUP, CSP_REPORT_PATH } from "./csp-report";
+
 /**
  * The security headers every response carries, decided in one place. Pages
  * and assets get them from proxy.ts: scripts run only with this response's
  * nonce, which Next.js puts on its own scripts when it finds it in the
  * request's CSP; nothing is loaded from another origin but Stripe.js's
  * (see stripeJsSources), and no page may be framed. API routes get the static API_HEADERS from next.config.ts instead:
- * a proxy makes Next.js buffer every request body (up to 10 MB) before the
- * route runs, which would defeat the routes' own body limits (16 KiB,
- * refused while streaming).
+ * a proxy makes Next.js buffer the request body before the route runs
+ * (at most PROXY_BODY_BUFFER_BYTES, lib/body-limit.ts), which would defeat
+ * the routes' own body limits (16 KiB, refused while streaming).
  */
 export interface HeaderContext {
   nonce: string;
@@ -67,6 +69,10 @@ export function contentSecurityPolicy({
     "base-uri 'self'",
     "form-action 'self'",
     "frame-ancestors 'none'",
+    // Violations are reported to the shop, which logs them (app/api/csp-report): report-to where the
+    // browser supports it (over https), report-uri elsewhere.
+    `report-uri ${CSP_REPORT_PATH}`,
+    `report-to ${CSP_REPORT_GROUP}`,
   ].join("; ");
 }
 
@@ -81,6 +87,7 @@ export function securityHeaders(context: HeaderContext): Record<string, string> 
     "Referrer-Policy": SECRET_IN_URL.test(context.pathname) ? "no-referrer" : "strict-origin-when-cross-origin",
     "Permissions-Policy": PERMISSIONS_POLICY,
     "X-Frame-Options": "DENY",
+    "Reporting-Endpoints": `${CSP_REPORT_GROUP}="${CSP_REPORT_PATH}"`,
     ...(context.https ? { "Strict-Transport-Security": HSTS } : {}),
   };
 }

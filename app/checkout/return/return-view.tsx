@@ -4,7 +4,11 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect } from "react";
 import { bodyOf, createAttemptStore } from "@/lib/checkout-client/attempt-store";
-import { authenticationReturnQuery, type ReturnOutcome } from "@/lib/checkout-client/authentication-return";
+import {
+  addressWithoutClientSecret,
+  authenticationReturnQuery,
+  type ReturnOutcome,
+} from "@/lib/checkout-client/authentication-return";
 import { declineReason } from "@/lib/checkout-client/checkout-state";
 import { removePaidItems } from "@/lib/checkout-client/use-cart";
 
@@ -15,6 +19,11 @@ export function ReturnView({ attemptKey, paymentIntent }: { attemptKey: string |
     enabled: attemptKey !== null,
   });
   const outcome = query.data;
+  useEffect(() => {
+    // The page reads the key and the PaymentIntent; the client secret Stripe appended leaves the address bar.
+    const address = addressWithoutClientSecret(window.location.href);
+    if (address) window.history.replaceState(window.history.state, "", address);
+  }, []);
   useEffect(() => {
     if (attemptKey && outcome) closeAttempt(attemptKey, outcome);
   }, [attemptKey, outcome]);

@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+
 /**
  * Stripe's test card numbers (docs.stripe.com/testing), each mapped to the
  * test payment method that behaves the same way, so a card typed into the
@@ -69,6 +71,44 @@ export function testTokenFor(card: CardDetails, now = new Date()): { token: stri
 /** The typed numbers the emulator knows, for tests and the README. */
 export function knownCardNumbers(): Record<string, string> {
   return { ...NUMBERS };
+}
+
+/** A card as a PaymentMethod or a ConfirmationToken describes it. */
+export interface CardFacts {
+  brand: string;
+  last4: string;
+  /** The same for every use of one card number, as Stripe's is within an account; differs between numbers. */
+  fingerprint: string;
+}
+
+/**
+ * The card a test payment method stands for. Typed numbers map to test
+ * payment methods one to one, so the number (or, for a test payment method
+ * no number stands for, its name) decides the fingerprint: the same card
+ * typed twice, or its `pm_card_*` token, has one fingerprint.
+ */
+export function cardFactsOf(testToken: string): CardFacts {
+  const number = Object.entries(NUMBERS).find(([, token]) => token === testToken)?.[0];
+  return {
+    brand: number ? brandOf(number) : brandOfToken(testToken),
+    last4: number ? number.slice(-4) : "4242",
+    fingerprint: fingerprintOf(number ?? testToken),
+  };
+}
+
+/** Sixteen letters and digits, as Stripe's fingerprints look, derived from the card number alone. */
+export function fingerprintOf(card: string): string {
+  return createHash("sha256")
+    .update(`card fingerprint ${card}`)
+    .digest("base64")
+    .replace(/[^A-Za-z0-9]/g, "")
+    .slice(0, 16);
+}
+
+function brandOfToken(testToken: string): string {
+  for (const brand of ["mastercard", "amex", "discover", "diners", "jcb", "unionpay"])
+    if (testToken.includes(brand)) return brand;
+  return "visa";
 }
 
 /** Visa, Mastercard, American Express or Discover, as the element shows and Stripe reports it. */

@@ -226,3 +226,47 @@ describe("the browser's call", () => {
     await emulator.setFaults({ gate: false, latencyMs: 0, failNext: null });
   });
 });
+
+describe("card fingerprints", () => {
+  it("are one per card number, whichever way the card comes: typed, its test token, a decline, a PaymentMethod", async () => {
+    const stripe = emulator.stripe();
+    const typed = await elementToken({ number: "4000000000000002" });
+    const typedAgain = await elementToken({ number: "4000000000000002", exp_month: "3", cvc: "999" });
+    expect(typed.status).toBe(200);
+    const fingerprint = typed.json.payment_method_preview?.card?.fingerprint;
+    expect(fingerprint).toMatch(/^[A-Za-z0-9]{16}$/);
+    // Another expiry and CVC with the same number: the same card.
+    expect(typedAgain.json.payment_method_preview?.card?.fingerprint).toBe(fingerprint);
+    const helper = await stripe.testHelpers.confirmationTokens.create({ payment_method: "pm_card_chargeDeclined" });
+    expect(helper.payment_method_preview?.card?.fingerprint).toBe(fingerprint);
+
+    // The decline the shop receives names the card's PaymentMethod, with the same fingerprint.
+    const declined = await rejection(payWith(stripe, typed.json.id));
+    expect(declined.type).toBe("StripeCardError");
+    expect(declined.payment_method?.card?.fingerprint).toBe(fingerprint);
+    const again = await rejection(
+      stripe.paymentIntents.create({
+        amount: 2500,
+        currency: "usd",
+        confirm: true,
+        payment_method: "pm_card_chargeDeclined",
+      }),
+    );
+    expect(again.payment_intent?.last_payment_error?.payment_method?.card?.fingerprint).toBe(fingerprint);
+    expect((await stripe.paymentMethods.retrieve(again.payment_method!.id)).card?.fingerprint).toBe(fingerprint);
+
+    // Another number is another card.
+    const visa = await stripe.paymentMethods.retrieve("pm_card_visa");
+    expect(visa.card).toMatchObject({ brand: "visa", last4: "4242" });
+    expect(visa.card?.fingerprint).toMatch(/^[A-Za-z0-9]{16}$/);
+    expect(visa.card?.fingerprint).not.toBe(fingerprint);
+    expect((await elementToken({ number: "4242424242424242" })).json.payment_method_preview?.card?.fingerprint).toBe(
+      visa.card?.fingerprint,
+    );
+  });
+
+  it("a PaymentMethod the emulator never made is resource_missing", async () => {
+    const missing = await rejection(emulator.stripe().paymentMethods.retrieve("pm_nonexistent"));
+    expect(missing).toMatchObject({ statusCode: 404, code: "resource_missing" });
+  });
+});

@@ -1,4 +1,4 @@
-import { brandOf, knownCardNumbers, testTokenFor } from "./card-numbers";
+import { brandOf, cardFactsOf, testTokenFor } from "./card-numbers";
 import { cardFor } from "./cards";
 import { notExecuted, type Ctx, type Outcome } from "./context";
 import type { Params } from "./form";
@@ -39,6 +39,7 @@ export interface ConfirmationToken {
       display_brand: string;
       exp_month: number;
       exp_year: number;
+      fingerprint: string;
       funding: "credit";
       generated_from: null;
       last4: string;
@@ -136,10 +137,10 @@ export function createForTest(ctx: Ctx, params: Params): Outcome {
     );
   const testToken = ctx.ledger.paymentMethods.tokenOf(paymentMethod) ?? paymentMethod;
   if (!cardFor(testToken)) return notExecuted(unknownPaymentMethod(paymentMethod));
-  const number = Object.entries(knownCardNumbers()).find(([, token]) => token === testToken)?.[0] ?? "4242424242424242";
+  const card = cardFactsOf(testToken);
   return store(ctx, testToken, {
-    brand: brandOf(number),
-    last4: number.slice(-4),
+    brand: card.brand,
+    last4: card.last4,
     expMonth: 12,
     expYear: new Date().getFullYear() + 3,
     postalCode: null,
@@ -218,6 +219,8 @@ function store(
         display_brand: card.brand,
         exp_month: card.expMonth,
         exp_year: card.expYear,
+        // The number's, as at Stripe: the same card typed again, or its test payment method, has the same one.
+        fingerprint: cardFactsOf(testToken).fingerprint,
         funding: "credit",
         generated_from: null,
         last4: card.last4,

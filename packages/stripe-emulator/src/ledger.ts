@@ -1,3 +1,4 @@
+import { cardFactsOf } from "./card-numbers";
 import { cardFor } from "./cards";
 import { ChargeBook } from "./charges";
 import { ConfirmationTokens } from "./confirmation-tokens";
@@ -18,11 +19,27 @@ export interface PaymentError {
   payment_method: PaymentMethodObject;
 }
 
-/** Stripe's PaymentMethod as errors embed it. */
+/** Stripe's PaymentMethod as errors embed it and `GET /v1/payment_methods/{id}` answers it. */
 export interface PaymentMethodObject {
   id: string;
   object: "payment_method";
   billing_details: { address: null; email: null; name: null; phone: null; tax_id: null };
+  card: {
+    brand: string;
+    checks: null;
+    country: string;
+    display_brand: string;
+    exp_month: number;
+    exp_year: number;
+    fingerprint: string;
+    funding: "credit";
+    generated_from: null;
+    last4: string;
+    networks: { available: string[]; preferred: null };
+    regulated_status: null;
+    three_d_secure_usage: { supported: true };
+    wallet: null;
+  };
   created: number;
   customer: null;
   customer_account: null;
@@ -296,11 +313,30 @@ export class PaymentMethods {
 
   /** The PaymentMethod as Stripe shows it inside an error. */
   object(id: string): PaymentMethodObject {
+    const stored = this.tokens.get(id);
+    const card = cardFactsOf(stored?.token ?? "pm_card_visa");
+    const created = stored?.created ?? unixSeconds();
     return {
       id,
       object: "payment_method",
       billing_details: { address: null, email: null, name: null, phone: null, tax_id: null },
-      created: this.tokens.get(id)?.created ?? unixSeconds(),
+      card: {
+        brand: card.brand,
+        checks: null,
+        country: "US",
+        display_brand: card.brand,
+        exp_month: 12,
+        exp_year: new Date(created * 1000).getUTCFullYear() + 3,
+        fingerprint: card.fingerprint,
+        funding: "credit",
+        generated_from: null,
+        last4: card.last4,
+        networks: { available: [card.brand], preferred: null },
+        regulated_status: null,
+        three_d_secure_usage: { supported: true },
+        wallet: null,
+      },
+      created,
       customer: null,
       customer_account: null,
       livemode: false,

@@ -10,7 +10,14 @@ import { stripeError, type ApiResponse } from "./responses";
  * maps every 403 to it). A key is minted by `POST /_emulator/restricted_keys`;
  * an `rk_test_…` the emulator never minted is an unknown key (401).
  */
-export const RESOURCES = ["payment_intents", "refunds", "events", "charges", "confirmation_tokens"] as const;
+export const RESOURCES = [
+  "payment_intents",
+  "refunds",
+  "events",
+  "charges",
+  "confirmation_tokens",
+  "payment_methods",
+] as const;
 export type Resource = (typeof RESOURCES)[number];
 export type Access = "read" | "write";
 export type Permissions = Partial<Record<Resource, Access>>;

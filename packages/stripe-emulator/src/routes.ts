@@ -2,6 +2,7 @@ import type { Ctx, Outcome } from "./context";
 import { createForTest, createFromElement, retrieveToken } from "./confirmation-tokens";
 import { listEvents, retrieveEvent } from "./event-endpoints";
 import type { Params } from "./form";
+import { retrievePaymentMethod } from "./payment-methods";
 import { cancelIntent, confirmIntent, createIntent, listIntents, retrieveIntent } from "./payment-intents";
 import { createRefund, listRefunds, retrieveCharge, retrieveRefund } from "./refunds";
 import type { ApiResponse } from "./responses";
@@ -46,6 +47,8 @@ export function matchRoute(method: string, path: string): Route | null {
   }
   if (collection === "events")
     return id === undefined ? read(listEvents) : read((ctx, params) => retrieveEvent(ctx, id, params));
+  if (collection === "payment_methods" && id !== undefined)
+    return read((ctx, params) => retrievePaymentMethod(ctx, id, params));
   if (collection === "charges" && id !== undefined) return read((ctx, params) => retrieveCharge(ctx, id, params));
   return null;
 }

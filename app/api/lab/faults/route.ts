@@ -1,6 +1,7 @@
 import { env } from "@/lib/env";
 import { forbiddenOrigin, isForeignOrigin, json, jsonError, readValidJson, unauthenticated } from "@/lib/http";
 import { faultPatchSchema } from "@/lib/lab/fault-patch";
+import { labOnly } from "@/lib/lab/server/lab-only";
 import { emulatorFaults } from "@/lib/lab/server/emulator-faults";
 import { observeError } from "@/lib/observability";
 import { currentCustomerId } from "@/lib/session";
@@ -10,11 +11,10 @@ import { currentCustomerId } from "@/lib/session";
  * the lab's scenarios. 404 unless the lab is on (lib/lab/enabled.ts), which
  * needs the local emulator.
  */
-export async function GET(request: Request) {
-  return forward(request, undefined);
-}
+export const GET = labOnly(async (request: Request) => forward(request, undefined));
+export const POST = labOnly(setFaults);
 
-export async function POST(request: Request) {
+async function setFaults(request: Request) {
   if (isForeignOrigin(request)) return forbiddenOrigin();
   const patch = await readValidJson(request, faultPatchSchema, "Not a fault the lab can set.");
   if (!patch.ok) return patch.response;

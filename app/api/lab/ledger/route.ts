@@ -1,4 +1,5 @@
 import { isUuid, json, jsonError, unauthenticated } from "@/lib/http";
+import { labOnly } from "@/lib/lab/server/lab-only";
 import { labEvents } from "@/lib/lab/server/event-log";
 import { labLedger } from "@/lib/lab/server/ledger";
 import { observeError } from "@/lib/observability";
@@ -10,7 +11,9 @@ import { currentCustomerId } from "@/lib/session";
  * caller's lab runs, per lane. Demo only (lib/lab/enabled.ts): each call is
  * a call to Stripe, which a public endpoint should not hand out.
  */
-export async function GET(request: Request) {
+export const GET = labOnly(ledger);
+
+async function ledger(request: Request) {
   const customerId = await currentCustomerId(request);
   if (!customerId) return unauthenticated();
   const runId = (new URL(request.url).searchParams.get("run") ?? "").toLowerCase();

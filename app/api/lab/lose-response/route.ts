@@ -1,5 +1,6 @@
 import { jsonError } from "@/lib/http";
 import { recordLabEvent } from "@/lib/lab/server/event-log";
+import { labOnly } from "@/lib/lab/server/lab-only";
 import { labTagOf } from "@/lib/lab/server/lab-trace";
 import { currentCustomerId } from "@/lib/session";
 import { handleCheckout } from "@/lib/handlers/checkout";
@@ -13,7 +14,9 @@ import { sleep } from "@/lib/sleep";
  * connection is cut a few bytes into the answer: the browser never gets to
  * read it, what a phone losing signal mid-response looks like.
  */
-export async function POST(request: Request) {
+export const POST = labOnly(loseResponse);
+
+async function loseResponse(request: Request) {
   const lane = new URL(request.url).searchParams.get("lane");
   const tag = labTagOf(request.headers);
   if ((lane !== "naive" && lane !== "idempotent") || !tag) {

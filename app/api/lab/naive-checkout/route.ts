@@ -1,1 +1,4 @@
-export { handleNaiveCheckout as POST } from "@/lib/lab/server/naive-handler";
+import { labOnly } from "@/lib/lab/server/lab-only";
+import { handleNaiveCheckout } from "@/lib/lab/server/naive-handler";
+
+export const POST = labOnly(handleNaiveCheckout);

@@ -1,0 +1,116 @@
+import pg from "pg";
+import { describe, expect, it } from "vitest";
+import { createStripeClient } from "@/lib/payments/stripe-client";
+import { useTestApp } from "./helpers/harness";
+import { cart, newKey, Shopper, tokenCart } from "./helpers/shopper";
+
+/**
+ * The card-testing brake per card (docs/contract.md, "Abuse limits"): the
+ * shop reads the fingerprint of the card a fresh checkout would pay with from
+ * Stripe, counts its declines whatever session and address they come from,
+ * and past RATE_LIMIT_DECLINES_PER_CARD refuses a fresh key for that card
+ * with 429 too_many_declines before Stripe is asked to charge it. A database
+ * of its own, so its counts can be read; each shopper through the proxy from
+ * an address of its own, so only the card's count can refuse.
+ */
+const DECLINES_PER_CARD = 20;
+const h = useTestApp(
+  {
+    TRUSTED_PROXY_HOPS: "1",
+    RATE_LIMIT_SCALE: "1",
+    // Windows are aligned to the clock: a day's, so no test straddles the start of a new one.
+    RATE_LIMIT_DECLINE_WINDOW_SECONDS: "86400",
+    RATE_LIMIT_DECLINES_PER_CARD: String(DECLINES_PER_CARD),
+    STRIPE_MAX_NETWORK_RETRIES: "0",
+  },
+  { ownDatabase: "cards" },
+);
+
+let next = 0;
+/** A fresh session, through the proxy, from an address no other shopper of this file uses. */
+async function stranger(): Promise<Shopper> {
+  next += 1;
+  const shopper = new Shopper(h.url);
+  const from = `198.51.${Math.floor(next / 250)}.${1 + (next % 250)}`;
+  expect((await shopper.startSession({ "x-forwarded-for": from })).status).toBe(201);
+  return shopper;
+}
+
+const stripe = () =>
+  createStripeClient({ secretKey: h.app.emulator.apiKey, apiBase: h.app.emulator.url, maxNetworkRetries: 0 });
+/** A ConfirmationToken for a test card, as a browser's Payment Element would make one. */
+const token = async (paymentMethod: string) =>
+  (await stripe().testHelpers.confirmationTokens.create({ payment_method: paymentMethod })).id;
+
+async function cardDeclines(): Promise<Array<{ bucket: string; hits: number }>> {
+  const client = new pg.Client({ connectionString: h.app.env.DATABASE_URL });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ bucket: string; hits: string }>(
+      `select bucket, sum(hits) as hits from admission_counters where rule = 'declines_per_card' group by bucket`,
+    );
+    return rows.map((row) => ({ bucket: row.bucket, hits: Number(row.hits) }));
+  } finally {
+    await client.end();
+  }
+}
+
+describe("declines counted per card", () => {
+  it("20 declines of one card from 20 sessions and addresses: its next fresh key is 429 too_many_declines", async () => {
+    const lost = "pm_card_chargeDeclinedLostCard";
+    for (let i = 0; i < DECLINES_PER_CARD; i++) {
+      // Typed into the element (a ConfirmationToken) or sent as a PaymentMethod: one card either way.
+      const body = i % 2 === 0 ? tokenCart(await token(lost)) : cart(lost);
+      const declined = await (await stranger()).checkout(newKey(), body);
+      expect(declined.status, `decline ${i + 1}`).toBe(402);
+      expect(declined.body).toMatchObject({ error: "card_declined", declineCode: "lost_card" });
+    }
+    const counted = await cardDeclines();
+    expect(counted).toEqual([{ bucket: expect.stringMatching(/^[A-Za-z0-9]{16}$/), hits: DECLINES_PER_CARD }]);
+
+    const shopper = await stranger();
+    const intentsBefore = (await h.emulator.ledger()).length;
+    const key = newKey();
+    const refused = await shopper.checkout(key, tokenCart(await token(lost)));
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ error: "too_many_declines" });
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    // Refused before anything was stored or charged.
+    expect(await h.db.stored(shopper.customerId, key)).toEqual({ keys: 0, orders: 0 });
+    expect((await h.emulator.ledger()).length).toBe(intentsBefore);
+
+    // The card is refused, not the shopper: another card still pays, another declining card is still asked.
+    expect((await shopper.checkout(newKey(), cart("pm_card_visa"))).status).toBe(201);
+    expect((await (await stranger()).checkout(newKey(), cart("pm_card_chargeDeclined"))).status).toBe(402);
+    expect((await cardDeclines()).map((c) => c.hits).sort((a, b) => a - b)).toEqual([1, DECLINES_PER_CARD]);
+  });
+
+  it("a fresh checkout asks Stripe for its card, then charges it; its duplicate asks nothing", async () => {
+    const shopper = await stranger();
+    const key = newKey();
+    const body = tokenCart(await token("pm_card_visa"));
+    const before = (await h.emulator.stats()).requests;
+    expect((await shopper.checkout(key, body)).status).toBe(201);
+    expect((await h.emulator.stats()).requests - before).toBe(2); // the token's card, then the charge
+    const replay = await shopper.checkout(key, body);
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect((await h.emulator.stats()).requests - before).toBe(2);
+  });
+
+  it("when Stripe cannot say which card it is, a fresh key is 503 with nothing stored; the same key then pays", async () => {
+    const shopper = await stranger();
+    const key = newKey();
+    const body = tokenCart(await token("pm_card_visa"));
+    await h.emulator.faults({ failNext: { status: 500, times: 1 } });
+    const unknown = await shopper.checkout(key, body);
+    expect(unknown.status).toBe(503);
+    expect(unknown.body).toMatchObject({ error: "payment_unavailable" });
+    expect((await h.emulator.stats()).failedInjected).toBe(1); // the card's lookup really failed
+    expect(await h.db.stored(shopper.customerId, key)).toEqual({ keys: 0, orders: 0 });
+
+    const retry = await shopper.checkout(key, body);
+    expect(retry.status).toBe(201);
+    expect((await h.emulator.ledger()).filter((i) => i.metadata.customerId === shopper.customerId)).toHaveLength(1);
+  });
+});
