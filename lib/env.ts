@@ -169,8 +169,11 @@ const schema = z
     /** Declined payments per session, per address and per card (its fingerprint) in RATE_LIMIT_DECLINE_WINDOW_SECONDS; past any, 429 too_many_declines. */
     RATE_LIMIT_DECLINES_PER_SESSION: limit(10),
     RATE_LIMIT_DECLINES_PER_ADDRESS: limit(30),
-    /** 0 turns the per-card count off: each fresh checkout then costs no lookup of its card at Stripe. */
-    RATE_LIMIT_DECLINES_PER_CARD: z.coerce.number().int().min(0).max(1_000_000).default(10),
+    /**
+     * Off (0) by default: on, every fresh checkout first looks its card up at Stripe, a second
+     * provider call before the charge (docs/decisions/0016-declines-per-card.md).
+     */
+    RATE_LIMIT_DECLINES_PER_CARD: z.coerce.number().int().min(0).max(1_000_000).default(0),
     RATE_LIMIT_DECLINE_WINDOW_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3_600),
     /** Fresh payment attempts one instance sends Stripe per second (test mode allows 25 writes a second per account). */
     PROVIDER_FRESH_ATTEMPTS_PER_SECOND: limit(10),

@@ -35,9 +35,6 @@ export function testAppEnv(options: {
     // Off unless a test asks for it: one server serves many files, and a test that makes Stripe answer 429
     // would shed the fresh attempts of the files after it (lib/abuse/checkout-gate.ts).
     PROVIDER_BREAKER_SECONDS: "0",
-    // Off unless a test asks for it: the per-card count looks the card up at Stripe before a fresh charge,
-    // a provider call the fault tests would arm their faults for (lib/abuse/card-check.ts).
-    RATE_LIMIT_DECLINES_PER_CARD: "0",
     // Tests retry a released attempt at once to show it is retakeable; the shop's client waits out Retry-After.
     IDEMPOTENCY_RETAKE_INTERVAL_MS: "0",
     ...options.overrides,

@@ -78,7 +78,6 @@ describe("a restricted key", () => {
       refunds: "write",
       events: "read",
       confirmation_tokens: "write",
-      payment_methods: "read",
     });
     const { id: key } = await new EmulatorClient(emulator.url).restrictedKey(permissions);
     const shop = await shopOn(key);
