@@ -52,7 +52,7 @@ export const CARD_KINDS: CardKind[] = [
     weight: 2,
     authentication: "complete",
   },
-  // A real card's number (valid, not one of Stripe's test numbers): test mode refuses to
-  // make a token of it, so the shopper sees the decline and the shop is never asked.
+  // A valid number that is none of Stripe's test numbers: test mode takes it for a live card and
+  // makes no token of it, so the shopper sees the decline and the shop is never asked.
   { name: "live_card", number: "4111111111111111", paymentMethod: "pm_card_doesNotExist", weight: 4 },
 ];

@@ -47,7 +47,7 @@ describe("the soak's Stripe.js", () => {
     expect(intent.status).toBe("succeeded");
   });
 
-  it("is refused a token for a real card's number in test mode, as the element shows it", async () => {
+  it("is refused a token for a number outside Stripe's test cards (a live card in test mode), as the element shows it", async () => {
     expect(await createConfirmationToken(stripeJs, "4111111111111111")).toMatchObject({
       kind: "refused",
       status: 402,
