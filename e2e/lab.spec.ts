@@ -46,6 +46,42 @@ async function expectChargedTwiceAndOnce(page: Page, shopper: { paymentIntents()
   return ledger;
 }
 
+/**
+ * The ConfirmationTokens each lane's requests carried, from the requests the
+ * page sent, and how many the page had the emulator make.
+ */
+function recordTokens(page: Page) {
+  const seen = { made: 0, naive: [] as string[], idempotent: [] as string[] };
+  page.on("request", (request) => {
+    const url = new URL(request.url());
+    if (request.method() !== "POST") return;
+    if (url.pathname === "/v1/confirmation_tokens") seen.made += 1;
+    const lane =
+      url.pathname === "/api/checkout"
+        ? "idempotent"
+        : url.pathname === "/api/lab/naive-checkout"
+          ? "naive"
+          : url.pathname === "/api/lab/lose-response"
+            ? url.searchParams.get("lane")
+            : null;
+    if (lane !== "naive" && lane !== "idempotent") return;
+    const body = JSON.parse(request.postData() ?? "{}") as { confirmationToken?: unknown; paymentMethod?: unknown };
+    expect(body.paymentMethod).toBeUndefined();
+    seen[lane].push(String(body.confirmationToken));
+  });
+  return seen;
+}
+
+/** One token for every request of the idempotent lane's attempt; a new one per press of the naive lane's. */
+function expectTokens(seen: ReturnType<typeof recordTokens>, naivePresses: number) {
+  expect(new Set(seen.idempotent).size).toBe(1);
+  expect(seen.idempotent.length).toBeGreaterThan(1);
+  expect(seen.naive).toHaveLength(naivePresses);
+  expect(new Set(seen.naive).size).toBe(naivePresses);
+  for (const token of [...seen.idempotent, ...seen.naive]) expect(token).toMatch(/^ctoken_/);
+  expect(seen.made).toBe(1 + naivePresses);
+}
+
 async function openLogs(page: Page): Promise<void> {
   for (const name of ["Naive checkout", "Idempotent checkout"] as const) {
     await lane(page, name)
@@ -59,11 +95,13 @@ test("A double click in the lab charges the naive lane twice and the idempotent 
   shopper,
   emulator,
 }) => {
+  const tokens = recordTokens(page);
   await page.goto("/lab");
   await expect(page.getByRole("heading", { name: "Reliability lab", level: 1 })).toBeVisible();
   await run(page, "Double click");
 
   const ledger = await expectChargedTwiceAndOnce(page, shopper);
+  expectTokens(tokens, 2);
   await expect(lane(page, "Naive checkout")).toContainText("Charged twice for one order");
   await expect(lane(page, "Idempotent checkout")).toContainText("Charged once for one order");
 
@@ -87,8 +125,10 @@ test("A lost response in the lab is charged again by the naive lane and replayed
     if (new URL(request.url()).pathname === "/api/lab/lose-response")
       cut.push(request.failure()?.errorText ?? "failed");
   });
+  const tokens = recordTokens(page);
   await page.goto("/lab");
   await run(page, "Lost response after charge");
+  expectTokens(tokens, 2);
 
   // The connection really was cut, once per lane, before the answer could be read.
   expect(cut).toHaveLength(2);

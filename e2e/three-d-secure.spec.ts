@@ -153,6 +153,38 @@ test("Pay pressed twice and the checkout reloaded while authentication is pendin
   expect((await shopper.paymentIntents()).map((i) => i.status)).toEqual(["succeeded"]);
 });
 
+test("Pay pressed twice before the button disables: one bank challenge, charged once", async ({ page, shopper }) => {
+  const traffic = recordCheckoutTraffic(page);
+  await page.goto("/");
+  await addToCart(page, "Enamel Mug");
+  await goToCheckout(page, CARDS.threeDSecure);
+  // Two presses in one task (Enter held, a double tap), before React disables the button:
+  // the second joins the first's token and key, and is answered as its replay.
+  await page.locator("form.pay-form").evaluate((form: HTMLFormElement) => {
+    form.requestSubmit();
+    form.requestSubmit();
+  });
+  await expect
+    .poll(async () =>
+      (await traffic.settled())
+        .filter((e) => e.status === 202)
+        .map((e) => e.replayed)
+        .sort(),
+    )
+    .toEqual([false, true]);
+  const exchanges = (await traffic.settled()).filter((e) => e.status !== 409);
+  expect(new Set(exchanges.map((e) => e.key)).size).toBe(1);
+  expect(new Set(exchanges.map((e) => e.body)).size).toBe(1);
+  await expect(page.locator('iframe[title="3D Secure authentication"]')).toHaveCount(1);
+
+  await bankFrame(page).getByRole("button", { name: "Complete authentication" }).click();
+  await expect(confirmationHeading(page)).toBeVisible();
+  // No second challenge was left open behind the first.
+  await expect(page.locator('iframe[title="3D Secure authentication"]')).toHaveCount(0);
+  expect((await shopper.paymentIntents()).map((i) => i.status)).toEqual(["succeeded"]);
+  expect((await shopper.orders()).map((o) => o.status)).toEqual(["paid"]);
+});
+
 test("A payment that redirects to the bank comes back to the return page, paid once", async ({
   page,
   shopper,

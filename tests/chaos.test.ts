@@ -96,6 +96,9 @@ describe("the chaos soak", () => {
       "6",
       // No fault needed: a shopper's double press alone charges twice without idempotency,
       // and every shopper presses twice, so whichever cards the run draws one is charged twice.
+      // They pay as API clients: a ConfirmationToken pays once, so resending one never charges twice.
+      "--pay-with",
+      "payment-method",
       "--fault-rounds",
       "0",
       "--double-press",

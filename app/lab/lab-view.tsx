@@ -5,6 +5,7 @@ import { useSession } from "@/lib/checkout-client/use-session";
 import { LANES, type Lane } from "@/lib/lab/lab-event";
 import { LAB_CART_LABEL, STORM, stormSizeOf } from "@/lib/lab/scenarios";
 import { buildTimeline } from "@/lib/lab/timeline";
+import type { LabStripe } from "@/lib/lab/browser/card-token";
 import { useLabRun } from "@/lib/lab/browser/use-lab-run";
 import { LanePanel } from "./lane-panel";
 import { Legend } from "./legend";
@@ -12,11 +13,19 @@ import { RunStatus } from "./run-status";
 import { ScenarioPicker } from "./scenario-picker";
 
 /** /lab: the same checkout twice, without and with idempotency, under the same faults. */
-export function LabView({ naiveEnabled, faultsEnabled }: { naiveEnabled: boolean; faultsEnabled: boolean }) {
+export function LabView({
+  naiveEnabled,
+  faultsEnabled,
+  stripe,
+}: {
+  naiveEnabled: boolean;
+  faultsEnabled: boolean;
+  stripe: LabStripe;
+}) {
   useSession(); // started now, so the first run does not wait for it
   const lanes = useMemo<readonly Lane[]>(() => (naiveEnabled ? LANES : ["idempotent"]), [naiveEnabled]);
   // The ledger view, like the naive lane, exists only with the lab flag.
-  const lab = useLabRun({ lanes, faults: faultsEnabled, ledger: naiveEnabled });
+  const lab = useLabRun({ lanes, faults: faultsEnabled, ledger: naiveEnabled, stripe });
   const [stormSize, setStormSize] = useState(String(STORM.default));
   const timeline = useMemo(() => (lab.events ? buildTimeline(lab.events.events, lab.events.now) : null), [lab.events]);
 

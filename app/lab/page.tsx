@@ -11,5 +11,10 @@ export const dynamic = "force-dynamic";
 
 export default function LabPage() {
   const config = env();
-  return <LabView naiveEnabled={config.LAB_NAIVE_ENDPOINT} faultsEnabled={labFaultsEnabled(config)} />;
+  // The lab runs only against the emulator (proxy.ts), so both are set: its API origin and the account's key.
+  const stripe = {
+    apiOrigin: config.stripeJsUrl ? new URL(config.stripeJsUrl).origin : "",
+    publishableKey: config.NEXT_PUBLIC_STRIPE_PUBLISHABLE_KEY ?? "",
+  };
+  return <LabView naiveEnabled={config.LAB_NAIVE_ENDPOINT} faultsEnabled={labFaultsEnabled(config)} stripe={stripe} />;
 }

@@ -86,14 +86,26 @@ export function useCheckout(stripeJs?: () => Promise<Stripe | null>) {
     }
   };
 
+  // The attempt whose bank challenge is open. A second press of the same attempt answered 202
+  // (its replay) joins that challenge rather than opening another over it; a replay arriving
+  // after the challenge settled the attempt has nothing left to ask the shopper.
+  const challenging = useRef<string | null>(null);
+
   const mutation = useMutation({
     ...options,
     onSuccess: (result, open) => {
+      if (result.kind === "requires_action" && (challenging.current === open.key || store.current()?.key !== open.key))
+        return;
       settle(open, stateFromResult(result));
       if (result.kind !== "requires_action") return;
-      if (result.action.type === "use_stripe_sdk")
-        void authenticateHere(open, result.action.clientSecret).then((next) => settle(open, next));
-      else if (pressed.current) window.location.assign(result.action.url);
+      if (result.action.type === "use_stripe_sdk") {
+        challenging.current = open.key;
+        void authenticateHere(open, result.action.clientSecret)
+          .finally(() => {
+            if (challenging.current === open.key) challenging.current = null;
+          })
+          .then((next) => settle(open, next));
+      } else if (pressed.current) window.location.assign(result.action.url);
     },
     onError: (error, open) => {
       if (error instanceof CheckoutFailure && error.status === 401)

@@ -111,7 +111,11 @@ export const KILL_EXPLANATION =
   "then the retry takes over the claim, finds the PaymentIntent created under the same downstream key and records that one charge. " +
   "The project's Vitest crash test does exactly this with a real SIGKILL of the server.";
 
-export const LAB_CART: CheckoutBody = { items: [{ sku: "tee-classic", quantity: 1 }], paymentMethod: "pm_card_visa" };
+/** The lab's cart, and the card its shopper pays with (Stripe's test Visa), made a ConfirmationToken per attempt. */
+export const LAB_CART: { items: CheckoutBody["items"]; cardNumber: string } = {
+  items: [{ sku: "tee-classic", quantity: 1 }],
+  cardNumber: "4242424242424242",
+};
 export const LAB_CART_LABEL = "1 × Classic Tee, $25.00, Visa ending 4242";
 
 /** Faults cleared before each run and after it: the emulator serves the whole demo. */

@@ -22,7 +22,8 @@ export interface AttemptLog {
   customerId: string;
   /** The card kind drawn from the table (cards.ts). */
   card: string;
-  paymentMethod: string;
+  /** What the body paid with: the ConfirmationToken (or test payment method), or why Stripe.js made none. */
+  credential: string;
   amountCents: number;
   /** What the shopper did besides pressing Pay once: double press, abort, reload, check again… */
   behaviours: string[];

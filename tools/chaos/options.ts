@@ -2,7 +2,7 @@
  * `npm run chaos -- [--attempts N] [--instances N] [--seed N] [--duration S]
  * [--concurrency N] [--fault-rounds N] [--out FILE] [--port P]
  * [--emulator-port P] [--dist-dir DIR] [--reuse-build] [--broken naive]
- * [--converge-timeout S] [--double-press PCT]`
+ * [--converge-timeout S] [--double-press PCT] [--pay-with confirmation-token|payment-method]`
  */
 export interface ChaosOptions {
   attempts: number;
@@ -29,13 +29,21 @@ export interface ChaosOptions {
   convergeTimeoutSeconds: number;
   /** Percent of attempts whose shopper presses Pay twice. */
   doublePressPercent: number;
+  /**
+   * What shoppers pay with: a ConfirmationToken Stripe.js makes of the typed
+   * card (the checkout page), or the card's test payment method (an API
+   * client). A token pays once, so resending it can never charge twice even
+   * without idempotency; the broken-build test pays with payment methods.
+   */
+  payWith: "confirmation-token" | "payment-method";
 }
 
 export class UsageError extends Error {}
 
 const USAGE =
   "Usage: npm run chaos -- [--attempts N] [--instances N] [--seed N] [--duration S] [--concurrency N] " +
-  "[--fault-rounds N] [--out FILE] [--port P] [--emulator-port P] [--dist-dir DIR] [--reuse-build] [--broken naive] [--converge-timeout S] [--double-press PCT]";
+  "[--fault-rounds N] [--out FILE] [--port P] [--emulator-port P] [--dist-dir DIR] [--reuse-build] [--broken naive] [--converge-timeout S] [--double-press PCT] " +
+  "[--pay-with confirmation-token|payment-method]";
 
 export function parseOptions(argv: string[], random: () => number = Math.random): ChaosOptions {
   const values = new Map<string, string>();
@@ -60,6 +68,7 @@ export function parseOptions(argv: string[], random: () => number = Math.random)
     "--broken",
     "--converge-timeout",
     "--double-press",
+    "--pay-with",
   ];
   for (const name of values.keys()) if (!known.includes(name)) throw new UsageError(`Unknown option ${name}. ${USAGE}`);
   const int = (name: string, fallback: number, min: number, max: number) => {
@@ -73,6 +82,9 @@ export function parseOptions(argv: string[], random: () => number = Math.random)
   const attempts = int("--attempts", 1000, 1, 1_000_000);
   const broken = values.get("--broken") ?? null;
   if (broken !== null && broken !== "naive") throw new UsageError(`--broken takes "naive", got ${broken}`);
+  const payWith = values.get("--pay-with") ?? "confirmation-token";
+  if (payWith !== "confirmation-token" && payWith !== "payment-method")
+    throw new UsageError(`--pay-with takes "confirmation-token" or "payment-method", got ${payWith}`);
   const duration = values.has("--duration") ? int("--duration", 0, 1, 86_400) : null;
   return {
     attempts,
@@ -90,5 +102,6 @@ export function parseOptions(argv: string[], random: () => number = Math.random)
     broken,
     convergeTimeoutSeconds: int("--converge-timeout", 120, 1, 3_600),
     doublePressPercent: int("--double-press", 20, 0, 100),
+    payWith,
   };
 }

@@ -34,7 +34,9 @@ describe("npm run chaos options", () => {
       faultRounds: 20,
       out: "chaos/results.json",
       doublePressPercent: 20,
+      payWith: "confirmation-token",
     });
+    expect(parseOptions(["--pay-with", "payment-method"]).payWith).toBe("payment-method");
     expect(parseOptions(["--attempts", "100", "--seed", "9"])).toMatchObject({
       attempts: 100,
       seed: 9,
@@ -46,5 +48,6 @@ describe("npm run chaos options", () => {
     expect(() => parseOptions(["--attempts", "many"])).toThrow(UsageError);
     expect(() => parseOptions(["--faster"])).toThrow(UsageError);
     expect(() => parseOptions(["--broken", "everything"])).toThrow(UsageError);
+    expect(() => parseOptions(["--pay-with", "cash"])).toThrow(UsageError);
   });
 });

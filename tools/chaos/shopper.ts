@@ -13,11 +13,12 @@ import {
 import { MemoryStorage } from "@/lib/checkout-client/memory-storage";
 import { requiredAction, type PaymentResult } from "@/lib/checkout-client/payment-client";
 import { sessionQuery } from "@/lib/checkout-client/queries";
-import type { AttemptStatus, CheckoutBody } from "@/lib/checkout-client/types";
+import type { AttemptStatus, CartItem, CheckoutBody } from "@/lib/checkout-client/types";
 import type { CardKind } from "./cards";
 import { Browser, sleep } from "./http-shopper";
 import type { AttemptLog, Journal } from "./journal";
 import type { Random } from "./random";
+import { createConfirmationToken, handleNextAction, type StripeJs } from "./stripe-js";
 import { authenticate } from "./three-d-secure";
 
 /**
@@ -25,8 +26,11 @@ import { authenticate } from "./three-d-secure";
  * attempt store (one key per attempt, kept across reloads), the TanStack
  * mutation with the project's backoff policy (409/503/502/network retried
  * with the same key), and, when retries run out, the same "ask the shop"
- * step the checkout page takes. On top of that, what impatient people do:
- * press twice, lose the connection, reload mid-payment, press "Check again".
+ * step the checkout page takes. The card is paid for as the page pays: Stripe.js
+ * makes a ConfirmationToken of the typed number, and that token, under the
+ * attempt's key, is the body every press, retry and reload sends. On top of
+ * that, what impatient people do: press twice, lose the connection, reload
+ * mid-payment, press "Check again".
  */
 export interface Behaviour {
   doublePress: boolean;
@@ -45,6 +49,12 @@ export function drawBehaviour(random: Random, doublePressPercent: number): Behav
 /** How often a shopper left without a definitive answer presses "Check again" before walking away. */
 const CHECK_AGAIN = 1;
 
+/**
+ * What the body carries: a ConfirmationToken made by Stripe.js (a shopper in
+ * a browser), or the card's test payment method (an API client).
+ */
+export type PayWith = "confirmation-token" | "payment-method";
+
 export class Shopper {
   readonly browser: Browser;
   /** The tab's sessionStorage: survives reloads, so a reload resumes the open attempt. */
@@ -55,6 +65,8 @@ export class Shopper {
     private readonly journal: Journal,
     private readonly random: Random,
     private readonly doublePressPercent: number,
+    private readonly stripeJs: StripeJs,
+    private readonly payWith: PayWith = "confirmation-token",
   ) {
     this.browser = new Browser(appUrl, journal);
     this.store = createAttemptStore(new MemoryStorage(), () => random.uuid());
@@ -64,14 +76,35 @@ export class Shopper {
     return this.browser.customerId;
   }
 
-  /** One checkout attempt from Pay to whatever the shopper is left looking at. Returns false if they walked away undecided. */
-  async checkout(cart: CheckoutBody, card: CardKind, amountCents: number): Promise<boolean> {
+  /**
+   * One checkout attempt from Pay to whatever the shopper is left looking at.
+   * Returns false if they walked away undecided. Each attempt makes its own
+   * token (a token pays once): the attempt after a decline has a new one.
+   */
+  async checkout(items: CartItem[], card: CardKind, amountCents: number): Promise<boolean> {
+    let cart: CheckoutBody;
+    if (this.payWith === "payment-method") cart = { items, paymentMethod: card.paymentMethod };
+    else {
+      const made = await createConfirmationToken(this.stripeJs, card.number);
+      if (made.kind === "refused") {
+        // The element shows Stripe's refusal; nothing reached the shop, and no attempt began.
+        this.journal.open({
+          id: this.random.uuid(),
+          customerId: this.customerId,
+          card: card.name,
+          credential: `refused by Stripe.js: ${made.code}`,
+          amountCents,
+        }).outcome = `refused_by_stripe_${made.code}`;
+        return true;
+      }
+      cart = { items, confirmationToken: made.id };
+    }
     const attempt = this.store.begin(cart);
     const log = this.journal.open({
       id: attempt.key,
       customerId: this.customerId,
       card: card.name,
-      paymentMethod: card.paymentMethod,
+      credential: cart.confirmationToken ?? cart.paymentMethod ?? "",
       amountCents,
     });
     const behaviour = drawBehaviour(this.random, this.doublePressPercent);
@@ -100,8 +133,8 @@ export class Shopper {
       log.behaviours.push("check_again");
       state = await this.settle(tab, [tab.pay(attempt, Date.now())], attempt, log);
     }
-    // The soak pays with test payment methods, whose 3-D Secure is always the redirect.
-    if (state.kind === "authenticating" && state.url) state = await this.authenticate(state.url, card, attempt, log);
+    // A token Stripe.js made is authenticated in place (handleNextAction); a test payment method, by redirect.
+    if (state.kind === "authenticating") state = await this.authenticate(state.url, card, attempt, log);
     log.outcome = outcomeLabel(state);
     if (definitive(state)) this.store.finish(attempt.key);
     return definitive(state);
@@ -124,7 +157,7 @@ export class Shopper {
         fallback ??= state;
       } else {
         const action = requiresAction(log);
-        if (action) return action;
+        if (action) return stateFromResult(action);
         fallback ??= await outcomeAfterFailure(press.error, () => tab.askShop(attempt.key));
         if (definitive(fallback)) return fallback;
       }
@@ -132,9 +165,13 @@ export class Shopper {
     return fallback ?? (await outcomeAfterFailure(null, () => tab.askShop(attempt.key)));
   }
 
-  /** On the provider's page: complete, fail, or close the tab; then back on the shop's return page. */
+  /**
+   * On the provider's page: complete, fail, or close the tab. In place (the
+   * bank's page in the shop's page, as Stripe.js opens it), the shop is then
+   * told as the page tells it; after a redirect, on the shop's return page.
+   */
   private async authenticate(
-    url: string,
+    url: string | null,
     card: CardKind,
     attempt: CheckoutAttempt,
     log: AttemptLog,
@@ -144,6 +181,25 @@ export class Shopper {
       return { kind: "left_at_bank" };
     }
     log.behaviours.push(`${card.authentication}_authentication`);
+    if (url === null) {
+      const action = requiresAction(log);
+      if (action?.action.type !== "use_stripe_sdk") return { kind: "left_at_bank" };
+      let paymentIntent: string;
+      try {
+        const handled = await handleNextAction(
+          this.stripeJs,
+          action.action.clientSecret,
+          this.browser.appUrl,
+          card.authentication,
+        );
+        paymentIntent = handled.id;
+      } catch (err) {
+        log.behaviours.push(`authentication_page_error: ${err instanceof Error ? err.message : String(err)}`);
+        return { kind: "left_at_bank" };
+      }
+      log.behaviours.push("in_place");
+      return reportReturn(this.browser.fetchFor(attempt.key), attempt.key, paymentIntent);
+    }
     let returnUrl: URL;
     try {
       returnUrl = new URL(await authenticate(url, card.authentication));
@@ -273,12 +329,12 @@ class Tab {
   }
 }
 
-/** A 202 requires_action this attempt's shopper saw (from any press), if any. */
-function requiresAction(log: AttemptLog): ShopperState | null {
+/** The last 202 requires_action this attempt's shopper saw (from any press), if any. */
+function requiresAction(log: AttemptLog): Extract<PaymentResult, { kind: "requires_action" }> | null {
   for (let i = log.answers.length - 1; i >= 0; i--) {
     const answer = log.answers[i]!;
     const action = answer.status === 202 ? requiredAction(answer.body) : null;
-    if (action) return stateFromResult(action);
+    if (action) return action;
   }
   return null;
 }

@@ -1,5 +1,5 @@
 import { auditAgreement, type AuditAgreement } from "./audit-agreement";
-import { CARD_KINDS, type CardKind } from "./cards";
+import { CARD_KINDS } from "./cards";
 import { gatherEvidence, standingCharges } from "./checker/gather";
 import type { FailoverReport } from "./replicated-postgres";
 import { check, type Verdict } from "./checker/invariants";
@@ -57,6 +57,9 @@ export async function runSoak(options: ChaosOptions, log: (line: string) => void
     const kinds = FAULT_KINDS;
     log(`cards      ${cards.map((c) => c.name).join(", ")}`);
     log(`faults     ${kinds.map((k) => k.name).join(", ")}`);
+    log(
+      `paying     with ${options.payWith === "confirmation-token" ? "ConfirmationTokens made by Stripe.js from each typed card" : "test payment methods (an API client)"}`,
+    );
     log(`webhooks   on · seed ${options.seed} · ${options.attempts} attempts · ${options.faultRounds} fault rounds`);
 
     const products = (await (await fetch(`${cluster.proxy.url}/api/products`)).json()) as Array<{
@@ -64,6 +67,8 @@ export async function runSoak(options: ChaosOptions, log: (line: string) => void
       priceCents: number;
     }>;
     const journal = new Journal();
+    // The emulator's own key pair: a browser's token lands in the shop's account (sk_test_emulator).
+    const stripeJs = { url: cluster.emulator.url, publishableKey: "pk_test_emulator" };
     const restarts: Array<Promise<unknown>> = [];
     const injector = new Injector(
       planFaults(kinds, options.faultRounds, options.attempts, random.fork("schedule")),
@@ -92,14 +97,21 @@ export async function runSoak(options: ChaosOptions, log: (line: string) => void
       let made = 0;
       for (let n = await nextAttempt(); n !== null; n = await nextAttempt()) {
         if (!shopper || made >= ATTEMPTS_PER_SHOPPER) {
-          shopper = new Shopper(cluster.proxy.url, journal, own.fork(`customer-${n}`), options.doublePressPercent);
+          shopper = new Shopper(
+            cluster.proxy.url,
+            journal,
+            own.fork(`customer-${n}`),
+            options.doublePressPercent,
+            stripeJs,
+            options.payWith,
+          );
           await shopper.browser.arrive();
           made = 0;
         }
         const card = own.weighted(cards);
-        const { cart, amountCents } = drawCart(own, products, card);
+        const { items, amountCents } = drawCart(own, products);
         made += 1;
-        const settled = await shopper.checkout(cart, card, amountCents);
+        const settled = await shopper.checkout(items, card, amountCents);
         if (!settled) shopper = null; // walked away undecided: the next attempt is another customer
       }
     };
@@ -164,14 +176,14 @@ export async function runSoak(options: ChaosOptions, log: (line: string) => void
   }
 }
 
-/** 1–3 lines of 1–3 items; the card's payment method. */
-function drawCart(random: Random, products: Array<{ sku: string; priceCents: number }>, card: CardKind) {
+/** 1–3 lines of 1–3 items. */
+function drawCart(random: Random, products: Array<{ sku: string; priceCents: number }>) {
   const lines = random
     .shuffle(products)
     .slice(0, random.int(1, 3))
     .map((p) => ({ sku: p.sku, quantity: random.int(1, 3), priceCents: p.priceCents }));
   return {
-    cart: { items: lines.map(({ sku, quantity }) => ({ sku, quantity })), paymentMethod: card.paymentMethod },
+    items: lines.map(({ sku, quantity }) => ({ sku, quantity })),
     amountCents: lines.reduce((sum, l) => sum + l.quantity * l.priceCents, 0),
   };
 }

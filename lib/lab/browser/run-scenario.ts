@@ -1,8 +1,9 @@
 import type { QueryClient } from "@tanstack/react-query";
 import { requestJson } from "@/lib/checkout-client/api";
-import { createAttemptStore } from "@/lib/checkout-client/attempt-store";
+import { createAttemptStore, type CheckoutAttempt } from "@/lib/checkout-client/attempt-store";
 import { MemoryStorage } from "@/lib/checkout-client/memory-storage";
 import type { LabFaultPatch } from "@/lib/lab/fault-patch";
+import { labConfirmationToken, type LabStripe } from "./card-token";
 import { labFetch } from "./lab-fetch";
 import type { Lane } from "@/lib/lab/lab-event";
 import { LAB_CART, NO_FAULTS, type Scenario } from "@/lib/lab/scenarios";
@@ -17,6 +18,8 @@ export interface RunOptions {
   lanes: readonly Lane[];
   /** False when the app cannot reach the emulator's faults: the run goes ahead without them. */
   faults: boolean;
+  /** Where the lanes' ConfirmationTokens are made. */
+  stripe: LabStripe;
   /** What each lane's shopper is looking at, as it changes. */
   onView: (lane: Lane, view: ShopperView) => void;
 }
@@ -46,16 +49,31 @@ export async function runScenario(options: RunOptions): Promise<void> {
   }
 }
 
-/** One lane's shopper: presses Pay when told to, and shows what its page would show. */
-function laneShopper(lane: Lane, { client, runId, scenario, onView }: RunOptions) {
-  // One checkout attempt per run: every press of the idempotent lane carries its key.
-  const attempt = createAttemptStore(new MemoryStorage()).begin(LAB_CART);
+/**
+ * One lane's shopper: presses Pay when told to, and shows what its page would show.
+ * The idempotent lane's page is the shop's: one ConfirmationToken and one key per
+ * attempt, every press sends both. The naive lane's page, as a first
+ * implementation writes it, makes a token in the Pay handler: one per press.
+ */
+function laneShopper(lane: Lane, { client, runId, scenario, stripe, onView }: RunOptions) {
+  const token = () => labConfirmationToken(stripe, LAB_CART.cardNumber);
+  // One checkout attempt per run, begun at the first press: every later press joins it.
+  let attempt: Promise<CheckoutAttempt> | null = null;
+  const begin = () =>
+    (attempt ??= token().then((confirmationToken) =>
+      createAttemptStore(new MemoryStorage()).begin({ items: LAB_CART.items, confirmationToken }),
+    ));
   let presses = 0;
   let confirmed = false;
-  const press = () => {
+  const press = async (): Promise<ShopperView> => {
     presses += 1;
     const send = labFetch({ runId, press: presses, lane, loseFirst: scenario.loseFirstResponse && presses === 1 });
-    return lane === "naive" ? naivePress(LAB_CART, send) : idempotentPress(client, attempt, send);
+    try {
+      if (lane === "naive") return naivePress({ items: LAB_CART.items, confirmationToken: await token() }, send);
+      return idempotentPress(client, await begin(), send);
+    } catch (err) {
+      return { kind: "error", detail: err instanceof Error ? err.message : String(err) };
+    }
   };
   const show = (view: ShopperView) => {
     // The first confirmation wins: the page has moved on to it, later answers land nowhere.

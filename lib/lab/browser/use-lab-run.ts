@@ -4,6 +4,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useState } from "react";
 import { sessionQuery } from "@/lib/checkout-client/queries";
 import type { Lane } from "@/lib/lab/lab-event";
+import type { LabStripe } from "./card-token";
 import { labEventsQuery, labLedgerQuery } from "./queries";
 import { runScenario } from "./run-scenario";
 import type { Scenario } from "@/lib/lab/scenarios";
@@ -29,7 +30,7 @@ export interface LabRun {
 
 export const EVENTS_POLL_MS = 400;
 
-export function useLabRun(config: { lanes: readonly Lane[]; faults: boolean; ledger: boolean }) {
+export function useLabRun(config: { lanes: readonly Lane[]; faults: boolean; ledger: boolean; stripe: LabStripe }) {
   const client = useQueryClient();
   const [run, setRun] = useState<LabRun | null>(null);
   const runId = run?.runId ?? null;
@@ -66,6 +67,7 @@ export function useLabRun(config: { lanes: readonly Lane[]; faults: boolean; led
           stormSize,
           lanes: config.lanes,
           faults: config.faults,
+          stripe: config.stripe,
           onView: (lane, view) => update((r) => ({ views: { ...r.views, [lane]: view } })),
         });
         update(() => ({ phase: "settling", finishedAt: Date.now() }));
@@ -84,7 +86,7 @@ export function useLabRun(config: { lanes: readonly Lane[]; faults: boolean; led
         );
       }
     },
-    [client, config.lanes, config.faults, config.ledger],
+    [client, config.lanes, config.faults, config.ledger, config.stripe],
   );
 
   return { run, events: events.data, ledger: ledger.data, live, start };

@@ -270,3 +270,41 @@ describe("card fingerprints", () => {
     expect(missing).toMatchObject({ statusCode: 404, code: "resource_missing" });
   });
 });
+
+describe("a page on another origin", () => {
+  it("may call POST /v1/confirmation_tokens (CORS), and no other API path", async () => {
+    const preflight = await fetch(`${emulator.url()}/v1/confirmation_tokens`, {
+      method: "OPTIONS",
+      headers: {
+        Origin: "http://shop.test",
+        "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "authorization, content-type",
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe("*");
+    expect(preflight.headers.get("access-control-allow-methods")).toBe("POST");
+    expect(preflight.headers.get("access-control-allow-headers")?.toLowerCase()).toBe("authorization, content-type");
+    const made = await fetch(`${emulator.url()}/v1/confirmation_tokens`, {
+      method: "POST",
+      headers: {
+        Origin: "http://shop.test",
+        Authorization: `Bearer ${PUBLISHABLE_KEY}`,
+        "Content-Type": "application/x-www-form-urlencoded",
+      },
+      body: new URLSearchParams({
+        "payment_method_data[type]": "card",
+        "payment_method_data[card][number]": "4242424242424242",
+        "payment_method_data[card][exp_month]": "12",
+        "payment_method_data[card][exp_year]": NEXT_YEAR,
+        "payment_method_data[card][cvc]": "123",
+      }),
+    });
+    expect(made.status).toBe(200);
+    expect(made.headers.get("access-control-allow-origin")).toBe("*");
+    const other = await fetch(`${emulator.url()}/v1/payment_intents`, {
+      headers: { Origin: "http://shop.test", Authorization: `Bearer ${SECRET_KEY}` },
+    });
+    expect(other.headers.get("access-control-allow-origin")).toBeNull();
+  });
+});

@@ -27,6 +27,15 @@ export interface StripeEmulator {
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
+/** What a page calls with the publishable key (a ConfirmationToken), from its own origin. */
+const BROWSER_PATH = "/v1/confirmation_tokens";
+const CORS = { "Access-Control-Allow-Origin": "*" };
+const PREFLIGHT = {
+  "Access-Control-Allow-Methods": "POST",
+  "Access-Control-Allow-Headers": "Authorization, Content-Type",
+  "Access-Control-Max-Age": "300",
+};
+
 /** A Stripe-compatible HTTP server for tests and the demo; see docs/contract.md §5. */
 export async function startStripeEmulator(options: StripeEmulatorOptions = {}): Promise<StripeEmulator> {
   const host = options.host ?? "127.0.0.1";
@@ -58,7 +67,12 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
       });
   });
 
-  async function respond(req: http.IncomingMessage, url: URL, requestId: string, note: ApiRequest["note"]) {
+  async function respond(
+    req: http.IncomingMessage,
+    url: URL,
+    requestId: string,
+    note: ApiRequest["note"],
+  ): Promise<Reply> {
     const method = req.method ?? "GET";
     const body = await readBody(req);
     // The unread rest of the body would be parsed as the next request, so close the connection.
@@ -74,11 +88,14 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
     if (stripeJs) return stripeJs;
     if (url.pathname.startsWith("/_emulator/"))
       return send(handleControl(method, url.pathname, body, accounts, req.headers.authorization));
+    // A page on any origin may call it with the publishable key (CORS), not only the element's iframe.
+    if (url.pathname === BROWSER_PATH && method === "OPTIONS")
+      return { kind: "send", status: 204, body: "", headers: { ...CORS, ...PREFLIGHT } } satisfies Reply;
     if (url.pathname.startsWith("/v1/")) {
       // The account of the request's key, taken once: a reset during this request must not redirect it.
       const auth = authenticate(req.headers.authorization);
       const captured = accounts.forKey(auth.ok ? auth.apiKey : null);
-      return handleApi({
+      const reply = await handleApi({
         method,
         url,
         headers: req.headers,
@@ -90,6 +107,8 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
         shutdown: shutdown.signal,
         note,
       });
+      if (url.pathname !== BROWSER_PATH || reply.kind !== "send") return reply;
+      return { ...reply, headers: { ...reply.headers, ...CORS } };
     }
     return send(unrecognizedUrl(method, url.pathname));
   }

@@ -4,6 +4,72 @@ import { sleep } from "@/lib/sleep";
 /** Small HTTP helpers for the app and the emulator's fault controls. */
 export const CART = JSON.stringify({ items: [{ sku: "tee-classic", quantity: 1 }], paymentMethod: "pm_card_visa" });
 
+/** The publishable key of the bench's account (the app's `sk_test_emulator`). */
+const PUBLISHABLE_KEY = "pk_test_emulator";
+
+/** The cart paid for with a ConfirmationToken, as the checkout page sends it. */
+export function cartWithToken(confirmationToken: string): string {
+  return JSON.stringify({ items: [{ sku: "tee-classic", quantity: 1 }], confirmationToken });
+}
+
+/**
+ * A ConfirmationToken for Stripe's test Visa, made as the Payment Element's
+ * iframe makes it (`POST /v1/confirmation_tokens`, publishable key): the
+ * browser's part of a checkout, before the shop is asked.
+ */
+export async function makeConfirmationToken(emulatorUrl: string): Promise<string> {
+  const response = await fetch(`${emulatorUrl}/v1/confirmation_tokens`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${PUBLISHABLE_KEY}`, "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({
+      "payment_method_data[type]": "card",
+      "payment_method_data[card][number]": "4242424242424242",
+      "payment_method_data[card][exp_month]": "12",
+      "payment_method_data[card][exp_year]": String(new Date().getFullYear() + 3),
+      "payment_method_data[card][cvc]": "123",
+    }),
+  });
+  const json = (await response.json()) as { id?: unknown };
+  if (!response.ok || typeof json.id !== "string")
+    throw new Error(`POST /v1/confirmation_tokens answered ${response.status}`);
+  return json.id;
+}
+
+/**
+ * Tokens made ahead of the requests that spend them, one per checkout (a
+ * token pays once), so their making is never inside a timed request. `take`
+ * on an empty pool hands out a token that does not exist (the checkout then
+ * fails and is counted) and counts the shortfall.
+ */
+export class TokenPool {
+  private readonly tokens: string[] = [];
+  taken = 0;
+  shortfall = 0;
+
+  constructor(private readonly emulatorUrl: string) {}
+
+  /** Makes tokens until at least `count` are waiting, 16 at a time. */
+  async fill(count: number): Promise<void> {
+    const missing = Math.max(0, count - this.tokens.length);
+    let made = 0;
+    const worker = async () => {
+      while (made < missing) {
+        made += 1;
+        this.tokens.push(await makeConfirmationToken(this.emulatorUrl));
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, worker));
+  }
+
+  take(): string {
+    this.taken += 1;
+    const token = this.tokens.pop();
+    if (token !== undefined) return token;
+    this.shortfall += 1;
+    return "ctoken_pool_ran_dry";
+  }
+}
+
 /** A fresh guest session's cookie (`name=value`), as a browser would send it. */
 export async function startSession(appUrl: string): Promise<string> {
   const response = await fetch(`${appUrl}/api/session`, { method: "POST" });

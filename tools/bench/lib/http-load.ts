@@ -18,6 +18,10 @@ export interface LoadOptions {
   seconds: number;
   /** Headers computed per request, e.g. a fresh Idempotency-Key. */
   perRequest?: () => Record<string, string>;
+  /** The body computed per request (e.g. a fresh ConfirmationToken's), instead of `body`. */
+  bodyPerRequest?: () => string;
+  /** Runs before the load for `seconds` starts, outside its timing and CPU (e.g. making tokens). */
+  prepare?: (seconds: number) => Promise<void>;
   /** Adds to this recorder (several rounds, one measure) instead of a new one. */
   recorder?: Recorder;
   cpu?: CpuMeters;
@@ -25,7 +29,7 @@ export interface LoadOptions {
 
 export async function httpLoad(options: LoadOptions): Promise<Measure> {
   const recorder = options.recorder ?? new Recorder();
-  const perRequest = options.perRequest;
+  const { perRequest, bodyPerRequest } = options;
   const run = () =>
     new Promise<autocannon.Result>((resolve, reject) => {
       const instance = autocannon(
@@ -36,10 +40,16 @@ export async function httpLoad(options: LoadOptions): Promise<Measure> {
           ...(options.body === undefined ? {} : { body: options.body }),
           connections: options.connections,
           duration: options.seconds,
-          ...(perRequest
+          ...(perRequest || bodyPerRequest
             ? {
                 requests: [
-                  { setupRequest: (request) => ({ ...request, headers: { ...request.headers, ...perRequest() } }) },
+                  {
+                    setupRequest: (request) => ({
+                      ...request,
+                      headers: { ...request.headers, ...perRequest?.() },
+                      ...(bodyPerRequest ? { body: bodyPerRequest() } : {}),
+                    }),
+                  },
                 ],
               }
             : {}),
@@ -48,6 +58,7 @@ export async function httpLoad(options: LoadOptions): Promise<Measure> {
       );
       instance.on("response", (_client, statusCode, _bytes, ms) => recorder.record(ms, String(statusCode)));
     });
+  await options.prepare?.(options.seconds);
   const before = recorder.measure().count;
   // CPU is read once the server has also finished the requests cut off at the end.
   const { result, cpuMs } = await cpuDuring(options.cpu ?? {}, async () => {

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { CART, checkoutHeaders, setFaults, startSession } from "../lib/app-client";
+import { cartWithToken, checkoutHeaders, setFaults, startSession, TokenPool } from "../lib/app-client";
 import { runConcurrent } from "../lib/measure";
 import { goal, type Scenario } from "../lib/scenario";
 
@@ -9,7 +9,9 @@ import { goal, type Scenario } from "../lib/scenario";
  * mode's create-and-confirm), and fresh checkouts go one at a time through
  * `POST /api/checkout` and through the lab's naive route, which charges with
  * one call and no idempotency. Their medians' ratio is the latency the safety
- * costs: a second provider call would show as about 2.
+ * costs: a second provider call would show as about 2. Each checkout pays
+ * with a ConfirmationToken of its own, made before the timed requests (the
+ * browser's part; the emulator's latency never applies to it).
  */
 const PROVIDER_MS = 300;
 const CHECKOUTS = 15;
@@ -19,16 +21,20 @@ export const providerLatency: Scenario = {
   title: `provider latency (${PROVIDER_MS} ms per call)`,
   async run(ctx) {
     const cookie = await startSession(ctx.appUrl);
-    const sequential = (path: string) =>
-      runConcurrent({ concurrency: 1, count: CHECKOUTS }, async () => {
+    const pool = new TokenPool(ctx.emulatorUrl);
+    const sequential = async (path: string) => {
+      await pool.fill(CHECKOUTS);
+      return runConcurrent({ concurrency: 1, count: CHECKOUTS }, async () => {
+        const body = cartWithToken(pool.take());
         const response = await fetch(`${ctx.appUrl}${path}`, {
           method: "POST",
           headers: checkoutHeaders(cookie, randomUUID()),
-          body: CART,
+          body,
         });
         await response.arrayBuffer();
         if (response.status !== 201) throw new Error(`${path} answered ${response.status}`);
       });
+    };
     const before = await setFaults(ctx.emulatorUrl, { latencyMs: PROVIDER_MS });
     try {
       // Warm both paths (route modules, pooled connections) before timing them.

@@ -18,7 +18,7 @@ function attempt(id: string, answers: AttemptLog["answers"]): AttemptLog {
     id,
     customerId: CUSTOMER,
     card: "visa",
-    paymentMethod: "pm_card_visa",
+    credential: "pm_card_visa",
     amountCents: 2500,
     behaviours: [],
     answers,
