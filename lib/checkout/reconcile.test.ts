@@ -297,6 +297,33 @@ describe("the reconciler", () => {
     });
   });
 
+  it("past its deadline restores from Stripe an order the shop lost after its charge, and keeps the success", async () => {
+    const short = depsWith({ attemptDeadlineMs: TTL_MS + 200 });
+    const customerId = await newCustomer();
+    const { owner, order, key } = await ownedOrder(customerId);
+    const charged = await drivePayment(deps.stripe, paymentOf(owner, order, key, customerId), {
+      refresh: async () => true,
+    });
+    if (charged.kind !== "succeeded") throw new Error(`expected a charge, got ${charged.kind}`);
+    // A failover to a standby that never received the order's commit: the claim survived, the order did not.
+    await prisma.$executeRaw`delete from order_lines where order_id = ${order.id}::uuid`;
+    expect(await prisma.$executeRaw`delete from orders where id = ${order.id}::uuid`).toBe(1);
+    await stayAway(customerId, TTL_MS + 300); // past the deadline too
+
+    expect(await reconcileAbandoned(short)).toEqual({ ...nothing, paid: 1 });
+    expect(
+      await prisma.order.findUniqueOrThrow({
+        where: { id: order.id },
+        select: { status: true, paymentIntentId: true },
+      }),
+    ).toEqual({ status: "paid", paymentIntentId: charged.paymentIntentId });
+    const replay = await checkout(short, { customerId, key, body });
+    if (replay.kind !== "response") throw new Error(`expected a replay, got ${replay.kind}`);
+    expect(replay).toMatchObject({ replayed: true, response: { statusCode: 201 } });
+    expect(await deps.stripe.refunds.list({ payment_intent: charged.paymentIntentId })).toMatchObject({ data: [] });
+    expect((await controls().snapshot()).stats.charges).toBe(1);
+  });
+
   const searchFaults = [
     ["search instant", {}],
     ["search 10 minutes behind", { searchLagMs: 600_000 }],

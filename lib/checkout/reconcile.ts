@@ -1,8 +1,12 @@
 import type { AbandonedRecord } from "../idempotency/types";
 import type { PaymentOutcome } from "../payments/outcome";
 import { recordExpired, settleAttempt, type CheckoutDeps } from "./checkout";
+import { findAttemptIntent } from "../payments/attempt-intent";
+import { attemptId } from "./attempt-id";
+import { isAttemptIntentOf, judgeIntent } from "./intent-ownership";
 import { findAttemptOrder } from "./orders";
 import { CHECKOUT_ENDPOINT } from "./request";
+import { restoreOrder } from "./restore-order";
 
 /**
  * Finishes checkout attempts nobody is finishing (docs/contract.md,
@@ -53,19 +57,26 @@ async function reconcileOne(
   if (!owner) return { outcome: "skipped" }; // a retry or another reconciler got there first
   // Taken over first, then read: an owner that was still creating the order
   // either committed it before the take-over (found here) or can no longer.
-  const order = await findAttemptOrder(deps.prisma, record.recordId);
+  let order = await findAttemptOrder(deps.prisma, record.recordId);
   if (!order) {
     // Nothing was charged (the charge comes after the order), unless the shop
-    // lost the order after its charge: the provider's record then restores it
-    // (lib/webhooks/lost-order.ts), refunded if this records a failure. Before
-    // the deadline, forget the claim so the shopper's retry starts afresh;
-    // after it, the key only replays, so record the failure for good.
+    // lost the order after its charge. Before the deadline, forget the claim
+    // so the shopper's retry starts afresh (its create replays the charge at
+    // Stripe). After it the key only replays, so the failure would stand for
+    // good: first ask Stripe. A failover that lost the latest commits can lose
+    // the order and the outcome of a payment the shopper was told succeeded;
+    // its intent then restores the order as paid and the attempt settles from
+    // it. With no success there, the failure is recorded, and an intent still
+    // open is the lost-order path's (lib/webhooks/lost-order.ts).
     if (!owner.pastDeadline) {
       await deps.idempotency.abandon(owner);
       return { outcome: "abandoned" };
     }
-    await recordExpired(deps, owner);
-    return { outcome: "failed", code: "attempt_expired" };
+    order = (await restoredFromProvider(deps, record)) ? await findAttemptOrder(deps.prisma, record.recordId) : null;
+    if (!order) {
+      await recordExpired(deps, owner);
+      return { outcome: "failed", code: "attempt_expired" };
+    }
   }
   if (!order.paymentMethod && !owner.pastDeadline) {
     // Written before orders recorded their payment method: leave it to a retry until the deadline.
@@ -81,6 +92,24 @@ async function reconcileOne(
     { final: owner.pastDeadline || record.parked, onUnknown: "backoff" },
   );
   return countAs(outcome);
+}
+
+/** The attempt's order restored from its succeeded intent at Stripe, if it has one this shop signed. */
+async function restoredFromProvider(deps: CheckoutDeps, record: AbandonedRecord): Promise<boolean> {
+  const claimed = await deps.prisma.idempotencyKey.findUnique({
+    where: { id: record.recordId },
+    select: { createdAt: true },
+  });
+  if (!claimed) return false;
+  const id = attemptId({ subjectId: record.subjectId, endpoint: CHECKOUT_ENDPOINT, key: record.key });
+  const intent = await findAttemptIntent(deps.stripe, id, claimed.createdAt, isAttemptIntentOf(deps.identity, id));
+  if (intent?.status !== "succeeded") return false;
+  const owner = judgeIntent(deps.identity, intent);
+  if (owner.kind !== "ours") return false;
+  const restored = await restoreOrder(deps.prisma, intent, owner);
+  if (restored.kind === "restored")
+    deps.log?.("order_restored", { outcome: restored.status, orderId: restored.orderId, paymentIntentId: intent.id });
+  return restored.kind !== "unrestorable";
 }
 
 function countAs(outcome: PaymentOutcome): { outcome: ReconcileOutcome; code?: string } {
