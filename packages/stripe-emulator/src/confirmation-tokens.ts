@@ -3,6 +3,7 @@ import { cardFor } from "./cards";
 import { notExecuted, type Ctx, type Outcome } from "./context";
 import type { Params } from "./form";
 import { randomId, unixSeconds } from "./ids";
+import type { PaymentMethodObject } from "./ledger";
 import { invalidRequest, ok, resourceMissing, stripeError, type ApiResponse } from "./responses";
 import { returnUrlError, unknownParam, unknownPaymentMethod } from "./validation";
 
@@ -32,21 +33,8 @@ export interface ConfirmationToken {
       phone: null;
       tax_id: null;
     };
-    card: {
-      brand: string;
-      checks: null;
-      country: string;
-      display_brand: string;
-      exp_month: number;
-      exp_year: number;
-      fingerprint: string;
-      funding: "credit";
-      generated_from: null;
-      last4: string;
-      networks: { available: string[]; preferred: null };
-      three_d_secure_usage: { supported: true };
-      wallet: null;
-    };
+    /** The PaymentMethod's card, as Stripe previews it (without `regulated_status`). */
+    card: Omit<PaymentMethodObject["card"], "regulated_status">;
     customer: null;
     customer_account: null;
   };
