@@ -120,11 +120,7 @@ describe("the reconciler", () => {
     // What a server does up to the charge, then it dies before recording anything:
     // its own payment code runs to the charge; the write of the PaymentIntent's
     // id is lost with the crash, and nothing is recorded after.
-    const { owner, order, key } = await ownedOrder(customerId);
-    const charged = await drivePayment(deps.stripe, paymentOf(owner, order, key, customerId), {
-      refresh: async () => true,
-    });
-    if (charged.kind !== "succeeded") throw new Error(`expected a charge, got ${charged.kind}`);
+    const { owner, order, charged } = await chargedThenDied(customerId);
     const intent = { id: charged.paymentIntentId };
     expect((await controls().snapshot()).stats.charges).toBe(1);
 
@@ -237,11 +233,7 @@ describe("the reconciler", () => {
       expect(await recordIntent(order.id, `pi_poisoned_${i}_${randomUUID().slice(0, 8)}`)).toBe(true);
     }
     // Then one that really charged the card before its server died.
-    const { owner, order, key } = await ownedOrder(customerId);
-    const charged = await drivePayment(deps.stripe, paymentOf(owner, order, key, customerId), {
-      refresh: async () => true,
-    });
-    expect(charged.kind).toBe("succeeded");
+    const { order } = await chargedThenDied(customerId);
     await stayAway(customerId, TTL_MS + 100, 101); // all of them alike: the poisoned ones stay the oldest
 
     // A backoff no tick outlasts on a loaded machine (100 failed readings can take longer than the
@@ -300,11 +292,7 @@ describe("the reconciler", () => {
   it("past its deadline restores from Stripe an order the shop lost after its charge, and keeps the success", async () => {
     const short = depsWith({ attemptDeadlineMs: TTL_MS + 200 });
     const customerId = await newCustomer();
-    const { owner, order, key } = await ownedOrder(customerId);
-    const charged = await drivePayment(deps.stripe, paymentOf(owner, order, key, customerId), {
-      refresh: async () => true,
-    });
-    if (charged.kind !== "succeeded") throw new Error(`expected a charge, got ${charged.kind}`);
+    const { order, key, charged } = await chargedThenDied(customerId);
     // A failover to a standby that never received the order's commit: the claim survived, the order did not.
     await prisma.$executeRaw`delete from order_lines where order_id = ${order.id}::uuid`;
     expect(await prisma.$executeRaw`delete from orders where id = ${order.id}::uuid`).toBe(1);
@@ -334,12 +322,8 @@ describe("the reconciler", () => {
     async (_, fault) => {
       const short = depsWith({ attemptDeadlineMs: TTL_MS + 200 });
       const customerId = await newCustomer();
-      const { owner, order, key } = await ownedOrder(customerId);
       // Charged, and the server died before writing the intent's id.
-      const charged = await drivePayment(deps.stripe, paymentOf(owner, order, key, customerId), {
-        refresh: async () => true,
-      });
-      if (charged.kind !== "succeeded") throw new Error(`expected a charge, got ${charged.kind}`);
+      const { order, charged } = await chargedThenDied(customerId);
       await controls().faults(fault);
       // The fault is in force: search does not show the intent (or is refused).
       const searched = await deps.stripe.paymentIntents
@@ -381,6 +365,16 @@ async function ownedOrder(customerId: string) {
   });
   if (written.kind !== "order") throw new Error("expected the order to be written");
   return { owner: claim.owner, order: written.order, key };
+}
+
+/** An owner that charged the card and died before recording anything: the intent's id is lost with it. */
+async function chargedThenDied(customerId: string) {
+  const { owner, order, key } = await ownedOrder(customerId);
+  const charged = await drivePayment(deps.stripe, paymentOf(owner, order, key, customerId), {
+    refresh: async () => true,
+  });
+  if (charged.kind !== "succeeded") throw new Error(`expected a charge, got ${charged.kind}`);
+  return { owner, order, key, charged };
 }
 
 /** The attempt's PaymentIntent written on its order, as an owner that got that far left it. */
