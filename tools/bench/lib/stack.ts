@@ -27,8 +27,8 @@ const DATABASE = process.env.BENCH_DATABASE || "checkout_bench";
  */
 export const BENCH_METRICS_TOKEN = randomBytes(32).toString("hex");
 const APP_SETTINGS = {
-  STRIPE_TIMEOUT_MS: "50000",
-  IDEMPOTENCY_IN_PROGRESS_TTL_MS: "170000",
+  STRIPE_TIMEOUT_MS: "90000",
+  IDEMPOTENCY_IN_PROGRESS_TTL_MS: "300000",
   LAB_NAIVE_ENDPOINT: "1",
   // The phase histogram (checkout_phase_seconds) is read from /api/metrics, closed in production without a token.
   METRICS_TOKEN: BENCH_METRICS_TOKEN,

@@ -3,7 +3,7 @@ import { alternate, unexpected } from "../lib/http-load";
 import { goal, type Scenario } from "../lib/scenario";
 
 /**
- * A duplicate storm: the owner of a key is held in a 40 s charge (emulated
+ * A duplicate storm: the owner of a key is held in a charge longer than the storm (emulated
  * Stripe latency, which delays `/v1` POSTs only) while 200 connections send
  * the same key over and over. Each must get 409 at once, with a tail like a
  * path of the same database work under the same 200 connections: the
@@ -11,14 +11,16 @@ import { goal, type Scenario } from "../lib/scenario";
  * claim), loaded in alternating rounds. Both wait for one of the pool's
  * connections, so the comparison shows what the duplicate adds, not the pool.
  */
-const HOLD_MS = 40_000;
+/** The owner's charge outlasts the whole storm (both sides' warm-ups and rounds) by a margin. */
+const holdMs = (sizes: { loadSeconds: number; warmupSeconds: number }) =>
+  (2 * (sizes.warmupSeconds + sizes.loadSeconds) + 15) * 1000;
 
 export const storm: Scenario = {
   name: "storm",
   title: "duplicate storm",
   async run(ctx) {
     const { appUrl, emulatorUrl, sizes } = ctx;
-    const { cookie, key, before, release } = await holdAnAttempt(appUrl, emulatorUrl, HOLD_MS);
+    const { cookie, key, before, release } = await holdAnAttempt(appUrl, emulatorUrl, holdMs(sizes));
     try {
       const { cpu } = ctx;
       const connections = sizes.stormConnections;
