@@ -299,12 +299,7 @@ describe("the reconciler", () => {
     await stayAway(customerId, TTL_MS + 300); // past the deadline too
 
     expect(await reconcileAbandoned(short)).toEqual({ ...nothing, paid: 1 });
-    expect(
-      await prisma.order.findUniqueOrThrow({
-        where: { id: order.id },
-        select: { status: true, paymentIntentId: true },
-      }),
-    ).toEqual({ status: "paid", paymentIntentId: charged.paymentIntentId });
+    expect(await orderState(order.id)).toEqual({ status: "paid", paymentIntentId: charged.paymentIntentId });
     const replay = await checkout(short, { customerId, key, body });
     if (replay.kind !== "response") throw new Error(`expected a replay, got ${replay.kind}`);
     expect(replay).toMatchObject({ replayed: true, response: { statusCode: 201 } });
@@ -337,12 +332,7 @@ describe("the reconciler", () => {
 
       const searches = (await controls().stats()).searches;
       expect(await reconcileAbandoned(short)).toEqual({ ...nothing, paid: 1 });
-      expect(
-        await prisma.order.findUniqueOrThrow({
-          where: { id: order.id },
-          select: { status: true, paymentIntentId: true },
-        }),
-      ).toEqual({ status: "paid", paymentIntentId: charged.paymentIntentId });
+      expect(await orderState(order.id)).toEqual({ status: "paid", paymentIntentId: charged.paymentIntentId });
       expect((await controls().stats()).searches).toBe(searches); // found by the list: search never asked
       expect((await controls().snapshot()).stats.charges).toBe(1);
     },
@@ -375,6 +365,11 @@ async function chargedThenDied(customerId: string) {
   });
   if (charged.kind !== "succeeded") throw new Error(`expected a charge, got ${charged.kind}`);
   return { owner, order, key, charged };
+}
+
+/** The order's status and the PaymentIntent it records. */
+function orderState(orderId: string) {
+  return prisma.order.findUniqueOrThrow({ where: { id: orderId }, select: { status: true, paymentIntentId: true } });
 }
 
 /** The attempt's PaymentIntent written on its order, as an owner that got that far left it. */

@@ -1,3 +1,4 @@
+import { cardConfirmationToken, type TokenOutcome } from "@/lib/lab/browser/card-token";
 import { findForm } from "./three-d-secure";
 
 /**
@@ -15,37 +16,15 @@ export interface StripeJs {
   publishableKey: string;
 }
 
-export type TokenOutcome =
-  | { kind: "token"; id: string }
-  /** Stripe would not make a token of the card: what the element shows the shopper. */
-  | { kind: "refused"; status: number; code: string; message: string };
+export type { TokenOutcome };
 
 /** `stripe.createConfirmationToken({ elements })` after the shopper typed `number`. */
-export async function createConfirmationToken(stripeJs: StripeJs, number: string): Promise<TokenOutcome> {
-  const body = new URLSearchParams();
-  body.set("payment_method_data[type]", "card");
-  body.set("payment_method_data[card][number]", number);
-  body.set("payment_method_data[card][exp_month]", "12");
-  body.set("payment_method_data[card][exp_year]", String(new Date().getFullYear() + 3));
-  body.set("payment_method_data[card][cvc]", number.length === 15 ? "1234" : "123");
-  body.set("payment_method_data[billing_details][address][postal_code]", "10001");
-  const response = await fetch(`${stripeJs.url}/v1/confirmation_tokens`, {
-    method: "POST",
-    headers: {
-      Authorization: `Bearer ${stripeJs.publishableKey}`,
-      "Content-Type": "application/x-www-form-urlencoded",
-    },
-    body,
-    signal: AbortSignal.timeout(10_000),
-  });
-  const json = (await response.json()) as { id?: string; error?: { code?: string; message?: string } };
-  if (response.ok && typeof json.id === "string") return { kind: "token", id: json.id };
-  return {
-    kind: "refused",
-    status: response.status,
-    code: json.error?.code ?? `http_${response.status}`,
-    message: json.error?.message ?? "",
-  };
+export function createConfirmationToken(stripeJs: StripeJs, number: string): Promise<TokenOutcome> {
+  return cardConfirmationToken(
+    { apiOrigin: stripeJs.url, publishableKey: stripeJs.publishableKey },
+    number,
+    AbortSignal.timeout(10_000),
+  );
 }
 
 /**
