@@ -6,12 +6,19 @@ import { cpuDuring, type CpuMeters } from "./cpu";
  * (Node's `perf_hooks.createHistogram`) recorded in microseconds.
  */
 export interface Measure {
+  /** Every answer, the connections' first ones included: the throughput's count. */
   count: number;
   seconds: number;
   perSecond: number;
   p50Ms: number;
   p99Ms: number;
   maxMs: number;
+  /**
+   * HTTP loads: each connection's first answer, apart from p50/p99/max. A
+   * loaded Node.js server accepts new connections slowly (docs/performance.md),
+   * whatever the route: in these the connection's opening is measured, not the route.
+   */
+  openings?: { count: number; p50Ms: number; p99Ms: number; maxMs: number };
   /** Responses by status code (HTTP loads), or "ok"/"error" (in-process loads). */
   outcomes: Record<string, number>;
   /** CPU milliseconds per operation spent by the app, PostgreSQL and this process (see cpu.ts). */
@@ -20,6 +27,7 @@ export interface Measure {
 
 export class Recorder {
   private readonly histogram: RecordableHistogram = createHistogram();
+  private readonly openings: RecordableHistogram = createHistogram();
   readonly outcomes: Record<string, number> = {};
   /** Seconds spent loading, summed over the runs recorded here. */
   elapsed = 0;
@@ -40,23 +48,28 @@ export class Recorder {
     for (const [name, ms] of Object.entries(cpuMs)) this.cpuMs[name] = (this.cpuMs[name] ?? 0) + ms;
   }
 
-  record(ms: number, outcome: string): void {
-    this.histogram.record(Math.max(1, Math.round(ms * 1000)));
+  /** `opening`: the first answer on its connection (HTTP loads), kept out of the percentiles. */
+  record(ms: number, outcome: string, opening = false): void {
+    (opening ? this.openings : this.histogram).record(Math.max(1, Math.round(ms * 1000)));
     this.outcomes[outcome] = (this.outcomes[outcome] ?? 0) + 1;
   }
 
   measure(): Measure {
     const h = this.histogram;
     const seconds = this.elapsed;
-    const count = h.count;
+    const count = h.count + this.openings.count;
     const ms = (us: number) => Math.round(us) / 1000;
+    const percentiles = (h: RecordableHistogram) => ({
+      p50Ms: h.count ? ms(h.percentile(50)) : 0,
+      p99Ms: h.count ? ms(h.percentile(99)) : 0,
+      maxMs: h.count ? ms(h.max) : 0,
+    });
     return {
       count,
       seconds: Math.round(seconds * 100) / 100,
       perSecond: Math.round((count / seconds) * 10) / 10,
-      p50Ms: count ? ms(h.percentile(50)) : 0,
-      p99Ms: count ? ms(h.percentile(99)) : 0,
-      maxMs: count ? ms(h.max) : 0,
+      ...percentiles(h),
+      ...(this.openings.count ? { openings: { count: this.openings.count, ...percentiles(this.openings) } } : {}),
       outcomes: this.outcomes,
       cpuMsPerOp: Object.fromEntries(
         Object.entries(this.cpuMs).map(([name, total]) => [

@@ -61,6 +61,7 @@ export function formatTables(scenarios: ScenarioReport[]): string {
       num(m.perSecond),
       ms(m.p50Ms),
       ms(m.p99Ms),
+      m.openings ? ms(m.openings.p99Ms) : "–",
       cpu(m.cpuMsPerOp),
     ]),
   );
@@ -71,7 +72,10 @@ export function formatTables(scenarios: ScenarioReport[]): string {
     s.goals.map((g) => [s.title, g.ratio, num(g.value), `${g.op} ${g.target}`, verdict(g)]),
   );
   return [
-    table(["scenario", "measure", "requests", "per s", "p50 ms", "p99 ms", "CPU ms/op app·db·bench"], measures),
+    table(
+      ["scenario", "measure", "requests", "per s", "p50 ms", "p99 ms", "opening p99 ms", "CPU ms/op app·db·bench"],
+      measures,
+    ),
     figures.length ? table(["scenario", "figure", "value"], figures) : "",
     table(["scenario", "ratio", "value", "goal", "result"], goals),
   ]
