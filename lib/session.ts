@@ -8,19 +8,14 @@ import { sealData, unsealData } from "iron-session";
 import { cookies } from "next/headers";
 import type { PrismaClient } from "./generated/prisma/client";
 import { ConfigError, env } from "./env";
+import { cookieName, secureCookies } from "./secure-cookies";
 
 interface SessionData {
   customerId?: string;
 }
 
-/** The cookie's name over plain http (the demo on http://localhost). */
+/** The cookie's name over plain http (the demo on http://localhost); `__Host-checkout_session` over https (lib/secure-cookies.ts). */
 const COOKIE_NAME = "checkout_session";
-/**
- * Its name over https: `__Host-` makes the browser take it only with Secure,
- * Path=/ and no Domain, so no sibling subdomain and no plain-http response
- * can set or overwrite it.
- */
-const SECURE_COOKIE_NAME = `__Host-${COOKIE_NAME}`;
 
 /**
  * One lifetime for the sealed session and its cookie. The cookie's Max-Age is
@@ -37,25 +32,8 @@ function secrets(): string[] {
   return SESSION_SECRET_PREVIOUS ? [SESSION_SECRET, SESSION_SECRET_PREVIOUS] : [SESSION_SECRET];
 }
 
-/**
- * Whether the session cookie is `__Host-` and Secure for this request: always
- * when the deployment is https (APP_ORIGIN names only https origins), else
- * when the browser talks https to this server directly, or to a
- * TLS-terminating proxy in front of it (which says so in X-Forwarded-Proto).
- * Trusting the header is safe here: a client that forges it only gets a
- * cookie its own plain-http browser will not send back. The demo on
- * http://localhost keeps a plain cookie, which any browser sends back there.
- */
-function secureCookie(request: Request): boolean {
-  const origins = env().appOrigins;
-  if (origins.length > 0 && origins.every((origin) => origin.startsWith("https://"))) return true;
-  return (
-    new URL(request.url).protocol === "https:" ||
-    request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() === "https"
-  );
-}
-
-const cookieNameFor = (request: Request) => (secureCookie(request) ? SECURE_COOKIE_NAME : COOKIE_NAME);
+const secureCookie = (request: Request) => secureCookies(request.headers, new URL(request.url));
+const cookieNameFor = (request: Request) => cookieName(COOKIE_NAME, secureCookie(request));
 
 /**
  * The customer a seal names, or null. The seal must carry its expiry (ms
@@ -149,7 +127,7 @@ export async function startSession(
   });
   const store = await cookies();
   const secure = secureCookie(request);
-  store.set(secure ? SECURE_COOKIE_NAME : COOKIE_NAME, seal, {
+  store.set(cookieName(COOKIE_NAME, secure), seal, {
     httpOnly: true,
     sameSite: "lax",
     secure,

@@ -1,9 +1,9 @@
 import type { Metadata } from "next";
-import { cookies } from "next/headers";
+import { cookies, headers } from "next/headers";
 import { notFound } from "next/navigation";
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
-import { operatorOf, OPERATOR_COOKIE } from "@/lib/ops/credential";
+import { operatorCookie, operatorOf } from "@/lib/ops/credential";
 import { opsOverview } from "@/lib/ops/overview";
 import { OpsDashboard } from "./ops-dashboard";
 import { SignIn } from "./sign-in";
@@ -23,7 +23,7 @@ export default async function OpsPage({ searchParams }: { searchParams: Promise<
   if (!token) notFound();
   const { notice } = await searchParams;
   const message = notice ? NOTICES[notice] : undefined;
-  const operator = await operatorOf((await cookies()).get(OPERATOR_COOKIE)?.value, token);
+  const operator = await operatorOf((await cookies()).get(operatorCookie(await headers()).name)?.value, token);
   if (!operator) return <SignIn notice={message} />;
   const overview = await opsOverview(db(), { attemptDeadlineMs: PAYMENT_ATTEMPT_DEADLINE_MS });
   return <OpsDashboard operator={operator.name} overview={overview} notice={message} />;

@@ -1,15 +1,25 @@
 import "server-only";
 import { createHash, timingSafeEqual } from "node:crypto";
 import { sealData, unsealData } from "iron-session";
+import { cookieName, secureCookies } from "../secure-cookies";
 
 /**
  * The operator's credential, OPS_TOKEN, apart from the shopper's session:
  * `Authorization: Bearer <OPS_TOKEN>` for the API, and for the page a cookie
  * of its own, sealed with the token (iron-session, as the shopper's session
  * is), issued once the operator typed the token and their name. Changing the
- * token signs every operator out.
+ * token signs every operator out. Its name is the shopper's session's rule:
+ * `__Host-ops_operator`, Secure, over https, `ops_operator` over plain http
+ * (lib/secure-cookies.ts).
  */
 export const OPERATOR_COOKIE = "ops_operator";
+
+/** The operator's cookie for a request (its headers; its URL, for a route): its name, and whether it is Secure. */
+export function operatorCookie(headers: Headers, url?: URL): { name: string; secure: boolean } {
+  const secure = secureCookies(headers, url);
+  return { name: cookieName(OPERATOR_COOKIE, secure), secure };
+}
+
 /** A working day: an operator signs in again the next morning. */
 export const OPERATOR_TTL_SECONDS = 12 * 3600;
 

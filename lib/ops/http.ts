@@ -1,7 +1,7 @@
 import "server-only";
 import { env } from "../env";
 import { jsonError, MAX_BODY_BYTES, readTextBody } from "../http";
-import { operatorOf, OPERATOR_COOKIE, type Operator } from "./credential";
+import { operatorCookie, operatorOf, type Operator } from "./credential";
 
 /** The operator's routes share these answers: absent without OPS_TOKEN, as metrics are without theirs. */
 export const opsOff = () =>
@@ -36,10 +36,11 @@ export function backToOps(request: Request, notice?: string): Response {
 export async function requestOperator(request: Request): Promise<Operator | null> {
   const token = env().OPS_TOKEN;
   if (!token) return null;
+  const { name } = operatorCookie(request.headers, new URL(request.url));
   const cookie = (request.headers.get("cookie") ?? "")
     .split(/; */)
-    .find((pair) => pair.startsWith(`${OPERATOR_COOKIE}=`))
-    ?.slice(OPERATOR_COOKIE.length + 1);
+    .find((pair) => pair.startsWith(`${name}=`))
+    ?.slice(name.length + 1);
   return operatorOf(cookie ? decodeURIComponent(cookie) : undefined, token);
 }
 

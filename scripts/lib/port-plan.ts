@@ -7,7 +7,8 @@
  * its database in a folder of DATA_DIR on a port of its own after TEST_PG_BASE:
  * 24329 by default, below the system's ephemeral range (32768 and up on
  * Linux), so that no server the tests start on "any free port" can take it.
- * The chaos soak's primary and standby take two consecutive ports. Servers
+ * The chaos soak's primary and standby take two consecutive ports, and its
+ * second shop's server the next. Servers
  * the tests start on a port of their own (tests/app-env.ts, `freePort`) take
  * one from TEST_FREE_PORTS, below the ephemeral range too.
  */
@@ -15,7 +16,7 @@ export const PORT_PLAN = {
   vitest: { folder: "test", pgOffset: 1 },
   bench: { folder: "bench", pgOffset: 2, app: 3300, emulator: 12113 },
   e2e: { folder: "e2e", pgOffset: 3, app: 3100, emulator: 12112 },
-  chaos: { folder: "chaos", pgOffset: 4 }, // and pgOffset + 1, the standby
+  chaos: { folder: "chaos", pgOffset: 4 }, // and pgOffset + 1, the standby; + 2, the second shop's (--second-shop)
 } as const;
 
 export type StackUser = keyof typeof PORT_PLAN;

@@ -23,6 +23,8 @@ import { startReplicatedPostgres, type ReplicatedPostgres } from "./replicated-p
 export const SHOP_ID = "chaos-soak";
 export const SESSION_SECRET = "c4a9e1f7b3d8206e5a1c9f4b7e2d0a6c3f8b5e1d9a7c2f0b6e4d8a3c1f5b9e7d";
 export const WEBHOOK_SECRET = "whsec_chaos";
+/** GET /api/metrics of every shop the soak starts: the soak reads their counters of foreign intents. */
+export const METRICS_TOKEN = "7e3a9c1f5b8d2e6a0c4f9b3d7e1a5c8f2b6d0e4a9c3f7b1d5e8a2c6f0b4d9e3a";
 const DATABASE = "checkout_chaos";
 
 /**
@@ -56,6 +58,9 @@ export interface Cluster {
   database: ReplicatedPostgres & { url: string };
   instances: Instance[];
   appEnv: Record<string, string>;
+  /** The soak's DATA_DIR (`.data/chaos`) and its primary's port: the second shop's server is kept beside them. */
+  dataDir: string;
+  postgresPort: number;
   /** SIGKILLs one instance; `restart` brings it back on the same port. */
   kill(instance: Instance): Promise<void>;
   restart(instance: Instance): Promise<void>;
@@ -110,6 +115,7 @@ export async function startCluster(options: ChaosOptions, log: (line: string) =>
       STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
       SESSION_SECRET,
       SHOP_ID,
+      METRICS_TOKEN,
       APP_ORIGIN: proxy.url,
       NEXT_DIST_DIR: options.distDir,
       ...APP_SETTINGS,
@@ -130,6 +136,8 @@ export async function startCluster(options: ChaosOptions, log: (line: string) =>
       database,
       instances,
       appEnv,
+      dataDir: env.DATA_DIR,
+      postgresPort: env.EMBEDDED_PG_PORT,
       async kill(instance) {
         const doomed = instance.process;
         instance.process = null;

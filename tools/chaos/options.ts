@@ -2,7 +2,8 @@
  * `npm run chaos -- [--attempts N] [--instances N] [--seed N] [--duration S]
  * [--concurrency N] [--fault-rounds N] [--out FILE] [--port P]
  * [--emulator-port P] [--dist-dir DIR] [--reuse-build] [--broken naive]
- * [--converge-timeout S] [--double-press PCT] [--pay-with confirmation-token|payment-method]`
+ * [--converge-timeout S] [--double-press PCT] [--pay-with confirmation-token|payment-method]
+ * [--second-shop]`
  */
 export interface ChaosOptions {
   attempts: number;
@@ -36,6 +37,13 @@ export interface ChaosOptions {
    * without idempotency; the broken-build test pays with payment methods.
    */
   payWith: "confirmation-token" | "payment-method";
+  /**
+   * A second shop on the same Stripe account and key, with its own process,
+   * database, SHOP_ID and secret, paying all through the soak
+   * (second-shop.ts); the run then also fails if either shop touched the
+   * other's intents, or if either never saw the other's.
+   */
+  secondShop: boolean;
 }
 
 export class UsageError extends Error {}
@@ -43,14 +51,14 @@ export class UsageError extends Error {}
 const USAGE =
   "Usage: npm run chaos -- [--attempts N] [--instances N] [--seed N] [--duration S] [--concurrency N] " +
   "[--fault-rounds N] [--out FILE] [--port P] [--emulator-port P] [--dist-dir DIR] [--reuse-build] [--broken naive] [--converge-timeout S] [--double-press PCT] " +
-  "[--pay-with confirmation-token|payment-method]";
+  "[--pay-with confirmation-token|payment-method] [--second-shop]";
 
 export function parseOptions(argv: string[], random: () => number = Math.random): ChaosOptions {
   const values = new Map<string, string>();
   const flags = new Set<string>();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    if (arg === "--reuse-build") flags.add(arg);
+    if (arg === "--reuse-build" || arg === "--second-shop") flags.add(arg);
     else if (arg.startsWith("--") && i + 1 < argv.length) values.set(arg, argv[++i]!);
     else throw new UsageError(`Unknown argument ${arg}. ${USAGE}`);
   }
@@ -103,5 +111,6 @@ export function parseOptions(argv: string[], random: () => number = Math.random)
     convergeTimeoutSeconds: int("--converge-timeout", 120, 1, 3_600),
     doublePressPercent: int("--double-press", 20, 0, 100),
     payWith,
+    secondShop: flags.has("--second-shop"),
   };
 }

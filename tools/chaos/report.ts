@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { INVARIANTS, type Invariant, type Violation } from "./checker/invariants";
+import { CROSS_SHOP_FINDINGS, type CrossShopFinding, type CrossShopKind } from "./cross-shop";
 import type { AttemptLog } from "./journal";
 import type { SoakResult } from "./soak";
 
@@ -14,9 +15,27 @@ export interface ResultsFile {
   /** Write transactions the promoted standbys never received, summed over every failover. */
   failover: { count: number; transactionsLost: number };
   seed: number;
+  /** With `--second-shop` only. */
+  secondShop?: {
+    shopId: string;
+    attempts: number;
+    outcomes: Record<string, number>;
+    /** Its intents at the provider; those that succeeded and stand; its own refunds and cancellations. */
+    intents: number;
+    payments: number;
+    refunds: number;
+    cancellations: number;
+    /** Its own checker's, on its share of the ledger and its own database. */
+    violations: Record<Invariant, number>;
+    /** Each a violation: either shop acting on the other's intents, or never seeing them. */
+    crossShop: Record<CrossShopKind, number>;
+    foreignIntentsSeen: { soak: number; second: number };
+    convergedInMs: number;
+  };
 }
 
 export function resultsFile(result: SoakResult): ResultsFile {
+  const second = result.secondShop;
   return {
     attempts: result.attempts,
     faults: Object.fromEntries([...result.faults].map(([kind, c]) => [kind, c.injected])),
@@ -25,6 +44,23 @@ export function resultsFile(result: SoakResult): ResultsFile {
     convergedInMs: result.convergence.ms,
     failover: failoverTotals(result),
     seed: result.options.seed,
+    ...(second
+      ? {
+          secondShop: {
+            shopId: second.shopId,
+            attempts: second.attempts,
+            outcomes: sortByCount(second.outcomes),
+            intents: second.crossShop.figures.secondShopIntents,
+            payments: second.crossShop.figures.secondShopPayments,
+            refunds: second.crossShop.figures.secondShopRefunds,
+            cancellations: second.crossShop.figures.secondShopCancellations,
+            violations: second.verdict.counts,
+            crossShop: second.crossShop.counts,
+            foreignIntentsSeen: second.crossShop.figures.foreignIntentsSeen,
+            convergedInMs: second.convergence.ms,
+          },
+        }
+      : {}),
   };
 }
 
@@ -81,6 +117,44 @@ export function table(result: SoakResult): string {
       : `Did NOT converge within ${Math.round(result.convergence.ms / 1000)} s: ${JSON.stringify(result.convergence.open)}`,
   );
   lines.push(`Cards: ${result.cards.join(", ")}.`);
+  if (result.secondShop) lines.push("", secondShopTable(result.secondShop));
+  return lines.join("\n");
+}
+
+function secondShopTable(second: NonNullable<SoakResult["secondShop"]>): string {
+  const f = second.crossShop.figures;
+  const lines = [
+    `Second shop ${second.shopId} on the same account: ${second.attempts} attempts ` +
+      `(${Object.entries(sortByCount(second.outcomes))
+        .map(([o, n]) => `${o} ${n}`)
+        .join(" · ")}); ` +
+      `${f.secondShopIntents} PaymentIntents, ${f.secondShopPayments} payments standing, ` +
+      `${f.secondShopRefunds} refunds and ${f.secondShopCancellations} cancellations of its own; ` +
+      `${f.soakIntents} intents of the soak's shop beside them.`,
+    `Foreign intents seen: the soak's shop ${f.foreignIntentsSeen.soak}, the second shop ${f.foreignIntentsSeen.second}. ` +
+      (second.convergence.converged
+        ? `It converged in ${(second.convergence.ms / 1000).toFixed(1)} s.`
+        : `It did NOT converge: ${JSON.stringify(second.convergence.open)}`),
+    "",
+    "| cross-shop check | findings |",
+    "| --- | ---: |",
+  ];
+  for (const [key, text] of Object.entries(CROSS_SHOP_FINDINGS) as Array<[CrossShopKind, string]>)
+    lines.push(`| ${text} | ${second.crossShop.counts[key]} |`);
+  lines.push("", "| the second shop's own invariants | violations |", "| --- | ---: |");
+  for (const [key, text] of Object.entries(INVARIANTS) as Array<[Invariant, string]>) {
+    const na = second.verdict.notApplicable[key];
+    lines.push(`| ${text} | ${na ? `n/a (${na})` : second.verdict.counts[key]} |`);
+  }
+  return lines.join("\n");
+}
+
+/** Each cross-shop finding, one line each. */
+export function crossShopReport(findings: CrossShopFinding[], limit = 50): string {
+  const lines = findings
+    .slice(0, limit)
+    .map((f) => `  ${CROSS_SHOP_FINDINGS[f.kind]}\n    ${f.subject}: ${f.evidence}`);
+  if (findings.length > limit) lines.push(`  … and ${findings.length - limit} more`);
   return lines.join("\n");
 }
 

@@ -37,6 +37,8 @@ describe("npm run chaos options", () => {
       payWith: "confirmation-token",
     });
     expect(parseOptions(["--pay-with", "payment-method"]).payWith).toBe("payment-method");
+    expect(parseOptions([]).secondShop).toBe(false);
+    expect(parseOptions(["--second-shop", "--attempts", "10"])).toMatchObject({ secondShop: true, attempts: 10 });
     expect(parseOptions(["--attempts", "100", "--seed", "9"])).toMatchObject({
       attempts: 100,
       seed: 9,

@@ -3,7 +3,8 @@ import { CARD_KINDS } from "./cards";
 import { gatherEvidence, standingCharges } from "./checker/gather";
 import type { FailoverReport } from "./replicated-postgres";
 import { check, type Verdict } from "./checker/invariants";
-import { startCluster, WEBHOOK_SECRET } from "./cluster";
+import { checkCrossShop, onlyShop, withoutShop, type CrossShopVerdict } from "./cross-shop";
+import { SHOP_ID, startCluster, WEBHOOK_SECRET } from "./cluster";
 import { WEBHOOK_PATH } from "@/scripts/lib/stack";
 import { awaitConvergence, type Convergence } from "./converge";
 import { EmulatorClient } from "@checkout/stripe-emulator/client";
@@ -12,6 +13,7 @@ import { Journal } from "./journal";
 import type { ChaosOptions } from "./options";
 import { createRandom, type Random } from "./random";
 import { Injector, planFaults, type FaultCount } from "./schedule";
+import { ForeignIntentsSeen, SECOND_SHOP_ID, startSecondShop, type SecondShop } from "./second-shop";
 import { Shopper } from "./shopper";
 
 /**
@@ -33,7 +35,20 @@ export interface SoakResult {
   audit: AuditAgreement;
   /** Each failover: how far the standby was behind, and the write transactions that lost. */
   failovers: FailoverReport[];
+  /** With `--second-shop`: its attempts, its own checker's verdict, and the cross-shop check. */
+  secondShop: SecondShopResult | null;
   elapsedMs: number;
+}
+
+export interface SecondShopResult {
+  shopId: string;
+  attempts: number;
+  outcomes: Record<string, number>;
+  journal: Journal;
+  convergence: Convergence;
+  /** The same checker, on the second shop's share of the ledger and its own database (no webhooks: invariant 5 n/a). */
+  verdict: Verdict;
+  crossShop: CrossShopVerdict;
 }
 
 /** Attempts a shopper makes before leaving (the next one is a new customer). */
@@ -43,7 +58,10 @@ export async function runSoak(options: ChaosOptions, log: (line: string) => void
   const started = Date.now();
   const random = createRandom(options.seed);
   const cluster = await startCluster(options, log);
+  let second: SecondShop | null = null;
   try {
+    if (options.secondShop) second = await startSecondShop(options, cluster, log);
+    const isSecondShops = (pi: { metadata: Record<string, string> }) => pi.metadata.shop === SECOND_SHOP_ID;
     const emulator = new EmulatorClient(cluster.emulator.url);
     // Deliveries to the app through the proxy, with quick retries, enough to outlast a killed instance or a failover.
     await emulator.webhooks({
@@ -115,15 +133,26 @@ export async function runSoak(options: ChaosOptions, log: (line: string) => void
         if (!settled) shopper = null; // walked away undecided: the next attempt is another customer
       }
     };
+    const seen = { soak: new ForeignIntentsSeen(), second: new ForeignIntentsSeen() };
+    const soakInstanceUrls = () => cluster.instances.filter((i) => i.process).map((i) => `http://127.0.0.1:${i.port}`);
+    const lookForForeignIntents = () =>
+      second ? Promise.all([seen.soak.look(soakInstanceUrls()), seen.second.look([second.url])]) : Promise.resolve();
+    if (second) {
+      second.startTraffic(random.fork("second-shop"), products, stripeJs);
+      log(`second     shop paying beside the soak's on the same account`);
+    }
+    const looking = setInterval(() => void lookForForeignIntents(), 2_000);
     const progress = setInterval(() => {
       log(
-        `progress   ${journal.finished}/${options.attempts} attempts done · ${injector.total} faults injected · ${shownContradictions(journal)} violations so far (a shopper told two different things) · ${Math.round((Date.now() - started) / 1000)} s`,
+        `progress   ${journal.finished}/${options.attempts} attempts done · ${injector.total} faults injected · ${shownContradictions(journal)} violations so far (a shopper told two different things) · ${Math.round((Date.now() - started) / 1000)} s` +
+          (second ? ` · second shop ${second.journal.finished} attempts` : ""),
       );
     }, 5_000);
     const injecting = injector.run(() => startedAttempts);
     await Promise.all(Array.from({ length: options.concurrency }, (_, w) => worker(w)));
     injector.stop();
     await injecting;
+    await second?.stopTraffic();
     clearInterval(progress);
 
     log(`faults     stopped after ${journal.attempts.size} attempts; restoring every instance and the database`);
@@ -131,21 +160,31 @@ export async function runSoak(options: ChaosOptions, log: (line: string) => void
     for (const kind of kinds) await kind.disarm?.(ctx);
     await Promise.all(restarts);
     for (const instance of cluster.instances) if (!instance.process) await cluster.restart(instance);
-    const convergence = await awaitConvergence({
-      databaseUrl: cluster.database.url,
-      timeoutMs: options.convergeTimeoutSeconds * 1000,
-      webhooksPending: () => emulator.webhookStat("pending"),
-      charges: () => standingCharges(cluster.emulator.url),
-    });
-    log(
-      `converged  ${convergence.converged ? `in ${(convergence.ms / 1000).toFixed(1)} s` : `NOT within ${options.convergeTimeoutSeconds} s: ${JSON.stringify(convergence.open)}`}`,
-    );
+    const [convergence, secondConvergence] = await Promise.all([
+      awaitConvergence({
+        databaseUrl: cluster.database.url,
+        timeoutMs: options.convergeTimeoutSeconds * 1000,
+        webhooksPending: () => emulator.webhookStat("pending"),
+        charges: () => standingCharges(cluster.emulator.url, (pi) => !isSecondShops(pi)),
+      }),
+      second &&
+        awaitConvergence({
+          databaseUrl: second.databaseUrl,
+          timeoutMs: options.convergeTimeoutSeconds * 1000,
+          webhooksPending: async () => 0, // it has none
+          charges: () => standingCharges(cluster.emulator.url, isSecondShops),
+        }),
+    ]);
+    log(`converged  ${convergedLine(convergence, options)}`);
+    if (secondConvergence) log(`converged  the second shop ${convergedLine(secondConvergence, options)}`);
 
-    const evidence = await gatherEvidence({
+    const everything = await gatherEvidence({
       emulatorUrl: cluster.emulator.url,
       databaseUrl: cluster.database.url,
       journal,
     });
+    // The soak's shop's checker judges the soak's shop: the second shop's intents are the second shop's to account for.
+    const evidence = second ? withoutShop(everything, SECOND_SHOP_ID) : everything;
     const verdict = check(evidence);
     const audit = await auditAgreement(
       { databaseUrl: cluster.database.url, emulatorUrl: cluster.emulator.url, from: new Date(started - 60_000) },
@@ -156,24 +195,71 @@ export async function runSoak(options: ChaosOptions, log: (line: string) => void
         ? `audit      agrees with the checker: ${audit.doubleCharged.audit.length} double charges (the same attempts), ${audit.moneyFindings} money findings, ${audit.report.findings.length} findings in all`
         : `audit      DISAGREES with the checker: ${audit.disagreement}`,
     );
-    const outcomes: Record<string, number> = {};
-    for (const attempt of journal.attempts.values()) outcomes[attempt.outcome] = (outcomes[attempt.outcome] ?? 0) + 1;
+    let secondShop: SecondShopResult | null = null;
+    if (second && secondConvergence) {
+      await lookForForeignIntents();
+      clearInterval(looking);
+      const own = await gatherEvidence({
+        emulatorUrl: cluster.emulator.url,
+        databaseUrl: second.databaseUrl,
+        journal: second.journal,
+      });
+      const crossShop = checkCrossShop({
+        soak: { shopId: SHOP_ID, orders: everything.orders, foreignIntentsSeen: seen.soak.total },
+        second: { shopId: SECOND_SHOP_ID, orders: own.orders, foreignIntentsSeen: seen.second.total },
+        intents: everything.intents,
+        refunds: everything.refunds,
+        secondShopWrites: second.recorder.writes,
+      });
+      const ownVerdict = check({ ...onlyShop(own, SECOND_SHOP_ID), events: null });
+      ownVerdict.notApplicable.webhook_events_once = "no webhooks: the account delivers to the soak's shop";
+      secondShop = {
+        shopId: SECOND_SHOP_ID,
+        attempts: second.journal.attempts.size,
+        outcomes: outcomesOf(second.journal),
+        journal: second.journal,
+        convergence: secondConvergence,
+        verdict: ownVerdict,
+        crossShop,
+      };
+      const f = crossShop.figures;
+      log(
+        `second     shop: ${secondShop.attempts} attempts, ${f.secondShopPayments} standing payments of ${f.secondShopIntents} intents; ` +
+          `${secondShop.verdict.violations.length} violations of its own; ${crossShop.findings.length} cross-shop findings; ` +
+          `foreign intents seen: the soak's shop ${f.foreignIntentsSeen.soak}, the second shop ${f.foreignIntentsSeen.second}`,
+      );
+    }
+    clearInterval(looking);
     return {
       options,
       cards: cards.map((c) => c.name),
       faults: injector.counts,
-      outcomes,
+      outcomes: outcomesOf(journal),
       attempts: journal.attempts.size,
       journal,
       convergence,
       verdict,
       audit,
       failovers: [...cluster.database.failovers],
+      secondShop,
       elapsedMs: Date.now() - started,
     };
   } finally {
+    await second?.stop();
     await cluster.stop();
   }
+}
+
+function convergedLine(convergence: Convergence, options: ChaosOptions): string {
+  return convergence.converged
+    ? `in ${(convergence.ms / 1000).toFixed(1)} s`
+    : `NOT within ${options.convergeTimeoutSeconds} s: ${JSON.stringify(convergence.open)}`;
+}
+
+function outcomesOf(journal: Journal): Record<string, number> {
+  const outcomes: Record<string, number> = {};
+  for (const attempt of journal.attempts.values()) outcomes[attempt.outcome] = (outcomes[attempt.outcome] ?? 0) + 1;
+  return outcomes;
 }
 
 /** 1–3 lines of 1–3 items. */

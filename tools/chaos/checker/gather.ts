@@ -55,6 +55,8 @@ export async function gatherEvidence(options: {
 /** Succeeded PaymentIntents not refunded in full: charges some order must account for. */
 export async function standingCharges(
   emulatorUrl: string,
+  /** Which intents count (one shop's, when two share the account). */
+  keep: (pi: LedgerIntent) => boolean = () => true,
 ): Promise<Array<{ id: string; orderId: string | undefined }>> {
   const [intents, refunds] = await Promise.all([
     listAll<LedgerIntent>(emulatorUrl, "/v1/payment_intents"),
@@ -66,7 +68,7 @@ export async function standingCharges(
     refunded.set(r.payment_intent, (refunded.get(r.payment_intent) ?? 0) + r.amount);
   }
   return (intents ?? [])
-    .filter((pi) => pi.status === "succeeded" && (refunded.get(pi.id) ?? 0) < pi.amount)
+    .filter((pi) => keep(pi) && pi.status === "succeeded" && (refunded.get(pi.id) ?? 0) < pi.amount)
     .map((pi) => ({ id: pi.id, orderId: pi.metadata.orderId }));
 }
 

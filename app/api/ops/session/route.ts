@@ -1,8 +1,7 @@
 import { env } from "@/lib/env";
 import { forbiddenOrigin, isForeignOrigin } from "@/lib/http";
-import { isOpsToken, OPERATOR_COOKIE, OPERATOR_TTL_SECONDS, sealOperator } from "@/lib/ops/credential";
+import { isOpsToken, operatorCookie, OPERATOR_TTL_SECONDS, sealOperator } from "@/lib/ops/credential";
 import { backToOps, opsOff, readForm } from "@/lib/ops/http";
-import { servedOverHttps } from "@/lib/security/headers";
 
 /** POST /api/ops/session (the sign-in form of /ops): `token` and `name` → the operator's cookie, back to /ops. */
 export async function POST(request: Request) {
@@ -17,20 +16,24 @@ export async function POST(request: Request) {
   if (typeof given !== "string" || typeof name !== "string" || name.trim() === "" || !isOpsToken(given.trim(), token))
     return backToOps(request, "signin_failed");
   const response = backToOps(request);
-  const secure = servedOverHttps(new URL(request.url), request.headers) ? "; Secure" : "";
+  const cookie = operatorCookie(request.headers, new URL(request.url));
   const seal = await sealOperator({ name: name.trim().slice(0, 80) }, token);
   response.headers.append(
     "Set-Cookie",
-    `${OPERATOR_COOKIE}=${encodeURIComponent(seal)}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${OPERATOR_TTL_SECONDS - 60}${secure}`,
+    `${cookie.name}=${encodeURIComponent(seal)}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${OPERATOR_TTL_SECONDS - 60}${cookie.secure ? "; Secure" : ""}`,
   );
   return response;
 }
 
 /** DELETE /api/ops/session: signs the operator out. */
-export function DELETE() {
+export function DELETE(request: Request) {
   if (!env().OPS_TOKEN) return opsOff();
+  // Under the name it was set with, Secure where it was: a browser ignores a `__Host-` cookie without.
+  const cookie = operatorCookie(request.headers, new URL(request.url));
   return new Response(null, {
     status: 204,
-    headers: { "Set-Cookie": `${OPERATOR_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0` },
+    headers: {
+      "Set-Cookie": `${cookie.name}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0${cookie.secure ? "; Secure" : ""}`,
+    },
   });
 }
