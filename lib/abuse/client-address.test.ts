@@ -44,4 +44,25 @@ describe("the client's address", () => {
     expect(addressKey("::ffff:192.0.2.1")).toBe("192.0.2.1");
     expect(addressKey("198.51.100.4")).toBe("198.51.100.4");
   });
+
+  it("drops the port a proxy wrote (Azure Application Gateway), so each connection is not a client of its own", () => {
+    const settings = { trustedProxyHops: 1, clientIpHeader: undefined };
+    const via = (port: number) =>
+      clientAddress(headers({ [PEER_HEADER]: "10.0.0.2", "x-forwarded-for": `203.0.113.7:${port}` }), settings);
+    expect(via(51234)).toBe("203.0.113.7");
+    expect(via(51240)).toBe("203.0.113.7");
+    expect(addressKey("[2001:db8::1]:443")).toBe(addressKey("2001:db8::1"));
+  });
+
+  it("counts an entry that is no address as the socket's peer, never as a bucket of its own", () => {
+    const settings = { trustedProxyHops: 1, clientIpHeader: undefined };
+    for (const entry of ["unknown", "_hidden", "203.0.113.7:x", "a".repeat(40)])
+      expect(clientAddress(headers({ [PEER_HEADER]: "10.0.0.2", "x-forwarded-for": entry }), settings)).toBe(
+        "10.0.0.2",
+      );
+    const header = { trustedProxyHops: 0, clientIpHeader: "CF-Connecting-IP" };
+    expect(clientAddress(headers({ [PEER_HEADER]: "172.16.0.1", "cf-connecting-ip": "nonsense" }), header)).toBe(
+      "172.16.0.1",
+    );
+  });
 });

@@ -25,11 +25,13 @@ export interface ClientAddressSettings {
 }
 
 export function clientAddress(headers: Headers, settings: ClientAddressSettings): string {
-  return addressKey(rawClientAddress(headers, settings));
+  const peer = addressKey(headers.get(PEER_HEADER)?.trim() || "unknown");
+  const named = addressKey(rawClientAddress(headers, settings, peer));
+  // A proxy's entry that is no address (`unknown`, an obfuscated name) counts as the peer: never a bucket per value.
+  return isIP(named) || named.endsWith("::/64") ? named : peer;
 }
 
-function rawClientAddress(headers: Headers, settings: ClientAddressSettings): string {
-  const peer = headers.get(PEER_HEADER)?.trim() || "unknown";
+function rawClientAddress(headers: Headers, settings: ClientAddressSettings, peer: string): string {
   if (settings.clientIpHeader) {
     // Set by the proxy in front; a request without it did not come through that proxy.
     return headers.get(settings.clientIpHeader)?.split(",")[0]?.trim() || peer;
@@ -45,9 +47,16 @@ function rawClientAddress(headers: Headers, settings: ClientAddressSettings): st
   return peer;
 }
 
-/** One key per client: IPv4 as is (a dual-stack socket's ::ffff:a.b.c.d too), IPv6 by its /64. */
+/**
+ * One key per client: IPv4 as is (a dual-stack socket's ::ffff:a.b.c.d too),
+ * IPv6 by its /64, either without a port (Azure Application Gateway writes
+ * `a.b.c.d:port` into `X-Forwarded-For`, a port of its own per connection).
+ */
 export function addressKey(address: string): string {
-  const bare = address.replace(/^\[|\](:\d+)?$/g, "").replace(/%.*$/, "");
+  const bare = address
+    .replace(/^\[|\](:\d+)?$/g, "")
+    .replace(/%.*$/, "")
+    .replace(/^(\d+\.\d+\.\d+\.\d+):\d+$/, "$1");
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
   if (mapped) return mapped[1]!;
   if (isIP(bare) === 6) return `${expandIpv6(bare).slice(0, 4).join(":")}::/64`;
