@@ -42,6 +42,9 @@ async function stranger(): Promise<Shopper> {
   return shopper;
 }
 
+/** A PaymentMethod id nobody has: a card-tester's guess. */
+const madeUp = () => `pm_madeup_${newKey().replaceAll("-", "")}`;
+
 const stripe = () =>
   createStripeClient({ secretKey: h.app.emulator.apiKey, apiBase: h.app.emulator.url, maxNetworkRetries: 0 });
 /** A ConfirmationToken for a test card, as a browser's Payment Element would make one. */
@@ -102,6 +105,29 @@ describe("declines counted per card", () => {
     expect(replay.status).toBe(201);
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
     expect((await h.emulator.stats()).requests - before).toBe(2);
+  });
+
+  it("made-up credentials ask Stripe nothing for a known key, and no more than the session's fresh attempts otherwise", async () => {
+    const shopper = await stranger();
+    const key = newKey();
+    expect((await shopper.checkout(key, cart("pm_card_visa"))).status).toBe(201);
+    // The known key resent with credentials nobody has: the claim answers it (422), no card is looked up.
+    const before = (await h.emulator.stats()).requests;
+    for (let i = 0; i < 12; i++) expect((await shopper.checkout(key, cart(madeUp()))).status).toBe(422);
+    expect((await h.emulator.stats()).requests - before).toBe(0);
+
+    // Every open slot taken by a payment waiting for 3-D Secure: fresh keys are refused, each
+    // with a credential of its own. Their lookups stop at the session's fresh attempts per window.
+    for (let i = 0; i < 3; i++)
+      expect((await shopper.checkout(newKey(), cart("pm_card_threeDSecure2Required"))).status).toBe(202);
+    const parked = (await h.emulator.stats()).requests;
+    const refused: number[] = [];
+    for (let i = 0; i < 30; i++) refused.push((await shopper.checkout(newKey(), cart(madeUp()))).status);
+    expect(new Set(refused)).toEqual(new Set([429]));
+    const lookups = (await h.emulator.stats()).requests - parked;
+    // 10 fresh attempts a minute (RATE_LIMIT_CHECKOUTS_PER_SESSION), 4 of them spent above; twice that if a minute began meanwhile.
+    expect(lookups).toBeGreaterThan(0);
+    expect(lookups).toBeLessThanOrEqual(2 * 10 - 4);
   });
 
   it("when Stripe cannot say which card it is, a fresh key is 503 with nothing stored; the same key then pays", async () => {

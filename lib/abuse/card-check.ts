@@ -8,11 +8,19 @@ export const CARD_UNKNOWN_RETRY_AFTER_SECONDS = 2;
  * The card a fresh checkout would pay with, for the claim's per-card count of
  * declines (docs/decisions/0016-declines-per-card.md). Looked up only when the
  * claim may admit a fresh key (otherwise it only reads and the card does not
- * matter), and remembered per credential, so a duplicate of a request this
- * process has seen costs no provider call. Bounded, oldest out first.
+ * matter) and the key is not already known (a retry, a duplicate, a replay
+ * with another body: the claim answers it whatever the card), and
+ * remembered per credential, so a duplicate of a request this process has
+ * seen costs no provider call. A lookup is a Stripe call like a fresh
+ * attempt's: it spends a unit of the provider budget, and a session makes
+ * no more of them in a window than it may start fresh attempts there, so
+ * made-up credentials cannot turn the checkout into a stream of Stripe
+ * reads. Bounded, oldest out first.
  */
 export class CardCheck {
   private readonly known = new Map<string, string | null>();
+  /** Lookups per session in the current window of the per-session limit. */
+  private readonly lookups = new Map<string, { window: number; count: number }>();
 
   /** `lookup` null: cards are not counted, and never looked up. */
   constructor(
@@ -24,16 +32,25 @@ export class CardCheck {
    * `admission` with its card. When Stripe cannot say which card it is, a
    * fresh key is refused (`provider_busy`: nothing is charged, the same key is
    * safe to retry) and a known key is still answered by the claim;
-   * `providerBusy` says Stripe answered 429.
+   * `providerBusy` says Stripe answered 429. `request.known` says whether the
+   * key already has a record; `request.spend` takes a unit of the provider
+   * budget (false: none left).
    */
-  async admit(admission: Admission, credential: string): Promise<{ admission: Admission; providerBusy: boolean }> {
+  async admit(
+    admission: Admission,
+    credential: string,
+    request: { subject: string; known: () => Promise<boolean>; spend: () => boolean },
+    now = Date.now(),
+  ): Promise<{ admission: Admission; providerBusy: boolean }> {
     if (!this.lookup || admission.admit !== true) return { admission, providerBusy: false };
     if (this.known.has(credential))
       return { admission: { ...admission, card: this.known.get(credential) ?? null }, providerBusy: false };
+    if (await request.known()) return { admission, providerBusy: false };
+    const refusal = this.overLookups(request.subject, admission, now) ?? (request.spend() ? null : BUDGET_SPENT);
+    if (refusal) return { admission: { ...admission, admit: refusal }, providerBusy: false };
     try {
       const card = await this.lookup(credential);
-      if (this.known.size >= this.maxRemembered) this.known.delete(this.known.keys().next().value!);
-      this.known.set(credential, card);
+      this.remember(this.known, credential, card);
       return { admission: { ...admission, card }, providerBusy: false };
     } catch (err) {
       return {
@@ -45,4 +62,27 @@ export class CardCheck {
       };
     }
   }
+
+  /** Counts one lookup of `subject`; past its per-session limit in this window, the refusal instead. */
+  private overLookups(subject: string, admission: Admission, now: number): Blocked | null {
+    const window = Math.floor(now / 1000 / admission.windowSeconds);
+    const seen = this.lookups.get(subject);
+    const count = seen?.window === window ? seen.count : 0;
+    if (count >= admission.perSession)
+      return {
+        blockedBy: "checkout_per_session",
+        retryAfterSeconds: Math.max(1, Math.ceil((window + 1) * admission.windowSeconds - now / 1000)),
+      };
+    this.remember(this.lookups, subject, { window, count: count + 1 });
+    return null;
+  }
+
+  private remember<V>(map: Map<string, V>, key: string, value: V): void {
+    map.delete(key);
+    if (map.size >= this.maxRemembered) map.delete(map.keys().next().value!);
+    map.set(key, value);
+  }
 }
+
+type Blocked = Exclude<Admission["admit"], true>;
+const BUDGET_SPENT: Blocked = { blockedBy: "provider_budget", retryAfterSeconds: 1 };

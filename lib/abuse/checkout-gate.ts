@@ -55,6 +55,14 @@ export class CheckoutGate {
     return { ...base, admit: true };
   }
 
+  /** Another call to the provider before a claim (a card's lookup): one unit of the budget, false if none is left. */
+  spend(now = Date.now()): boolean {
+    this.refill(now);
+    if (this.tokens < 1) return false;
+    this.tokens -= 1;
+    return true;
+  }
+
   /** A fresh attempt was claimed and goes to the provider: it spends one unit of the budget. */
   started(now = Date.now()): void {
     this.refill(now);

@@ -54,7 +54,16 @@ async function handle(request: Request): Promise<Response> {
     const address = requestAddress(request);
     const gate = checkoutGate();
     // The card is looked up only when a fresh key could be admitted: its declines are counted per card too.
-    const card = await cardCheck().admit(gate.admission(customerId, address), paymentCredential(body.value));
+    const card = await cardCheck().admit(gate.admission(customerId, address), paymentCredential(body.value), {
+      subject: customerId,
+      known: async () =>
+        (await checkoutDeps().idempotency.find({
+          subjectId: customerId,
+          endpoint: CHECKOUT_ENDPOINT,
+          key: customerKey,
+        })) !== null,
+      spend: () => gate.spend(),
+    });
     if (card.providerBusy) gate.providerBusy();
     const result = await checkout(checkoutDeps(), {
       customerId,
