@@ -143,5 +143,7 @@ describe("the operator's cookie without APP_ORIGIN", () => {
     expect(secure.attributes).toContain("secure");
     expect(await signedIn(h.url, `__Host-ops_operator=${secure.value}`, https)).toBe(true);
     expect(await signedIn(h.url, `ops_operator=${secure.value}`, https)).toBe(false);
+    // A malformed escape in a hand-made cookie signs nobody in; the page still answers.
+    expect(await signedIn(h.url, `ops_operator=%E0%A4%A`)).toBe(false);
   });
 });

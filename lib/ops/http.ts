@@ -41,7 +41,16 @@ export async function requestOperator(request: Request): Promise<Operator | null
     .split(/; */)
     .find((pair) => pair.startsWith(`${name}=`))
     ?.slice(name.length + 1);
-  return operatorOf(cookie ? decodeURIComponent(cookie) : undefined, token);
+  return operatorOf(cookie ? decoded(cookie) : undefined, token);
+}
+
+/** A cookie's value as set; a malformed escape (a hand-made cookie) names nobody. */
+function decoded(value: string): string | undefined {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return undefined;
+  }
 }
 
 /** A form post's fields, read within the shop's body limit (a bigger one is 413 before it is buffered). */
