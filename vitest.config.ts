@@ -22,7 +22,7 @@ const workers = 2;
 /**
  * Files that need an app server (tests/app-server.ts, the demo, npm start);
  * the rest are `unit`. SERIAL's start in the order listed, longest first
- * (SerialOrder), so that the soak never starts last.
+ * (LongestFirst), so that the soak never starts last.
  */
 const SERIAL = [
   "tests/chaos.test.ts",
@@ -68,17 +68,29 @@ const APP = [
 const root = fileURLToPath(new URL("./", import.meta.url));
 
 /**
- * The `serial` files start in the order SERIAL lists them; the rest as
- * Vitest orders them. Left to itself, on a fresh clone Vitest starts the
- * largest files first, which started the soak, the longest journey, last.
+ * Files that start first in their tier, in this order: SERIAL's, then the
+ * longest of the other tiers (as `npm test` prints their times), so that no
+ * long file starts last and holds its tier up alone. Left to itself, on a
+ * fresh clone Vitest starts the largest files first, which started the soak,
+ * the longest journey, last, and the events catch-up's 5,000-event backlog,
+ * the longest `unit` file, near the end of its tier.
  */
-class SerialOrder extends BaseSequencer {
+const FIRST = [
+  ...SERIAL,
+  "lib/webhooks/catch-up.test.ts",
+  "tests/audit-command.test.ts",
+  "tests/checkout-reconcile.test.ts",
+  "tests/npm-start.test.ts",
+  "tests/demo.test.ts",
+  "tests/dev.test.ts",
+];
+
+class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
-    const rank = (file: TestSpecification) => SERIAL.indexOf(path.relative(root, file.moduleId));
-    // The serial files take the places Vitest gave them, in SERIAL's order.
-    const serial = sorted.filter((file) => rank(file) >= 0).sort((a, b) => rank(a) - rank(b));
-    return sorted.map((file) => (rank(file) >= 0 ? serial.shift()! : file));
+    const rank = (file: TestSpecification) => FIRST.indexOf(path.relative(root, file.moduleId));
+    const first = sorted.filter((file) => rank(file) >= 0).sort((a, b) => rank(a) - rank(b));
+    return [...first, ...sorted.filter((file) => rank(file) < 0)];
   }
 }
 
@@ -106,7 +118,7 @@ export default defineConfig({
     ],
   },
   test: {
-    sequence: { sequencer: SerialOrder },
+    sequence: { sequencer: LongestFirst },
     projects: [
       tier("unit", {
         include: [
