@@ -7,7 +7,7 @@ import { createStripeClient } from "@/lib/payments/stripe-client";
 import { startStripeEmulator, type StripeEmulator } from "@checkout/stripe-emulator";
 import { TestDb } from "./helpers/db";
 import { EmulatorClient } from "@checkout/stripe-emulator/client";
-import { cart, sleep, waitFor } from "./helpers/shopper";
+import { cart, waitFor } from "./helpers/shopper";
 import { TEST_IDENTITY } from "@/tests/helpers/identity";
 
 /**
@@ -66,7 +66,8 @@ describe("an owner presumed dead who comes back late from its charge", () => {
     await emulator.faults({ latencyMs: LATENCY_MS });
     const stale = checkout(deps, input); // owner 1: its create-and-confirm sleeps 3 s at the provider
     await waitFor("owner 1's PaymentIntent to be in flight", async () => (await emulator.stats()).delayed >= 1);
-    await sleep(TTL_MS + 200);
+    // Presumed dead: its claim aged past the TTL by the database's clock, as the TTL is judged.
+    expect((await db.ageAttempt(customerId, key, TTL_MS + 200)).lock_age_ms).toBeGreaterThan(TTL_MS);
 
     // Owner 2 retakes the expired claim. Owner 1's call is still running
     // under the same Stripe key (409 in use), and the search finds no intent
