@@ -32,7 +32,11 @@ let next = 0;
 /** A fresh session, through the proxy, from an address no other shopper of this file uses. */
 async function stranger(): Promise<Shopper> {
   next += 1;
-  const from = `198.51.${Math.floor(next / 250)}.${1 + (next % 250)}`;
+  return shopperFrom(`198.51.${Math.floor(next / 250)}.${1 + (next % 250)}`);
+}
+
+/** A fresh session, through the proxy, from `from`. */
+async function shopperFrom(from: string): Promise<Shopper> {
   // Every request of it from that address, as the proxy would name it: not only the session's.
   const shopper = Object.assign(new Shopper(h.url), {
     checkout: (key: string | null, body: unknown, headers: Record<string, string> = {}) =>
@@ -128,6 +132,32 @@ describe("declines counted per card", () => {
     // 10 fresh attempts a minute (RATE_LIMIT_CHECKOUTS_PER_SESSION), 4 of them spent above; twice that if a minute began meanwhile.
     expect(lookups).toBeGreaterThan(0);
     expect(lookups).toBeLessThanOrEqual(2 * 10 - 4);
+  });
+
+  it("made-up credentials from many sessions of one address ask Stripe no more than the address's fresh attempts", async () => {
+    // The address at its declines (30), from three sessions, each card under its own limit.
+    const address = "192.0.2.77";
+    const cards = [
+      "pm_card_chargeDeclinedExpiredCard",
+      "pm_card_chargeDeclinedIncorrectCvc",
+      "pm_card_chargeDeclinedInsufficientFunds",
+    ];
+    for (const card of cards) {
+      const shopper = await shopperFrom(address);
+      for (let i = 0; i < 10; i++) expect((await shopper.checkout(newKey(), cart(card))).status).toBe(402);
+    }
+    // Seventeen more sessions (the address's 20 a minute), ten fresh keys each, every one refused.
+    const before = (await h.emulator.stats()).requests;
+    const statuses = new Set<number>();
+    for (let s = 0; s < 17; s++) {
+      const shopper = await shopperFrom(address);
+      for (let i = 0; i < 10; i++) statuses.add((await shopper.checkout(newKey(), cart(madeUp()))).status);
+    }
+    expect(statuses).toEqual(new Set([429]));
+    const lookups = (await h.emulator.stats()).requests - before;
+    // 60 fresh attempts a minute per address (RATE_LIMIT_CHECKOUTS_PER_ADDRESS), 30 spent on the declines; 60 more if a minute began meanwhile.
+    expect(lookups).toBeGreaterThan(0);
+    expect(lookups).toBeLessThanOrEqual(2 * 60 - 30);
   });
 
   it("when Stripe cannot say which card it is, a fresh key is 503 with nothing stored; the same key then pays", async () => {

@@ -12,14 +12,14 @@ export const CARD_UNKNOWN_RETRY_AFTER_SECONDS = 2;
  * with another body: the claim answers it whatever the card), and
  * remembered per credential, so a duplicate of a request this process has
  * seen costs no provider call. A lookup is a Stripe call like a fresh
- * attempt's: it spends a unit of the provider budget, and a session makes
- * no more of them in a window than it may start fresh attempts there, so
- * made-up credentials cannot turn the checkout into a stream of Stripe
- * reads. Bounded, oldest out first.
+ * attempt's: it spends a unit of the provider budget, and a session or an
+ * address makes no more of them in a window than it may start fresh
+ * attempts there, so made-up credentials cannot turn the checkout into a
+ * stream of Stripe reads. Bounded, oldest out first.
  */
 export class CardCheck {
   private readonly known = new Map<string, string | null>();
-  /** Lookups per session in the current window of the per-session limit. */
+  /** Lookups per session and per address in the current window of the checkout limits. */
   private readonly lookups = new Map<string, { window: number; count: number }>();
 
   /** `lookup` null: cards are not counted, and never looked up. */
@@ -48,6 +48,7 @@ export class CardCheck {
     if (await request.known()) return { admission, providerBusy: false };
     const refusal = this.overLookups(request.subject, admission, now) ?? (request.spend() ? null : BUDGET_SPENT);
     if (refusal) return { admission: { ...admission, admit: refusal }, providerBusy: false };
+    this.countLookup(request.subject, admission, now);
     try {
       const card = await this.lookup(credential);
       this.remember(this.known, credential, card);
@@ -63,18 +64,33 @@ export class CardCheck {
     }
   }
 
-  /** Counts one lookup of `subject`; past its per-session limit in this window, the refusal instead. */
+  /**
+   * A refusal when `subject` or its address has made as many lookups in this
+   * window as it may start fresh attempts there (sessions are cheap: the
+   * address's count is what holds one client to its share), else null.
+   */
   private overLookups(subject: string, admission: Admission, now: number): Blocked | null {
     const window = Math.floor(now / 1000 / admission.windowSeconds);
-    const seen = this.lookups.get(subject);
-    const count = seen?.window === window ? seen.count : 0;
-    if (count >= admission.perSession)
-      return {
-        blockedBy: "checkout_per_session",
-        retryAfterSeconds: Math.max(1, Math.ceil((window + 1) * admission.windowSeconds - now / 1000)),
-      };
-    this.remember(this.lookups, subject, { window, count: count + 1 });
+    for (const [bucket, limit, rule] of [
+      [`session ${subject}`, admission.perSession, "checkout_per_session"],
+      [`address ${admission.address}`, admission.perAddress, "checkout_per_address"],
+    ] as const) {
+      const seen = this.lookups.get(bucket);
+      if (seen?.window === window && seen.count >= limit)
+        return {
+          blockedBy: rule,
+          retryAfterSeconds: Math.max(1, Math.ceil((window + 1) * admission.windowSeconds - now / 1000)),
+        };
+    }
     return null;
+  }
+
+  private countLookup(subject: string, admission: Admission, now: number): void {
+    const window = Math.floor(now / 1000 / admission.windowSeconds);
+    for (const bucket of [`session ${subject}`, `address ${admission.address}`]) {
+      const seen = this.lookups.get(bucket);
+      this.remember(this.lookups, bucket, { window, count: seen?.window === window ? seen.count + 1 : 1 });
+    }
   }
 
   private remember<V>(map: Map<string, V>, key: string, value: V): void {

@@ -56,7 +56,7 @@ describe("the client's address", () => {
 
   it("counts an entry that is no address as the socket's peer, never as a bucket of its own", () => {
     const settings = { trustedProxyHops: 1, clientIpHeader: undefined };
-    for (const entry of ["unknown", "_hidden", "203.0.113.7:x", "a".repeat(40)])
+    for (const entry of ["unknown", "_hidden", "203.0.113.7:x", "a".repeat(40), "zz::/64", "1.2.3.4:80:90"])
       expect(clientAddress(headers({ [PEER_HEADER]: "10.0.0.2", "x-forwarded-for": entry }), settings)).toBe(
         "10.0.0.2",
       );

@@ -26,9 +26,8 @@ export interface ClientAddressSettings {
 
 export function clientAddress(headers: Headers, settings: ClientAddressSettings): string {
   const peer = addressKey(headers.get(PEER_HEADER)?.trim() || "unknown");
-  const named = addressKey(rawClientAddress(headers, settings, peer));
   // A proxy's entry that is no address (`unknown`, an obfuscated name) counts as the peer: never a bucket per value.
-  return isIP(named) || named.endsWith("::/64") ? named : peer;
+  return clientKey(rawClientAddress(headers, settings, peer)) ?? peer;
 }
 
 function rawClientAddress(headers: Headers, settings: ClientAddressSettings, peer: string): string {
@@ -53,14 +52,19 @@ function rawClientAddress(headers: Headers, settings: ClientAddressSettings, pee
  * `a.b.c.d:port` into `X-Forwarded-For`, a port of its own per connection).
  */
 export function addressKey(address: string): string {
+  return clientKey(address) ?? address.slice(0, 100);
+}
+
+/** `addressKey` of an address; null for anything that is no IP address. */
+function clientKey(address: string): string | null {
   const bare = address
     .replace(/^\[|\](:\d+)?$/g, "")
     .replace(/%.*$/, "")
     .replace(/^(\d+\.\d+\.\d+\.\d+):\d+$/, "$1");
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
-  if (mapped) return mapped[1]!;
+  if (mapped && isIP(mapped[1]!) === 4) return mapped[1]!;
   if (isIP(bare) === 6) return `${expandIpv6(bare).slice(0, 4).join(":")}::/64`;
-  return bare.slice(0, 100);
+  return isIP(bare) === 4 ? bare : null;
 }
 
 /** The eight hextets of an IPv6 address, lower-case, without leading zeros. */
