@@ -21,15 +21,25 @@ export const PORT_PLAN = {
 
 export type StackUser = keyof typeof PORT_PLAN;
 
+/**
+ * `npm test` runs Vitest's tiers as processes of their own at once
+ * (scripts/test.mjs), each naming itself in TEST_TIER: `app` and `serial`
+ * keep every database of the plan in a folder of their own and count its
+ * ports 10 and 20 further on, so that no port is another tier's and no
+ * tier's exit stops a database another still uses.
+ */
+const TIER_SHIFT: Record<string, number> = { app: 10, serial: 20 };
+
 /** DATA_DIR and EMBEDDED_PG_PORT for `user`'s embedded PostgreSQL. */
 export function embeddedDatabaseOf(
   user: StackUser,
   env: NodeJS.ProcessEnv = process.env,
 ): { DATA_DIR: string; EMBEDDED_PG_PORT: string } {
   const { folder, pgOffset } = PORT_PLAN[user];
+  const tier = env.TEST_TIER && TIER_SHIFT[env.TEST_TIER] !== undefined ? env.TEST_TIER : undefined;
   return {
-    DATA_DIR: `${env.DATA_DIR || ".data"}/${folder}`,
-    EMBEDDED_PG_PORT: String(Number(env.TEST_PG_BASE || 24329) + pgOffset),
+    DATA_DIR: [env.DATA_DIR || ".data", tier, folder].filter(Boolean).join("/"),
+    EMBEDDED_PG_PORT: String(Number(env.TEST_PG_BASE || 24329) + (tier ? TIER_SHIFT[tier]! : 0) + pgOffset),
   };
 }
 
