@@ -1,22 +1,27 @@
 import { randomBytes } from "node:crypto";
 import { sealData } from "iron-session";
-import { beforeAll, describe, expect, it } from "vitest";
-import { currentCustomerId } from "./session";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { withEnv } from "@/tests/helpers/env";
+import type * as Session from "./session";
 
 /**
  * Rotating SESSION_SECRET without logging everyone out: the old secret moves
  * to SESSION_SECRET_PREVIOUS, seals it made still open, new ones use the new
- * secret, and a seal made with neither is refused. Its own file: the
- * configuration is read once per process.
+ * secret, and a seal made with neither is refused. The configuration is read
+ * once per process, so the session module is loaded afresh under this one.
  */
 const CURRENT = randomBytes(32).toString("hex");
 const PREVIOUS = randomBytes(32).toString("base64");
 const OTHER = randomBytes(32).toString("hex");
 
-beforeAll(() => {
-  process.env.SESSION_SECRET = CURRENT;
-  process.env.SESSION_SECRET_PREVIOUS = PREVIOUS;
+let currentCustomerId: typeof Session.currentCustomerId;
+let restore: () => void;
+beforeAll(async () => {
+  restore = withEnv({ SESSION_SECRET: CURRENT, SESSION_SECRET_PREVIOUS: PREVIOUS });
+  vi.resetModules();
+  ({ currentCustomerId } = await import("./session"));
 });
+afterAll(() => restore());
 
 const request = (seal: string) =>
   new Request("http://shop.test/api/orders", { headers: { cookie: `checkout_session=${seal}` } });

@@ -1,12 +1,20 @@
 import { sealData } from "iron-session";
-import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { currentCustomerId, sessionCookieOf } from "./session";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { withEnv } from "@/tests/helpers/env";
+import type * as Session from "./session";
 
 const SECRET = "5e0c8a3f1b7d29e4c6a0f8b2d5e1c9a7f3b6d0e8c2a4f7b1d9e5c3a8f0b6d2e4";
 
-beforeAll(() => {
-  process.env.SESSION_SECRET = SECRET;
+// The configuration is read once per process: the session module is loaded afresh under this one.
+let currentCustomerId: typeof Session.currentCustomerId;
+let sessionCookieOf: typeof Session.sessionCookieOf;
+let restore: () => void;
+beforeAll(async () => {
+  restore = withEnv({ SESSION_SECRET: SECRET });
+  vi.resetModules();
+  ({ currentCustomerId, sessionCookieOf } = await import("./session"));
 });
+afterAll(() => restore());
 let spy: ReturnType<typeof vi.spyOn> | undefined;
 afterEach(() => spy?.mockRestore());
 
