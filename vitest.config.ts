@@ -9,12 +9,13 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
  *   (`npm run test:fast` runs it, with format, lint and typecheck);
  * - `app`: tests through HTTP against the production build, one shared
  *   `next start` per worker plus servers of their own for files that test a
- *   configuration; after `unit`;
+ *   configuration; beside `unit`;
  * - `serial`: the journeys that kill servers or load the machine (crashes,
  *   several instances, the chaos soak, the Stripe smoke in Chromium against
  *   the demo), after the others.
  * Both cores: two workers, and three for `unit`, whose tests mostly wait on
- * the database and share their worker's process (`isolate: false`). `npm test` runs each tier as a process of its own
+ * the database; the files of `unit` and `app` share their worker's process
+ * (`isolate: false`). `npm test` runs each tier as a process of its own
  * (scripts/test.mjs).
  */
 const workers = 2;
@@ -132,15 +133,17 @@ export default defineConfig({
         exclude: [...APP, ...SERIAL, "**/node_modules/**"],
         globalSetup: ["tests/global-setup.ts"],
         maxWorkers: workers + 1,
-        // A worker runs its files one after another in one process and module graph, instead of
-        // a new process per file: half the tier's CPU time. Every file makes its own clients; one
-        // that needs a configuration of its own loads its modules afresh (tests/helpers/env.ts).
+        // A worker runs its files one after another in one process and module graph, not a new
+        // process per file, which halves the tier's CPU time (docs/testing.md). Every file makes
+        // its own clients; one that needs a configuration of its own loads its modules afresh
+        // (tests/helpers/env.ts).
         isolate: false,
       }),
       tier("app", {
         include: APP,
         globalSetup: ["tests/global-setup.ts", "tests/app-global-setup.ts"],
         maxWorkers: workers,
+        isolate: false, // as in `unit`
       }),
       tier("serial", {
         include: SERIAL,
