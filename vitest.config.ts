@@ -142,7 +142,8 @@ export default defineConfig({
       tier("app", {
         include: APP,
         globalSetup: ["tests/global-setup.ts", "tests/app-global-setup.ts"],
-        maxWorkers: workers,
+        // Three: its files spend most of their time waiting on servers they start.
+        maxWorkers: workers + 1,
         isolate: false, // as in `unit`
       }),
       tier("serial", {
