@@ -28,8 +28,8 @@ const workers = 2;
 const SERIAL = [
   "tests/chaos.test.ts",
   "tests/smoke-stripe.test.ts",
-  "tests/restricted-key.test.ts",
   "tests/multi-instance.test.ts",
+  "tests/restricted-key.test.ts",
   "tests/checkout-crash.test.ts",
   "tools/chaos/replicated-postgres.test.ts",
 ];
