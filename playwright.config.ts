@@ -36,7 +36,7 @@ export default defineConfig({
   retries: 0,
   reporter: [["list"]],
   // baseURL: the worker's server (the workerApp fixture). No trace: recording one for every
-  // journey cost a third of the suite's CPU time (docs/testing.md); to see a failing journey
+  // journey cost a third of Playwright's CPU time (docs/testing.md); to see a failing journey
   // step by step, run it again with `--trace retain-on-failure`. A screenshot of the page at
   // the failure costs nothing until then.
   use: { trace: "off", screenshot: "only-on-failure" },

@@ -13,10 +13,10 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
  * - `serial`: the journeys that kill servers or load the machine (crashes,
  *   several instances, the chaos soak, the Stripe smoke in Chromium against
  *   the demo), after the others.
- * Both cores: two workers, and three for `unit`, whose tests mostly wait on
- * the database; the files of `unit` and `app` share their worker's process
- * (`isolate: false`). `npm test` runs each tier as a process of its own
- * (scripts/test.mjs).
+ * Both cores: two workers for `serial`, three for `unit` and `app`, whose
+ * tests mostly wait on the database or on servers they start; the files of
+ * `unit` and `app` share their worker's process (`isolate: false`). `npm
+ * test` runs each tier as a process of its own (scripts/test.mjs).
  */
 const workers = 2;
 
