@@ -136,7 +136,7 @@ export default defineConfig({
         // A worker runs its files one after another in one process and module graph, not a new
         // process per file, which halves the tier's CPU time (docs/testing.md). Every file makes
         // its own clients; one that needs a configuration of its own loads its modules afresh
-        // (tests/helpers/env.ts).
+        // (importWithEnv, tests/helpers/env.ts).
         isolate: false,
       }),
       tier("app", {

@@ -1,8 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { sealData } from "iron-session";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { withEnv } from "@/tests/helpers/env";
-import type * as Session from "./session";
+import { afterAll, describe, expect, it } from "vitest";
+import { importWithEnv } from "@/tests/helpers/env";
 
 /**
  * Rotating SESSION_SECRET without logging everyone out: the old secret moves
@@ -14,13 +13,11 @@ const CURRENT = randomBytes(32).toString("hex");
 const PREVIOUS = randomBytes(32).toString("base64");
 const OTHER = randomBytes(32).toString("hex");
 
-let currentCustomerId: typeof Session.currentCustomerId;
-let restore: () => void;
-beforeAll(async () => {
-  restore = withEnv({ SESSION_SECRET: CURRENT, SESSION_SECRET_PREVIOUS: PREVIOUS });
-  vi.resetModules();
-  ({ currentCustomerId } = await import("./session"));
-});
+const { module: session, restore } = await importWithEnv(
+  { SESSION_SECRET: CURRENT, SESSION_SECRET_PREVIOUS: PREVIOUS },
+  () => import("./session"),
+);
+const { currentCustomerId } = session;
 afterAll(() => restore());
 
 const request = (seal: string) =>

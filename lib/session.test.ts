@@ -1,19 +1,12 @@
 import { sealData } from "iron-session";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { withEnv } from "@/tests/helpers/env";
-import type * as Session from "./session";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
+import { importWithEnv } from "@/tests/helpers/env";
 
 const SECRET = "5e0c8a3f1b7d29e4c6a0f8b2d5e1c9a7f3b6d0e8c2a4f7b1d9e5c3a8f0b6d2e4";
 
 // The configuration is read once per process: the session module is loaded afresh under this one.
-let currentCustomerId: typeof Session.currentCustomerId;
-let sessionCookieOf: typeof Session.sessionCookieOf;
-let restore: () => void;
-beforeAll(async () => {
-  restore = withEnv({ SESSION_SECRET: SECRET });
-  vi.resetModules();
-  ({ currentCustomerId, sessionCookieOf } = await import("./session"));
-});
+const { module: session, restore } = await importWithEnv({ SESSION_SECRET: SECRET }, () => import("./session"));
+const { currentCustomerId, sessionCookieOf } = session;
 afterAll(() => restore());
 let spy: ReturnType<typeof vi.spyOn> | undefined;
 afterEach(() => spy?.mockRestore());
