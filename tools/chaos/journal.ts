@@ -32,6 +32,9 @@ export interface AttemptLog {
   outcome: string;
 }
 
+/** The outcome's prefix for an attempt Stripe.js refused to make a token for: it never reached the shop. */
+export const REFUSED_BY_STRIPE_JS = "refused_by_stripe_";
+
 export class Journal {
   readonly attempts = new Map<string, AttemptLog>();
   private readonly started = Date.now();

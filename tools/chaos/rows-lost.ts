@@ -1,5 +1,6 @@
 import pg from "pg";
-import type { Journal } from "./journal";
+import { sleep } from "@/lib/sleep";
+import { REFUSED_BY_STRIPE_JS, type Journal } from "./journal";
 import type { Random } from "./random";
 
 /**
@@ -24,16 +25,40 @@ export const LOSE_ATTEMPT_SQL = `with record as (
   )
   select (select count(*) from lost_keys)::int as keys, (select count(*) from lost_orders)::int as orders`;
 
+/**
+ * Loses one of the most recent attempts that reached the shop, at a random
+ * point of its life. A pick whose rows are not written yet, or a database
+ * that is down at that moment (a restart, a failover), loses nothing: it picks
+ * again until rows are lost or `withinMs` has passed. Answers what went, or
+ * null if nothing did.
+ */
 export async function loseRecentAttempt(
   databaseUrl: string,
   journal: Journal,
   random: Random,
+  withinMs: number,
 ): Promise<{ key: string; keys: number; orders: number } | null> {
-  const recent = [...journal.attempts.values()].slice(-RECENT_ATTEMPTS);
+  const deadline = Date.now() + withinMs;
+  while (Date.now() < deadline) {
+    const lost = await loseOne(databaseUrl, journal, random).catch(() => null);
+    if (lost && lost.keys + lost.orders > 0) return lost;
+    if (!lost) await sleep(100);
+  }
+  return null;
+}
+
+async function loseOne(
+  databaseUrl: string,
+  journal: Journal,
+  random: Random,
+): Promise<{ key: string; keys: number; orders: number } | null> {
+  // An attempt Stripe.js refused never reached the shop: it has no rows to lose.
+  const reached = [...journal.attempts.values()].filter((a) => !a.outcome.startsWith(REFUSED_BY_STRIPE_JS));
+  const recent = reached.slice(-RECENT_ATTEMPTS);
   if (recent.length === 0) return null;
   const attempt = random.pick(recent);
   // Anywhere from before its claim is written to just after its answer.
-  await new Promise((r) => setTimeout(r, random.int(0, 1_500)));
+  await sleep(random.int(0, 1_500));
   const db = new pg.Client({ connectionString: databaseUrl });
   db.on("error", () => undefined); // cut by a failover: the query fails, the soak goes on
   await db.connect();

@@ -16,7 +16,7 @@ import { sessionQuery } from "@/lib/checkout-client/queries";
 import type { AttemptStatus, CartItem, CheckoutBody } from "@/lib/checkout-client/types";
 import type { CardKind } from "./cards";
 import { Browser, sleep } from "./http-shopper";
-import type { AttemptLog, Journal } from "./journal";
+import { REFUSED_BY_STRIPE_JS, type AttemptLog, type Journal } from "./journal";
 import type { Random } from "./random";
 import { createConfirmationToken, handleNextAction, type StripeJs } from "./stripe-js";
 import { authenticate } from "./three-d-secure";
@@ -94,7 +94,7 @@ export class Shopper {
           card: card.name,
           credential: `refused by Stripe.js: ${made.code}`,
           amountCents,
-        }).outcome = `refused_by_stripe_${made.code}`;
+        }).outcome = `${REFUSED_BY_STRIPE_JS}${made.code}`;
         return true;
       }
       cart = { items, confirmationToken: made.id };
