@@ -1,6 +1,7 @@
 import pg from "pg";
 import { sleep } from "@/lib/sleep";
 import { REFUSED_BY_STRIPE_JS, type Journal } from "./journal";
+import { within } from "./within";
 import type { Random } from "./random";
 
 /**
@@ -25,6 +26,13 @@ export const LOSE_ATTEMPT_SQL = `with record as (
   )
   select (select count(*) from lost_keys)::int as keys, (select count(*) from lost_orders)::int as orders`;
 
+/** An attempt whose rows were deleted, and how many records and orders went. */
+export interface LostAttempt {
+  key: string;
+  keys: number;
+  orders: number;
+}
+
 /**
  * Loses one of the most recent attempts that reached the shop, at a random
  * point of its life. A pick whose rows are not written yet, or a database
@@ -37,21 +45,17 @@ export async function loseRecentAttempt(
   journal: Journal,
   random: Random,
   withinMs: number,
-): Promise<{ key: string; keys: number; orders: number } | null> {
-  const deadline = Date.now() + withinMs;
-  while (Date.now() < deadline) {
-    const lost = await loseOne(databaseUrl, journal, random).catch(() => null);
-    if (lost && lost.keys + lost.orders > 0) return lost;
-    if (!lost) await sleep(100);
-  }
-  return null;
+): Promise<LostAttempt | null> {
+  let lost: LostAttempt | null = null;
+  await within(withinMs, async () => {
+    const tried = await loseOne(databaseUrl, journal, random).catch(() => null);
+    if (tried && tried.keys + tried.orders > 0) lost = tried;
+    return lost !== null;
+  });
+  return lost;
 }
 
-async function loseOne(
-  databaseUrl: string,
-  journal: Journal,
-  random: Random,
-): Promise<{ key: string; keys: number; orders: number } | null> {
+async function loseOne(databaseUrl: string, journal: Journal, random: Random): Promise<LostAttempt | null> {
   // An attempt Stripe.js refused never reached the shop: it has no rows to lose.
   const reached = [...journal.attempts.values()].filter((a) => !a.outcome.startsWith(REFUSED_BY_STRIPE_JS));
   const recent = reached.slice(-RECENT_ATTEMPTS);
