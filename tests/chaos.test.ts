@@ -1,12 +1,12 @@
 import { spawn } from "node:child_process";
-import { mkdtemp, readFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { FAULT_KINDS } from "@/tools/chaos/faults";
 import type { ResultsFile } from "@/tools/chaos/report";
 import { freePort } from "./app-server";
 import { TEST_DIST_DIR, testEnvironment } from "./constants";
+import { scratchDir } from "./helpers/scratch";
 
 /**
  * `npm run chaos` as CI runs it, short: a seeded soak of 100 checkouts through
@@ -17,7 +17,7 @@ import { TEST_DIST_DIR, testEnvironment } from "./constants";
  * test build.
  */
 async function runChaos(args: string[]): Promise<{ code: number | null; output: string; results: ResultsFile }> {
-  const dir = await mkdtemp(path.join(tmpdir(), "chaos-"));
+  const dir = await scratchDir("chaos-");
   const out = path.join(dir, "results.json");
   const env = testEnvironment();
   const child = spawn(

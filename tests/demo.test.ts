@@ -1,13 +1,12 @@
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { chmod, mkdtemp } from "node:fs/promises";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "./app-server";
 import { TEST_DIST_DIR } from "./constants";
 import { EmulatorClient } from "@checkout/stripe-emulator/client";
+import { scratchDir } from "./helpers/scratch";
 import { cart, newKey, Shopper, waitFor } from "./helpers/shopper";
 
 /**
@@ -64,8 +63,7 @@ function postgresRunning(dataDir: string): boolean {
 
 describe("npm run demo", () => {
   it("serves the catalogue from a fresh embedded database, stops cleanly on SIGTERM, and reuses its data", async () => {
-    const dataDir = await mkdtemp(path.join(tmpdir(), "demo-data-"));
-    await chmod(dataDir, 0o755); // as root, the database runs as `postgres`, which must reach its folder
+    const dataDir = await scratchDir("demo-data-");
 
     const first = runDemo(dataDir);
     await first.ready;
@@ -111,7 +109,7 @@ describe("npm run demo", () => {
   ])(
     "refuses a taken %s (%s) in one line naming it, and leaves nothing running",
     async (variable) => {
-      const dataDir = await mkdtemp(path.join(tmpdir(), "demo-taken-"));
+      const dataDir = await scratchDir("demo-taken-");
       const holder = createServer();
       const port = await freePort();
       await new Promise<void>((resolve) => holder.listen(port, resolve));

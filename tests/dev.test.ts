@@ -1,11 +1,10 @@
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { chmod, mkdtemp } from "node:fs/promises";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { freePort } from "./app-server";
+import { scratchDir } from "./helpers/scratch";
 
 /**
  * `npm run dev` as a contributor runs it: `next dev` (hot reload, compiled on
@@ -28,8 +27,7 @@ function postgresRunning(dataDir: string): boolean {
 
 describe("npm run dev", () => {
   it("serves the shop from next dev on the embedded database and the emulator, and stops cleanly", async () => {
-    const dataDir = await mkdtemp(path.join(tmpdir(), "dev-data-"));
-    await chmod(dataDir, 0o755); // as root, the database runs as `postgres`, which must reach its folder
+    const dataDir = await scratchDir("dev-data-");
     const ports = { app: await freePort(), pg: await freePort(), emulator: await freePort() };
     const child = spawn(process.execPath, devArgs, {
       env: {

@@ -2,14 +2,13 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { createRequire } from "node:module";
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { SESSION_TTL_SECONDS } from "../lib/session";
 import { startStripeEmulator, type StripeEmulator } from "@checkout/stripe-emulator";
 import { freePort, TEST_SESSION_SECRET } from "./app-server";
 import { TEST_DIST_DIR } from "./constants";
+import { scratchDir } from "./helpers/scratch";
 
 /**
  * `npm start` (scripts/start.ts) as an operator runs it, against the test
@@ -32,7 +31,7 @@ const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
 
 /** `npm start`, or with `bare` the production server alone (`next start`, as a container might run it). */
 async function runStart(env: Record<string, string>, options: { bare?: boolean } = {}) {
-  const dataDir = await mkdtemp(path.join(tmpdir(), "start-data-"));
+  const dataDir = await scratchDir("start-data-");
   const port = await freePort();
   const { SESSION_SECRET: _inherited, ...parentEnv } = process.env;
   const args = options.bare
@@ -247,7 +246,7 @@ describe("npm start", () => {
   );
 
   it("refuses to start without a production build, in one line saying to run npm run build", async () => {
-    const empty = await mkdtemp(path.join(tmpdir(), "no-build-"));
+    const empty = await scratchDir("no-build-");
     const start = await runStart({ SESSION_SECRET: TEST_SESSION_SECRET, NEXT_DIST_DIR: empty });
     expect(await start.outcome, start.output()).toBe(1);
     expect(linesOf(start.output())).toEqual([

@@ -8,6 +8,7 @@ import { TEST_DIST_DIR } from "./constants";
 import { EmulatorClient } from "@checkout/stripe-emulator/client";
 import { waitFor } from "./helpers/shopper";
 import { journeyLines, smoke } from "./helpers/smoke";
+import { removeScratchDir } from "./helpers/scratch";
 
 /**
  * `npm run smoke:stripe` against the demo, started as `npm run demo` starts
@@ -25,10 +26,11 @@ let demo: { stop(): Promise<number | null>; output(): string };
 let app = "";
 let emulator: EmulatorClient;
 let stripeEnv: Record<string, string>;
+let dataDir = "";
 
 beforeAll(async () => {
   const ports = { app: await freePort(), pg: await freePort(), emulator: await freePort() };
-  const dataDir = await mkdtemp(path.join(tmpdir(), "smoke-demo-"));
+  dataDir = await mkdtemp(path.join(tmpdir(), "smoke-demo-"));
   await chmod(dataDir, 0o755); // as root, the database runs as `postgres`, which must reach its folder
   demo = await startDemo({
     DATABASE_URL: "", // the demo's default: embedded
@@ -48,6 +50,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   expect(await demo?.stop()).toBe(0);
+  await removeScratchDir(dataDir); // after a clean stop only: otherwise the demo's database and log stay to be looked at
 });
 
 describe("npm run smoke:stripe", () => {

@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { execFileSync } from "node:child_process";
-import { mkdtemp, mkdir, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
@@ -15,6 +14,7 @@ import {
   type SqlConnection,
 } from "./migrate";
 import { withDatabase } from "./provision";
+import { scratchDir } from "@/tests/helpers/scratch";
 
 const admin = inject("adminDatabaseUrl");
 const created: string[] = [];
@@ -39,7 +39,7 @@ async function freshDatabase(): Promise<string> {
 
 /** A migrations folder: each migration's SQL, and the earlier checksums of those that list any. */
 async function migrationsDir(files: Record<string, string>, earlier: Record<string, string> = {}): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), "migrations-"));
+  const dir = await scratchDir("migrations-");
   for (const [name, sql] of Object.entries(files)) {
     await mkdir(path.join(dir, name));
     await writeFile(path.join(dir, name, "migration.sql"), sql);
