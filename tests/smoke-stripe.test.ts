@@ -1,14 +1,11 @@
 import { spawn } from "node:child_process";
-import { chmod, mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "./app-server";
 import { TEST_DIST_DIR } from "./constants";
 import { EmulatorClient } from "@checkout/stripe-emulator/client";
 import { waitFor } from "./helpers/shopper";
 import { journeyLines, smoke } from "./helpers/smoke";
-import { removeScratchDir } from "./helpers/scratch";
+import { makeScratchDir, removeScratchDir } from "./helpers/scratch";
 
 /**
  * `npm run smoke:stripe` against the demo, started as `npm run demo` starts
@@ -30,8 +27,7 @@ let dataDir = "";
 
 beforeAll(async () => {
   const ports = { app: await freePort(), pg: await freePort(), emulator: await freePort() };
-  dataDir = await mkdtemp(path.join(tmpdir(), "smoke-demo-"));
-  await chmod(dataDir, 0o755); // as root, the database runs as `postgres`, which must reach its folder
+  dataDir = await makeScratchDir("smoke-demo-");
   demo = await startDemo({
     DATABASE_URL: "", // the demo's default: embedded
     DATA_DIR: dataDir,

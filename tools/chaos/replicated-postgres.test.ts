@@ -1,9 +1,7 @@
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "@/tests/app-env";
+import { makeScratchDir, removeScratchDir } from "@/tests/helpers/scratch";
 import { startReplicatedPostgres, type ReplicatedPostgres } from "./replicated-postgres";
 
 /**
@@ -17,15 +15,14 @@ let dataDir: string;
 const lines: string[] = [];
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(path.join(tmpdir(), "chaos-failover-"));
-  chmodSync(dataDir, 0o755); // as root, PostgreSQL runs as `postgres`, which must enter it
+  dataDir = await makeScratchDir("chaos-failover-");
   db = await startReplicatedPostgres({ dataDir, basePort: await freePort(2), log: (l) => lines.push(l) });
   await db.createDatabase("failover_test");
 }, 60_000);
 // The two clusters take about 150 MB: none is left behind in the system's temporary folder.
 afterAll(async () => {
   await db?.stop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  if (dataDir) await removeScratchDir(dataDir);
 });
 
 async function withClient<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
