@@ -1,10 +1,11 @@
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir, userInfo } from "node:os";
+import { chmod, writeFile } from "node:fs/promises";
+import { userInfo } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { freePort } from "../app-env";
+import { makeScratchDir, removeScratchDir } from "./scratch";
 
 /**
  * A real PgBouncer (Debian's `pgbouncer` package) in front of one database of
@@ -43,7 +44,7 @@ export async function startPgBouncer(
   const user = decodeURIComponent(server.username);
   const password = randomBytes(16).toString("hex"); // the clients' password at the pooler, not the server's
   const port = await freePort();
-  const dir = await mkdtemp(path.join(tmpdir(), "pgbouncer-"));
+  const dir = await makeScratchDir("pgbouncer-");
   const serverPassword = server.password ? ` password=${decodeURIComponent(server.password)}` : "";
   await writeFile(path.join(dir, "userlist.txt"), `"${user}" "${password}"\n`);
   await writeFile(
@@ -66,10 +67,7 @@ export async function startPgBouncer(
   );
   // PgBouncer refuses to run as root: as root it switches to the `postgres` user its package brings.
   const asRoot = userInfo().uid === 0;
-  if (asRoot) {
-    await chmod(dir, 0o755);
-    for (const file of ["userlist.txt", "pgbouncer.ini"]) await chmod(path.join(dir, file), 0o644);
-  }
+  if (asRoot) for (const file of ["userlist.txt", "pgbouncer.ini"]) await chmod(path.join(dir, file), 0o644);
   const child = spawn(binary, [...(asRoot ? ["-u", "postgres"] : []), path.join(dir, "pgbouncer.ini")], {
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -94,7 +92,7 @@ export async function startPgBouncer(
       child.kill("SIGTERM");
       await exited;
     }
-    await rm(dir, { recursive: true, force: true });
+    await removeScratchDir(dir);
   };
   const deadline = Date.now() + 10_000;
   for (;;) {
