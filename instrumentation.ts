@@ -7,8 +7,8 @@
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   // Also for a bare `next start` (a container, say), not only `npm start`.
-  const { configurationOrExit } = await import("./lib/startup");
-  const config = configurationOrExit();
+  const { configurationOrExit, shopIdentityOrExit } = await import("./lib/startup");
+  const config = await shopIdentityOrExit(configurationOrExit());
   // Route handlers learn the socket's peer from a header only this hook writes (lib/abuse/client-address.ts).
   const { installPeerHook } = await import("./lib/abuse/peer-hook");
   installPeerHook();

@@ -31,6 +31,7 @@ const SERIAL = [
   "tests/multi-instance.test.ts",
   "tests/restricted-key.test.ts",
   "tests/checkout-crash.test.ts",
+  "tests/fleet-identity.test.ts",
   "tools/chaos/replicated-postgres.test.ts",
 ];
 const APP = [

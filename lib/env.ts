@@ -4,9 +4,6 @@
  * meaning and default, and `.env.example` names each (tests/variables.test.ts).
  */
 import "server-only";
-import { createHash } from "node:crypto";
-import { hostname } from "node:os";
-import path from "node:path";
 import { z } from "zod";
 import { behindTransactionPooler, POOLER_PARAMETER } from "./db/pooler";
 import { STRIPE_MAX_NETWORK_RETRIES, STRIPE_TIMEOUT_MS, worstCaseStripeCallMs } from "./payments/limits";
@@ -91,7 +88,7 @@ const schema = z
     STRIPE_MAX_NETWORK_RETRIES: z.coerce.number().int().min(0).max(5).default(STRIPE_MAX_NETWORK_RETRIES),
     IDEMPOTENCY_IN_PROGRESS_TTL_MS: z.coerce.number().int().positive().default(90_000),
     IDEMPOTENCY_RETENTION_HOURS: z.coerce.number().int().min(24).max(48).default(24),
-    /** Names this shop in every PaymentIntent's metadata (`shop`); `npm start` requires it. */
+    /** Names this shop in every PaymentIntent's metadata (`shop`); recorded in the database, which every process agrees with (lib/shop-identity.ts). */
     SHOP_ID: z
       .string()
       .trim()
@@ -218,8 +215,8 @@ export type Env = Omit<z.infer<typeof schema>, "STRIPE_WEBHOOK_SECRET" | "NEXT_P
   NEXT_PUBLIC_STRIPE_PUBLISHABLE_KEY: string | null;
   /** The emulator's Stripe.js stand-in, which the checkout page loads from the emulator; null: Stripe's own. */
   stripeJsUrl: string | null;
-  /** SHOP_ID, or one derived from this machine and DATA_DIR: two demos on one Stripe account never share one. */
-  shopId: string;
+  /** SHOP_ID, or the identity the database records once a process has read it (lib/shop-identity.ts); never derived. */
+  shopId: string | null;
   /** Where the SDK sends requests; undefined means api.stripe.com. */
   stripeApiBase: string | undefined;
   usesStripeEmulator: boolean;
@@ -228,6 +225,10 @@ export type Env = Omit<z.infer<typeof schema>, "STRIPE_WEBHOOK_SECRET" | "NEXT_P
   /** Which Stripe settings were given rather than defaulted to the emulator's (production refuses the defaults, lib/startup.ts). */
   given: { STRIPE_SECRET_KEY: boolean; STRIPE_WEBHOOK_SECRET: boolean };
 };
+
+/** What a refusal for want of a shop identity says to do (lib/shop-identity.ts). */
+export const SHOP_ID_ADVICE =
+  "name this shop (e.g. SHOP_ID=shop-production), different for every environment sharing a Stripe account";
 
 export class ConfigError extends Error {
   override name = "ConfigError";
@@ -285,7 +286,7 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
       (usesStripeEmulator ? `pk_test_${env.STRIPE_SECRET_KEY.replace(/^(sk|rk)_test_/, "")}` : null),
     stripeJsUrl:
       usesStripeEmulator && stripeApiBase ? `${new URL(stripeApiBase).origin}${EMULATOR_STRIPE_JS_PATH}` : null,
-    shopId: env.SHOP_ID ?? defaultShopId(env.DATA_DIR),
+    shopId: env.SHOP_ID ?? null,
     stripeApiBase,
     usesStripeEmulator,
     appOrigins: env.APP_ORIGIN ? (parseOrigins(env.APP_ORIGIN) ?? []) : [],
@@ -294,14 +295,6 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
       STRIPE_WEBHOOK_SECRET: input.STRIPE_WEBHOOK_SECRET !== undefined,
     },
   };
-}
-
-/** Without SHOP_ID: this machine's name and the data folder's path, hashed (two demos differ in one or the other). */
-function defaultShopId(dataDir: string): string {
-  return `local-${createHash("sha256")
-    .update(`${hostname()}\n${path.resolve(dataDir)}`)
-    .digest("hex")
-    .slice(0, 12)}`;
 }
 
 /** `https://a.example, https://b.example` → normalised origins; null if any entry is not a bare http(s) origin. */

@@ -1,5 +1,6 @@
 import { ConfigError, EMULATOR_WEBHOOK_SECRET, parseEnv, type Env } from "./env";
 import { SECRET_ADVICE } from "./security/secret-strength";
+import { establishShopIdentity } from "./shop-identity";
 
 /**
  * What a production server cannot serve without, checked when it starts (see
@@ -51,6 +52,24 @@ export function configurationOrExit(source: Record<string, string | undefined> =
   }
   const problems = productionProblems(env);
   return problems.length > 0 ? refuse(problems) : env;
+}
+
+/**
+ * The configuration with the shop identity its database records (named by
+ * SHOP_ID the first time), or the process ends with one line. The route
+ * bundles parse the configuration from process.env on their own: the
+ * identity is put there once, before the server answers any request.
+ */
+export async function shopIdentityOrExit(env: Env): Promise<Env> {
+  if (!env.DATABASE_URL) return env; // a server without a database refuses elsewhere (productionProblems, lib/db)
+  try {
+    const shopId = await establishShopIdentity(env.DATABASE_URL, env.SHOP_ID, { mayName: false });
+    process.env.SHOP_ID = shopId;
+    return { ...env, SHOP_ID: shopId, shopId };
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    return refuse(err.message.split("\n"));
+  }
 }
 
 function refuse(lines: string[]): never {

@@ -12,6 +12,7 @@ import { parseWindow } from "@/lib/audit/window";
 import { createPrismaClient } from "@/lib/db";
 import { provisionDatabase } from "@/lib/db/provision";
 import { ConfigError, parseEnv } from "@/lib/env";
+import { withShopIdentity } from "@/lib/shop-identity";
 
 const USAGE = "Usage: npm run audit -- [--since 24h | --from ISO --to ISO] [--json]";
 
@@ -41,10 +42,10 @@ async function main(): Promise<number> {
     console.error(`${window}\n${USAGE}`);
     return 2;
   }
-  const env = parseEnv();
-  const database = await provisionDatabase(env);
+  const database = await provisionDatabase(parseEnv());
   const prisma = createPrismaClient(database.url);
   try {
+    const env = await withShopIdentity(parseEnv(), database);
     const report = await runAudit(
       {
         prisma,

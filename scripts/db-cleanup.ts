@@ -7,6 +7,7 @@ import "./lib/dotenv";
 import { createPrismaClient } from "@/lib/db";
 import { provisionDatabase } from "@/lib/db/provision";
 import { parseEnv } from "@/lib/env";
+import { withShopIdentity } from "@/lib/shop-identity";
 import { deleteIdleCustomers } from "@/lib/customers/expire";
 import { deleteStaleAdmissionCounters } from "@/lib/abuse/admission-cleanup";
 import { deleteExpiredKeys } from "@/lib/idempotency/cleanup";
@@ -18,6 +19,8 @@ runScript(async () => {
   const database = await provisionDatabase(parseEnv());
   const prisma = createPrismaClient(database.url);
   try {
+    // Deletes only what has expired, whoever's; refusing without an identity keeps every production process alike.
+    await withShopIdentity(parseEnv(), database);
     const started = Date.now();
     const { deleted, batches } = await deleteExpiredKeys(prisma);
     const webhookEvents = await deleteProcessedEvents(prisma, { maxBatches: Number.POSITIVE_INFINITY });

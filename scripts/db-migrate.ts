@@ -3,6 +3,7 @@ import "./lib/dotenv";
 import { parseEnv } from "@/lib/env";
 import { migrate } from "@/lib/db/migrate";
 import { provisionDatabase } from "@/lib/db/provision";
+import { withShopIdentity } from "@/lib/shop-identity";
 import { runScript } from "./lib/run-script";
 
 runScript(async () => {
@@ -11,6 +12,8 @@ runScript(async () => {
     const { applied, alreadyApplied } = await migrate(database.url);
     for (const name of applied) console.log(`applied  ${name}`);
     console.log(`${applied.length} applied, ${alreadyApplied.length} already applied`);
+    // Named here once (SHOP_ID, or a local name for the embedded database); every process then agrees with it.
+    console.log(`shop     ${(await withShopIdentity(parseEnv(), database)).shopId}`);
   } finally {
     await database.stop();
   }

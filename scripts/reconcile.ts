@@ -9,14 +9,15 @@ import { provisionDatabase } from "@/lib/db/provision";
 import { parseEnv } from "@/lib/env";
 import { stripeFor } from "@/lib/payments/stripe";
 import { createCheckoutDeps, createWebhookDeps } from "@/lib/services";
+import { withShopIdentity } from "@/lib/shop-identity";
 import { processDueEvents } from "@/lib/webhooks/process";
 import { runScript } from "./lib/run-script";
 
 runScript(async () => {
-  const env = parseEnv();
-  const database = await provisionDatabase(env);
+  const database = await provisionDatabase(parseEnv());
   const prisma = createPrismaClient(database.url);
   try {
+    const env = await withShopIdentity(parseEnv(), database);
     const deps = createWebhookDeps(env, createCheckoutDeps(env, prisma, stripeFor(env)));
     const events = await processDueEvents(deps);
     console.log(JSON.stringify({ event: "webhook_run", ...events }));

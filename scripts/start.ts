@@ -8,6 +8,7 @@ import path from "node:path";
 import { ConfigError } from "@/lib/env";
 import { assertReachable } from "@/lib/db/reachable";
 import { assertPortFree } from "@/lib/ports";
+import { establishShopIdentity } from "@/lib/shop-identity";
 import { configurationOrExit } from "@/lib/startup";
 import { startApp } from "./lib/app-process";
 import { runUntilSignal } from "./lib/run-until-signal";
@@ -15,11 +16,6 @@ import { runUntilSignal } from "./lib/run-until-signal";
 runUntilSignal(async () => {
   // The same checks the server makes when it starts (lib/startup.ts), as production.
   const env = configurationOrExit({ ...process.env, NODE_ENV: "production" });
-  // A derived shop id is for demos; a deployment names itself (docs/decisions/0012).
-  if (!env.SHOP_ID)
-    throw new ConfigError(
-      "SHOP_ID: required by npm start: name this shop (e.g. SHOP_ID=shop-production), different for every environment sharing a Stripe account",
-    );
   const distDir = process.env.NEXT_DIST_DIR || ".next";
   if (!existsSync(path.join(distDir, "BUILD_ID")))
     throw new ConfigError(
@@ -27,6 +23,8 @@ runUntilSignal(async () => {
     );
   await assertPortFree(env.PORT, "PORT");
   await assertReachable(env.DATABASE_URL!);
+  // The shop its database records (named by SHOP_ID the first time); the server checks it again as it starts.
+  await establishShopIdentity(env.DATABASE_URL!, env.SHOP_ID, { mayName: false });
   console.log(`[start] stripe ${env.stripeApiBase ?? "api.stripe.com (test mode)"}`);
   const app = await startApp({ port: env.PORT, env: {}, log: (line) => console.log(line) });
   console.log(`[start] Ready on ${app.url}`);

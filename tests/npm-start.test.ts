@@ -8,7 +8,10 @@ import { SESSION_TTL_SECONDS } from "../lib/session";
 import { startStripeEmulator, type StripeEmulator } from "@checkout/stripe-emulator";
 import { freePort, TEST_SESSION_SECRET } from "./app-server";
 import { TEST_DIST_DIR } from "./constants";
+import { TEST_SHOP_ID } from "./helpers/identity";
+import { createOwnDatabase } from "./helpers/own-database";
 import { scratchDir } from "./helpers/scratch";
+import { establishShopIdentity } from "@/lib/shop-identity";
 
 /**
  * `npm start` (scripts/start.ts) as an operator runs it, against the test
@@ -46,7 +49,7 @@ async function runStart(env: Record<string, string>, options: { bare?: boolean }
       STRIPE_SECRET_KEY: "sk_test_emulator",
       STRIPE_API_BASE: emulator.url,
       STRIPE_WEBHOOK_SECRET: "whsec_emulator",
-      SHOP_ID: "start-test",
+      SHOP_ID: TEST_SHOP_ID,
       NEXT_DIST_DIR: TEST_DIST_DIR,
       ...(options.bare ? { NODE_ENV: "production" } : {}),
       ...env,
@@ -65,6 +68,18 @@ async function runStart(env: Record<string, string>, options: { bare?: boolean }
     void exited.then((code) => resolve(code)).finally(() => clearInterval(timer));
   });
   return { child, exited, outcome, dataDir, url: `http://localhost:${port}`, output: () => output };
+}
+
+/** Waits until a started server answers its liveness probe; fails if it exits first. */
+async function waitUntilLive(start: Awaited<ReturnType<typeof runStart>>): Promise<void> {
+  let exitCode: number | null | undefined;
+  void start.exited.then((code) => (exitCode = code));
+  for (;;) {
+    if (exitCode !== undefined) throw new Error(`the server exited (${exitCode}): ${start.output()}`);
+    const live = await fetch(`${start.url}/api/health/live`).catch(() => null);
+    if (live?.status === 200) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }
 
 /** Every module a file loads, following `@/…` and relative imports (static and dynamic) through the project. */
@@ -181,11 +196,6 @@ describe("npm start", () => {
       /^STRIPE_API_BASE: must be https:\/\/ unless it is the emulator on this machine/,
     ],
     [
-      "without SHOP_ID",
-      { SESSION_SECRET: TEST_SESSION_SECRET, SHOP_ID: "" },
-      /^SHOP_ID: required by npm start: name this shop/,
-    ],
-    [
       "when the database does not answer",
       { SESSION_SECRET: TEST_SESSION_SECRET, DATABASE_URL: "postgresql://nobody@127.0.0.1:9/shop" },
       /^DATABASE_URL: PostgreSQL at 127\.0\.0\.1:9\/shop does not answer/,
@@ -200,6 +210,37 @@ describe("npm start", () => {
     } finally {
       start.child.kill("SIGTERM");
       await start.exited;
+    }
+  });
+
+  it("without a shop identity, or with another shop's, refuses in one line naming SHOP_ID; so does next start alone", async () => {
+    const database = await createOwnDatabase("unnamed");
+    try {
+      const unnamed = { SESSION_SECRET: TEST_SESSION_SECRET, DATABASE_URL: database.url, SHOP_ID: "" };
+      for (const bare of [false, true]) {
+        const start = await runStart(unnamed, { bare });
+        expect(await start.exited, start.output()).toBe(1);
+        // `next start` prints its banner first; `npm start` only the refusal.
+        const refusal = /^SHOP_ID: required: this database names no shop yet; name this shop/m;
+        if (bare) expect(start.output()).toMatch(refusal);
+        else expect(linesOf(start.output())).toEqual([expect.stringMatching(refusal)]);
+      }
+      // As `npm run db:migrate` names it; another SHOP_ID is then refused, and none is the database's.
+      await establishShopIdentity(database.url, "named-shop", { mayName: false });
+      const other = await runStart({ ...unnamed, SHOP_ID: "other-shop" });
+      expect(await other.exited, other.output()).toBe(1);
+      expect(linesOf(other.output())).toEqual([
+        expect.stringMatching(/^SHOP_ID: other-shop is not the shop this database belongs to \(named-shop\)/),
+      ]);
+      const bare = await runStart(unnamed, { bare: true });
+      try {
+        await waitUntilLive(bare);
+      } finally {
+        bare.child.kill("SIGTERM");
+        await bare.exited;
+      }
+    } finally {
+      await database.drop();
     }
   });
 

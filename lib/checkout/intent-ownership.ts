@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type Stripe from "stripe";
 import { linesMetadata, linesOf, type AttemptMetadata, type MetadataLine } from "../payments/attempt-intent";
+import { ConfigError, SHOP_ID_ADVICE } from "../env";
 import { isUuid } from "../uuid";
 import { attemptId } from "./attempt-id";
 import { CHECKOUT_ENDPOINT } from "./request";
@@ -103,12 +104,14 @@ export function claimsThisShop(identity: ShopIdentity, intent: Judged): boolean 
   return kind === "ours" || kind === "tampered";
 }
 
-/** The shop's identity from its configuration: SHOP_ID, keyed by the session secret and the one before it. */
+/** The shop's identity from its configuration: its shop id, keyed by the session secret and the one before it. */
 export function configuredShopIdentity(config: {
-  shopId: string;
+  shopId: string | null;
   SESSION_SECRET?: string;
   SESSION_SECRET_PREVIOUS?: string;
 }): ShopIdentity {
+  // Never a default: a process that signed or judged intents as another shop could charge twice (lib/shop-identity.ts).
+  if (!config.shopId) throw new ConfigError(`SHOP_ID: required: ${SHOP_ID_ADVICE}`);
   return shopIdentity(config.shopId, [config.SESSION_SECRET, config.SESSION_SECRET_PREVIOUS]);
 }
 

@@ -10,6 +10,7 @@ import { provisionDatabase, type ProvisionedDatabase } from "@/lib/db/provision"
 import { ConfigError, EMULATOR_WEBHOOK_SECRET, type Env } from "@/lib/env";
 import { assertPortFree, portTaken } from "@/lib/ports";
 import { SECRET_ADVICE } from "@/lib/security/secret-strength";
+import { establishShopIdentity } from "@/lib/shop-identity";
 import { startStripeEmulator, type StripeEmulator } from "@checkout/stripe-emulator";
 import { startApp, type AppProcess } from "./app-process";
 
@@ -87,6 +88,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     cleanups.push(() => database.stop());
     log(`database   ${redact(database.url)}${database.embedded ? " (embedded)" : ""}`);
     log(`migrations ${applied.length} applied · catalogue ${seeded} products`);
+    // The demo's and the test stacks' databases name themselves once; every instance then takes that name.
+    const shopId = await establishShopIdentity(database.url, options.appEnv?.SHOP_ID ?? env.SHOP_ID, {
+      mayName: Boolean(options.generateSessionSecret) || database.embedded,
+    });
+    log(`shop       ${shopId}`);
 
     let emulator: StripeEmulator | null = null;
     // The emulator's well-known secret is for tests that sign events themselves; the demo and dev stacks,
@@ -116,6 +122,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       DATABASE_URL: options.appDatabaseUrl ? await options.appDatabaseUrl(database.url) : database.url,
       STRIPE_SECRET_KEY: env.STRIPE_SECRET_KEY,
       STRIPE_WEBHOOK_SECRET: webhookSecret,
+      SHOP_ID: shopId,
       SESSION_SECRET: env.SESSION_SECRET ?? kept(env.DATA_DIR, "session-secret", () => randomBytes(32).toString("hex")),
       // One person and their browser (or a test run) from one address: the abuse limits, raised (lib/abuse/limits.ts).
       RATE_LIMIT_SCALE: process.env.RATE_LIMIT_SCALE || "1000",
