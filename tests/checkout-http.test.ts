@@ -417,6 +417,25 @@ describe("a shopper whose card is declined", () => {
       expect(state.body).toEqual({ status: "failed", response: { statusCode: 402, body: answer.body } });
     },
   );
+
+  it.each([
+    ["pm_card_chargeDeclinedFraudulent", "fraudulent"],
+    ["pm_card_chargeDeclinedStolenCard", "stolen_card"],
+    ["pm_card_chargeDeclinedLostCard", "lost_card"],
+  ])("with %s is told a generic decline, as Stripe advises; the order keeps %s", async (paymentMethod, declineCode) => {
+    const shopper = await h.shopper();
+    const answer = await shopper.checkout(newKey(), cart(paymentMethod));
+    expect(answer.body).toEqual({
+      error: "card_declined",
+      message: "Your card was declined.",
+      declineCode: "generic_decline",
+      orderId: expect.stringMatching(UUID),
+    });
+    expect((await h.emulator.ledger())[0]).toMatchObject({ last_payment_error: { decline_code: declineCode } });
+    expect(await h.db.order(answer.body.orderId)).toMatchObject({ status: "failed", decline_code: declineCode });
+    const order = await shopper.request("GET", `/api/orders/${answer.body.orderId}`);
+    expect(order.body).toMatchObject({ status: "failed", declineCode: "generic_decline" });
+  });
 });
 
 describe("a shopper who pays with a ConfirmationToken", () => {

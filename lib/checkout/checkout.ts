@@ -1,3 +1,4 @@
+import { shopperDecline } from "../payments/shopper-decline";
 import type Stripe from "stripe";
 import type { PrismaClient } from "../generated/prisma/client";
 import { IN_PROGRESS_RETRY_AFTER_SECONDS, type IdempotencyEngine } from "../idempotency/engine";
@@ -309,8 +310,7 @@ function responseFor(order: { id: string } | null, outcome: FinalOutcome): Store
     case "declined":
       return stored(402, {
         error: "card_declined",
-        message: outcome.message,
-        declineCode: outcome.declineCode,
+        ...shopperDecline(outcome.declineCode, outcome.message),
         orderId,
       });
     case "failed":

@@ -1,3 +1,4 @@
+import { shopperDeclineCode } from "../payments/shopper-decline";
 import { Prisma, type PrismaClient } from "../generated/prisma/client";
 import { heldBy, type OutcomeEffect } from "../idempotency/engine";
 import type { Ownership } from "../idempotency/types";
@@ -243,5 +244,5 @@ function withRefund(order: Omit<OrderView, "refund">): OrderView {
       : order.refundedCents > 0
         ? "partial"
         : "none";
-  return { ...order, refund };
+  return { ...order, declineCode: shopperDeclineCode(order.declineCode), refund };
 }
