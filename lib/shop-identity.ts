@@ -26,10 +26,13 @@ export async function establishShopIdentity(
       recorded = rows[0]?.shop_id;
     } catch (err) {
       if ((err as { code?: string }).code === "42P01")
-        throw new ConfigError("DATABASE_URL: the database is not migrated (no shop_identity): run `npm run db:migrate`");
+        throw new ConfigError(
+          "DATABASE_URL: the database is not migrated (no shop_identity): run `npm run db:migrate`",
+        );
       throw err;
     }
-    if (recorded === undefined) throw new ConfigError(`SHOP_ID: required: this database names no shop yet; ${SHOP_ID_ADVICE}`);
+    if (recorded === undefined)
+      throw new ConfigError(`SHOP_ID: required: this database names no shop yet; ${SHOP_ID_ADVICE}`);
     if (given !== undefined && given !== recorded)
       throw new ConfigError(
         `SHOP_ID: ${given} is not the shop this database belongs to (${recorded}); set SHOP_ID=${recorded} or unset it`,
