@@ -317,7 +317,9 @@ async function countDecline(deps: CheckoutDeps, ids: AttemptIds, outcome: FinalO
   await deps.idempotency
     .countDecline(ids.customerId, ids.address ?? null, deps.declineWindowSeconds, card)
     .catch((err: unknown) =>
+      // A brake that could not count is an operator's matter; the outcome stands.
       deps.log?.("decline_count_error", {
+        alarm: true,
         customerId: ids.customerId,
         error: err instanceof Error ? err.message : String(err),
       }),
