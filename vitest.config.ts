@@ -52,6 +52,7 @@ const APP = [
   "tests/maintenance-first.test.ts",
   "tests/metrics.test.ts",
   "tests/npm-start.test.ts",
+  "tests/only-the-shop-confirms.test.ts",
   "tests/ops.test.ts",
   "tests/origin.test.ts",
   "tests/pooler.test.ts",

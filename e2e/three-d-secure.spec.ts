@@ -116,7 +116,7 @@ test("A failed authentication in place shows the reason, charges nothing, and th
 
   await expect(paymentStatus(page)).toContainText("Authentication failed");
   await expect(paymentStatus(page)).toContainText("Nothing was charged");
-  expect((await shopper.paymentIntents()).map((i) => i.status)).toEqual(["requires_payment_method"]);
+  expect((await shopper.paymentIntents()).map((i) => i.status)).toEqual(["canceled"]);
   expect((await shopper.orders()).map((o) => o.status)).toEqual(["failed"]);
 
   await typeCard(page, CARDS.visa);
@@ -124,7 +124,7 @@ test("A failed authentication in place shows the reason, charges nothing, and th
   await expect(confirmationHeading(page)).toBeVisible();
   const keys = [...new Set((await traffic.settled()).map((e) => e.key))];
   expect(keys).toHaveLength(2);
-  expect((await shopper.paymentIntents()).map((i) => i.status)).toEqual(["succeeded", "requires_payment_method"]);
+  expect((await shopper.paymentIntents()).map((i) => i.status)).toEqual(["succeeded", "canceled"]);
 });
 
 test("Pay pressed twice and the checkout reloaded while authentication is pending: one PaymentIntent, one key", async ({
@@ -237,7 +237,7 @@ test("A failed authentication after a redirect shows the reason on the return pa
   await page.getByRole("button", { name: "Fail authentication" }).click();
   await expect(returnHeading(page, "Authentication failed")).toBeVisible();
   await expect(page.getByRole("status")).toContainText("Nothing was charged");
-  expect((await shopper.paymentIntents()).map((i) => i.status)).toEqual(["requires_payment_method"]);
+  expect((await shopper.paymentIntents()).map((i) => i.status)).toEqual(["canceled"]);
   expect((await shopper.orders()).map((o) => o.status)).toEqual(["failed"]);
 });
 

@@ -37,6 +37,7 @@ export function createCheckoutDeps(config: Env, prisma: PrismaClient, stripeClie
     phase: observePhase,
     // Keyed by the session secret (and the one before a rotation): docs/decisions/0012.
     identity: configuredShopIdentity(config),
+    declineWindowSeconds: config.RATE_LIMIT_DECLINE_WINDOW_SECONDS,
   };
 }
 

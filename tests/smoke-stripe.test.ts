@@ -64,7 +64,7 @@ describe("npm run smoke:stripe", () => {
     expect(reported).toHaveLength(5);
     for (const [id, status] of reported) expect(ledger.find((i) => i.id === id)?.status).toBe(status);
     expect(ledger.map((i) => i.status).sort()).toEqual([
-      "requires_payment_method",
+      "canceled",
       "requires_payment_method",
       "succeeded",
       "succeeded",

@@ -390,7 +390,11 @@ describe("a success whose order the shop lost", () => {
     expect(await h.db.order(parked.body.orderId)).toBeNull();
     const returned = await authenticate(parked.body.nextAction.url, "complete");
     expect(returned.searchParams.get("payment_intent")).toMatch(/^pi_/);
-    const intent = await stripe().paymentIntents.retrieve(returned.searchParams.get("payment_intent")!);
+    const id = returned.searchParams.get("payment_intent")!;
+    // Authenticated, the intent waits for the shop's confirm (manual confirmation); one that executed
+    // after its caller gave up charges it after the shopper was told it failed.
+    expect((await stripe().paymentIntents.retrieve(id)).status).toBe("requires_confirmation");
+    const intent = await stripe().paymentIntents.confirm(id);
     expect(intent.status).toBe("succeeded");
 
     await untilOlderThanMargin(intent);

@@ -14,7 +14,7 @@ export type AuthenticationReturn = CheckoutResult | { kind: "not_found" };
 
 export async function returnFromAuthentication(
   deps: CheckoutDeps,
-  input: { customerId: string; key: string; paymentIntentId: string | null },
+  input: { customerId: string; key: string; paymentIntentId: string | null; address?: string },
 ): Promise<AuthenticationReturn> {
   const state = await deps.idempotency.find({
     subjectId: input.customerId,
@@ -36,7 +36,7 @@ export async function returnFromAuthentication(
     deps,
     owner,
     { ...order, paymentMethod: order.paymentMethod ?? "" },
-    { customerId: input.customerId, key: input.key },
+    { customerId: input.customerId, key: input.key, address: input.address },
   );
   return settled.result;
 }

@@ -5,6 +5,7 @@ import { IN_PROGRESS_RETRY_AFTER_SECONDS, type IdempotencyEngine } from "../idem
 import { fingerprint } from "../idempotency/fingerprint";
 import type { Admission, AdmissionRule, Ownership, StoredResponse } from "../idempotency/types";
 import type { CheckoutPhase } from "../observability";
+import { paymentKeys } from "../payments/attempt-intent";
 import { drivePayment } from "../payments/drive";
 import { attemptExpired, loggable, type FinalOutcome, type PaymentOutcome } from "../payments/outcome";
 import { settleForGood } from "../payments/settle-for-good";
@@ -22,8 +23,7 @@ import { CHECKOUT_ENDPOINT, paymentCredential, type CheckoutRequest, type Valida
  */
 export type CheckoutResult =
   | { kind: "invalid"; issues: ValidationIssue[] }
-  /** `declined`: this request's own provider call was declined (the card-testing brake counts it), with the card's fingerprint. */
-  | { kind: "response"; response: StoredResponse; replayed: boolean; declined?: { card: string | null } }
+  | { kind: "response"; response: StoredResponse; replayed: boolean }
   | { kind: "in_progress"; retryAfterSeconds: number }
   | { kind: "mismatch" }
   | { kind: "refused"; rule: AdmissionRule; retryAfterSeconds: number }
@@ -42,6 +42,21 @@ export interface CheckoutDeps {
   phase?: (phase: CheckoutPhase, startedAt: number) => void;
   /** Whose intents are this shop's (intent-ownership.ts): signs every intent it creates, judges every one it finds. */
   identity: ShopIdentity;
+  /** The card-testing brake's window (`RATE_LIMIT_DECLINE_WINDOW_SECONDS`); unset, declines are not counted. */
+  declineWindowSeconds?: number;
+}
+
+/**
+ * Whose attempt is being settled. `address` and `card` are known on a
+ * shopper's own request (the client's address, the card looked up before the
+ * claim); a webhook or the reconciler counts a decline per session and per
+ * the card the decline names.
+ */
+export interface AttemptIds {
+  customerId: string;
+  key: string;
+  address?: string;
+  card?: string | null;
 }
 
 /** Who answers an attempt's caller: the shopper's own retry, or the reconciler with its per-record backoff. */
@@ -78,6 +93,8 @@ export async function checkout(
     admission?: Admission;
     /** Called when a fresh key was claimed and its payment goes to the provider (the provider budget). */
     onFresh?: () => void;
+    /** Where the request came from, counted by the card-testing brake should it be declined. */
+    address?: string;
   },
 ): Promise<CheckoutResult> {
   // The claim comes before pricing: a replay never depends on today's catalogue.
@@ -115,7 +132,14 @@ export async function checkout(
 async function pay(
   deps: CheckoutDeps,
   owner: Ownership,
-  input: { customerId: string; key: string; body: CheckoutRequest; origin?: string },
+  input: {
+    customerId: string;
+    key: string;
+    body: CheckoutRequest;
+    origin?: string;
+    address?: string;
+    admission?: Admission;
+  },
 ): Promise<CheckoutResult> {
   // Written only while this request still owns the claim; a retaken attempt
   // gets the first owner's order and price back.
@@ -142,7 +166,7 @@ async function pay(
         deps,
         owner,
         { ...order, paymentMethod: order.paymentMethod ?? paymentCredential(input.body) },
-        input,
+        { ...input, card: input.admission?.card ?? null },
         { timed: true },
       );
       return settled.result;
@@ -159,7 +183,7 @@ export async function settleAttempt(
   deps: CheckoutDeps,
   owner: Ownership,
   order: SettleableOrder,
-  ids: { customerId: string; key: string },
+  ids: AttemptIds,
   options: SettleOptions = {},
 ): Promise<Settled> {
   const { idempotency } = deps;
@@ -174,6 +198,8 @@ export async function settleAttempt(
             paymentIntentId: order.paymentIntentId,
             since: order.createdAt,
             accepts: isAttemptIntentOf(deps.identity, order.id),
+            confirmKey: paymentKeys(order.id).confirm(owner.attempt),
+            returnUrl: order.returnUrl ?? returnUrlFor(deps.appOrigin, ids.key),
           },
           fence,
         )
@@ -213,7 +239,7 @@ async function record(
   deps: CheckoutDeps,
   owner: Ownership,
   order: SettleableOrder,
-  ids: { customerId: string; key: string },
+  ids: AttemptIds,
   outcome: PaymentOutcome,
   options: SettleOptions,
 ): Promise<Settled> {
@@ -223,12 +249,7 @@ async function record(
     outcome: { kind: "fenced" },
   });
   const answered = (response: StoredResponse): Settled => ({
-    result: {
-      kind: "response",
-      response,
-      replayed: false,
-      ...(outcome.kind === "declined" ? { declined: { card: outcome.card } } : {}),
-    },
+    result: { kind: "response", response, replayed: false },
     outcome,
   });
   switch (outcome.kind) {
@@ -277,9 +298,33 @@ async function record(
         }),
       );
       // Fenced out: a newer owner took over while this one was charging.
-      return recorded ? answered(response) : fencedOut();
+      if (!recorded) return fencedOut();
+      await countDecline(deps, ids, outcome);
+      return answered(response);
     }
   }
+}
+
+/**
+ * The card-testing brake counts every decline and failed authentication once,
+ * by whichever path recorded it (the shopper's request, the return from
+ * 3-D Secure, a webhook, the reconciler), after the answer is stored.
+ */
+async function countDecline(deps: CheckoutDeps, ids: AttemptIds, outcome: FinalOutcome): Promise<void> {
+  if (deps.declineWindowSeconds === undefined) return;
+  if (outcome.kind === "succeeded" || (outcome.kind === "failed" && outcome.error !== "authentication_failed")) return;
+  // The card as the decline names it; else as looked up before the claim.
+  const card = outcome.card ?? ids.card ?? null;
+  await deps.idempotency
+    .countDecline(ids.customerId, ids.address ?? null, deps.declineWindowSeconds, card)
+    .catch((err: unknown) =>
+      // A brake that could not count is an operator's matter; the outcome stands.
+      deps.log?.("decline_count_error", {
+        alarm: true,
+        customerId: ids.customerId,
+        error: err instanceof Error ? err.message : String(err),
+      }),
+    );
 }
 
 /** Past its deadline, an attempt that never got as far as an order: nothing was charged, and the key only replays. */

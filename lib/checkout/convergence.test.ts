@@ -314,6 +314,48 @@ describe("3-D Secure", () => {
   });
 });
 
+describe("after the bank, the shop confirms", () => {
+  it("an authentication completed and never reported is confirmed by the reconciler once its action timeout passed", async () => {
+    const customerId = await newCustomer();
+    const key = randomUUID();
+    const body = cart("pm_card_threeDSecure2Required");
+    const first = bodyOf(await checkout(deps, { customerId, key, body }));
+    // The shopper authenticates and closes the tab before the return: the intent waits for the shop.
+    await authenticate(first.body.nextAction.url, "complete");
+    const waiting = (await deps.stripe.paymentIntents.list({ limit: 1 })).data[0]!;
+    expect(waiting).toMatchObject({ status: "requires_confirmation", confirmation_method: "manual" });
+    expect((await controls().snapshot()).stats.charges).toBe(0);
+
+    expect((await db.ageAttempt(customerId, key, ACTION_TIMEOUT_MS + 100)).next_attempt_in_ms).toBeLessThanOrEqual(0);
+    expect(await reconcileAbandoned(deps)).toEqual({ ...nothing, paid: 1 });
+    expect(await deps.stripe.paymentIntents.retrieve(waiting.id)).toMatchObject({ status: "succeeded" });
+    expect(bodyOf(await checkout(deps, { customerId, key, body }))).toMatchObject({
+      status: 201,
+      replayed: true,
+      body: { status: "paid", paymentIntentId: waiting.id },
+    });
+    expect((await controls().snapshot()).stats).toMatchObject({ charges: 1 });
+  });
+
+  it("a decline after the bank settled by the reconciler cancels the intent and counts toward the brake", async () => {
+    const counting: CheckoutDeps = { ...deps, declineWindowSeconds: 3600 };
+    const customerId = await newCustomer();
+    const key = randomUUID();
+    const first = bodyOf(
+      await checkout(counting, { customerId, key, body: cart("pm_card_threeDSecureRequiredChargeDeclined") }),
+    );
+    await authenticate(first.body.nextAction.url, "complete");
+    await db.ageAttempt(customerId, key, ACTION_TIMEOUT_MS + 100);
+    expect(await reconcileAbandoned(counting)).toEqual({ ...nothing, declined: 1 });
+    const intent = (await deps.stripe.paymentIntents.list({ limit: 1 })).data[0]!;
+    expect(intent).toMatchObject({ status: "canceled", cancellation_reason: "abandoned" });
+    expect((await controls().snapshot()).stats).toMatchObject({ charges: 0, declines: 1 });
+    const counted = await prisma.$queryRaw<Array<{ hits: number }>>`
+      select hits from admission_counters where rule = 'declines_per_session' and bucket = ${customerId}`;
+    expect(counted).toEqual([{ hits: 1 }]);
+  });
+});
+
 async function waitForStat(name: keyof FaultStats, value: number) {
   for (let i = 0; i < 100; i++) {
     if ((await controls().stat(name)) === value) return;

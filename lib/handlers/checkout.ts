@@ -11,7 +11,6 @@ import {
   unauthenticated,
 } from "@/lib/http";
 import { observe, observeError, traceRequest } from "@/lib/observability";
-import { env } from "@/lib/env";
 import { cardCheck, checkoutDeps, checkoutGate } from "@/lib/services";
 import { currentCustomerId } from "@/lib/session";
 import { toResponse, unavailable } from "./checkout-response";
@@ -72,21 +71,13 @@ async function handle(request: Request): Promise<Response> {
       origin: publicOrigin(request),
       admission: card.admission,
       onFresh: () => gate.started(),
+      address,
     });
     if (result.kind === "refused") {
       gate.refused(customerId, address, result.rule, result.retryAfterSeconds);
       observe("rate_limited", { rule: result.rule, retryAfterSeconds: result.retryAfterSeconds });
     }
     if (result.kind === "unavailable" && result.providerBusy) gate.providerBusy();
-    if (result.kind === "response" && result.declined) {
-      // The card-testing brake: counted on the decline's path only, after the answer is stored.
-      const { RATE_LIMIT_DECLINE_WINDOW_SECONDS } = env();
-      // The card as the decline names it; else as looked up before the claim.
-      const fingerprint = result.declined.card ?? card.admission.card ?? null;
-      await checkoutDeps()
-        .idempotency.countDecline(customerId, address, RATE_LIMIT_DECLINE_WINDOW_SECONDS, fingerprint)
-        .catch((err: unknown) => observeError("decline_count_error", err, { customerId }));
-    }
     return toResponse(result);
   } catch (err) {
     observeError("checkout_error", err, { key, customerId });

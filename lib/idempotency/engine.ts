@@ -278,14 +278,14 @@ export class IdempotencyEngine {
 
   /**
    * Counts a declined payment against its session, its address and its card
-   * (`card`, the card's fingerprint; null: not counted per card): the
+   * (`address`, `card`: the card's fingerprint; null: not counted by it): the
    * card-testing brake that ADMIT_SQL checks. One statement, on the
    * decline's path only. A card's count is spread over shards like an
    * address's: one card tried from many places never queues on one row.
    */
   async countDecline(
     subjectId: string,
-    address: string,
+    address: string | null,
     windowSeconds: number,
     card: string | null = null,
   ): Promise<void> {

@@ -42,6 +42,14 @@ export interface Fence {
 type Intent = Stripe.PaymentIntent & Partial<Pick<Stripe.Response<Stripe.PaymentIntent>, "lastResponse">>;
 
 export async function drivePayment(stripe: Stripe, request: PaymentRequest, fence: Fence): Promise<PaymentOutcome> {
+  const outcome = await drive(stripe, request, fence);
+  // The intent outlived its first answer (3-D Secure, an unknown outcome): its failure closes it for good.
+  if (request.paymentIntentId && isDefinitiveFailure(outcome))
+    await cancelFailed(stripe, request.attemptId, outcome.paymentIntentId);
+  return outcome;
+}
+
+async function drive(stripe: Stripe, request: PaymentRequest, fence: Fence): Promise<PaymentOutcome> {
   let paymentIntentId = request.paymentIntentId;
   let stage: "write" | "read" = "read";
   try {
@@ -63,7 +71,12 @@ export async function drivePayment(stripe: Stripe, request: PaymentRequest, fenc
     if (needsConfirmation(intent)) {
       if (!(await fence.refresh())) return { kind: "fenced" };
       stage = "write";
-      intent = await confirm(stripe, intent.id, request);
+      intent = await confirm(
+        stripe,
+        intent.id,
+        paymentKeys(request.attemptId).confirm(request.attempt),
+        request.returnUrl,
+      );
     }
     return outcomeOf(intent);
   } catch (err) {
@@ -96,6 +109,9 @@ async function createAndConfirm(stripe: Stripe, request: PaymentRequest): Promis
           ? { confirmation_token: request.paymentMethod }
           : { payment_method: request.paymentMethod }),
         confirm: true,
+        // Only the shop's secret key confirms it: a client secret handed to the shopper for
+        // 3-D Secure cannot confirm it with the publishable key, and the shop confirms after the bank.
+        confirmation_method: "manual",
         // With a return_url, 3-D Secure is a redirect (never `use_stripe_sdk`,
         // which needs Stripe.js). Cards only; API 2026-10-28 (stripe-node 23)
         // names this `allowed_payment_method_types`.
@@ -126,14 +142,19 @@ function describeKeyError(err: Stripe.errors.StripeError): string {
   );
 }
 
-/** An intent some other owner confirmed meanwhile answers "unexpected state": its current status is then the outcome. */
-async function confirm(stripe: Stripe, id: string, request: PaymentRequest): Promise<Stripe.PaymentIntent> {
+/**
+ * The shop's confirm of its own intent: after the shopper's 3-D Secure (manual
+ * confirmation), or of one never confirmed. An intent some other owner
+ * confirmed meanwhile answers "unexpected state": its current status is then the outcome.
+ */
+export async function confirm(
+  stripe: Stripe,
+  id: string,
+  idempotencyKey: string,
+  returnUrl: string,
+): Promise<Stripe.PaymentIntent> {
   try {
-    return await stripe.paymentIntents.confirm(
-      id,
-      { return_url: request.returnUrl },
-      { idempotencyKey: paymentKeys(request.attemptId).confirm(request.attempt) },
-    );
+    return await stripe.paymentIntents.confirm(id, { return_url: returnUrl }, { idempotencyKey });
   } catch (err) {
     if (isStripeError(err, "StripeInvalidRequestError") && err.code === "payment_intent_unexpected_state") {
       return stripe.paymentIntents.retrieve(id);
@@ -142,7 +163,30 @@ async function confirm(stripe: Stripe, id: string, request: PaymentRequest): Pro
   }
 }
 
-/** Created but never confirmed: by an earlier version of the shop, or a create Stripe executed only in part. */
+/**
+ * Cancels a failed intent under the attempt's cancel key, with the parameters
+ * the reconciler sends under it (settle-for-good.ts). Not fenced: it cannot
+ * charge anything. A cancel that fails changes nothing the failure decided;
+ * the intent then stays as Stripe left it, which only the secret key can confirm.
+ */
+async function cancelFailed(stripe: Stripe, attemptId: string, paymentIntentId: string | null): Promise<void> {
+  if (!paymentIntentId) return;
+  await stripe.paymentIntents
+    .cancel(paymentIntentId, { cancellation_reason: "abandoned" }, { idempotencyKey: paymentKeys(attemptId).cancel })
+    .catch(() => undefined);
+}
+
+function isDefinitiveFailure(
+  outcome: PaymentOutcome,
+): outcome is Extract<PaymentOutcome, { kind: "declined" | "failed" }> {
+  return outcome.kind === "declined" || (outcome.kind === "failed" && outcome.code !== "canceled");
+}
+
+/**
+ * Waiting for the shop's confirm: after the shopper's 3-D Secure (manual
+ * confirmation), or created but never confirmed (an earlier version of the
+ * shop, or a create Stripe executed only in part).
+ */
 function needsConfirmation(intent: Stripe.PaymentIntent): boolean {
   return (
     intent.status === "requires_confirmation" ||

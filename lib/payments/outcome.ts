@@ -12,7 +12,15 @@ export type PaymentOutcome =
   /** The bank said no: `402 card_declined`. `card`: the declined card's fingerprint, as Stripe names it. */
   | { kind: "declined"; paymentIntentId: string | null; declineCode: string; message: string; card: string | null }
   /** Nothing was charged and nothing will be: `402` with `error`. */
-  | { kind: "failed"; paymentIntentId: string | null; error: FailureError; code: string; message: string }
+  /** `card`: for a failed authentication, the card's fingerprint (the card-testing brake counts it). */
+  | {
+      kind: "failed";
+      paymentIntentId: string | null;
+      error: FailureError;
+      code: string;
+      message: string;
+      card?: string | null;
+    }
   /** The shopper must authenticate (3-D Secure); the attempt waits for them. */
   | { kind: "requires_action"; paymentIntentId: string; action: NextAction }
   /** `providerBusy`: Stripe answered 429 (its rate limit): the shop sheds fresh attempts for a while. */
@@ -79,12 +87,10 @@ export function outcomeOf(intent: Stripe.PaymentIntent): PaymentOutcome {
   const error = intent.last_payment_error;
   if (intent.status === "requires_payment_method" && error) {
     if (error.code === "payment_intent_authentication_failure") {
-      return failed(
-        intent.id,
-        "authentication_failed",
-        error.code,
-        error.message ?? "The card's authentication failed.",
-      );
+      return {
+        ...failed(intent.id, "authentication_failed", error.code, error.message ?? "The card's authentication failed."),
+        card: fingerprintOf(error.payment_method),
+      };
     }
     if (error.type === "card_error") {
       return {

@@ -129,7 +129,8 @@ function threeDSecure(name: string, action: Authentication): Journey {
   const expected =
     action === "complete"
       ? { shown: "Thank you — your order is paid", order: "paid", intent: "succeeded" as const }
-      : { shown: "Authentication failed", order: "failed", intent: "requires_payment_method" as const };
+      : // The shop cancels an intent whose authentication failed.
+        { shown: "Authentication failed", order: "failed", intent: "canceled" as const };
   return {
     name,
     async run(ctx) {
@@ -265,7 +266,7 @@ async function paidOrder(shop: Shop, answer: Answer): Promise<Order> {
 async function intent(
   ctx: SmokeContext,
   order: Order,
-  status: "succeeded" | "requires_payment_method",
+  status: "succeeded" | "requires_payment_method" | "canceled",
 ): Promise<string> {
   if (!ctx.provider) return NOT_CHECKED;
   const found = await ctx.provider.theIntentOf(order, status);

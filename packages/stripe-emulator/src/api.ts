@@ -60,12 +60,15 @@ export async function handleApi(request: ApiRequest): Promise<Reply> {
   }
   const route = matchRoute(request.method, request.url.pathname);
   if (!route) return send(unrecognizedUrl(request.method, request.url.pathname));
-  const wrongKey = wrongKind(auth.publishable, route.kind === "write" && route.publishable === true);
+  const withClientSecret = route.kind === "write" && route.clientSecret === true && auth.publishable;
+  const wrongKey = withClientSecret
+    ? null
+    : wrongKind(auth.publishable, route.kind === "write" && route.publishable === true);
   if (wrongKey) return send(wrongKey);
   const parsed = parseForm(request.method === "GET" ? request.url.search.slice(1) : request.body);
   if (!parsed.ok) return send(invalidRequest(parsed.message));
   if (route.kind === "read") return send(route.run(contextFor(request, undefined), parsed.params));
-  return write(request, route.run, route.create === true, parsed.params, auth.apiKey);
+  return write(request, route.run, route.create === true, parsed.params, auth.apiKey, withClientSecret);
 }
 
 /**
@@ -86,7 +89,14 @@ function browserCall(request: ApiRequest): Reply {
   return send(execute(route.run, contextFor(request, undefined), parsed.params).response);
 }
 
-async function write(request: ApiRequest, run: Run, isCreate: boolean, params: Params, apiKey: string): Promise<Reply> {
+async function write(
+  request: ApiRequest,
+  run: Run,
+  isCreate: boolean,
+  params: Params,
+  apiKey: string,
+  publishable = false,
+): Promise<Reply> {
   const { idempotency, faults } = request.state;
   const key = headerValue(request.headers["idempotency-key"]);
   const echo: Record<string, string> = key === undefined ? {} : { "Idempotency-Key": key };
@@ -139,12 +149,12 @@ async function write(request: ApiRequest, run: Run, isCreate: boolean, params: P
     void pause(lateMs, request.shutdown).then((awake) => {
       if (!awake) return void release();
       faults.stats.lateExecuted += 1;
-      finish(request, apiKey, key, execute(run, contextFor(request, key), params), echo);
+      finish(request, apiKey, key, execute(run, contextFor(request, key, publishable), params), echo);
     });
     return { kind: "drop" };
   }
 
-  const outcome = execute(run, contextFor(request, key), params);
+  const outcome = execute(run, contextFor(request, key, publishable), params);
   const reply = finish(request, apiKey, key, outcome, echo);
   // The charge is in the ledger and its response is stored: only the caller loses it.
   if (outcome.charge === "succeeded" && faults.takeDrop()) return { kind: "drop" };
@@ -184,7 +194,7 @@ function execute(run: Run, ctx: Ctx, params: Params): Outcome {
   }
 }
 
-function contextFor(request: ApiRequest, key: string | undefined): Ctx {
+function contextFor(request: ApiRequest, key: string | undefined, publishable = false): Ctx {
   const { ledger, events, faults, later } = request.state;
   return {
     ledger,
@@ -196,6 +206,7 @@ function contextFor(request: ApiRequest, key: string | undefined): Ctx {
     apiVersion: headerValue(request.headers["stripe-version"]) ?? DEFAULT_API_VERSION,
     origin: request.origin,
     confirmationTokenTtlMs: faults.settings.confirmationTokenTtlMs,
+    publishable,
   };
 }
 

@@ -50,8 +50,9 @@ export function handleAuthenticationPage(method: string, url: URL, body: string,
   };
 }
 
+/** Assumed: a manual intent back in requires_confirmation was authenticated, which is what the redirect reports. */
 function redirectStatus(intent: PaymentIntent): string {
-  return intent.status === "succeeded" ? "succeeded" : "failed";
+  return intent.status === "succeeded" || intent.status === "requires_confirmation" ? "succeeded" : "failed";
 }
 
 /** The shopper's actions carry no API request, so their events have `request.id` null, as at Stripe. */

@@ -39,9 +39,14 @@ export function finishAuthentication(ctx: Ctx, intent: PaymentIntent, completed:
   intent.next_action = null;
   if (completed) {
     ctx.stats.authenticationsCompleted += 1;
-    const card = cardOf(ctx, paymentMethod);
-    const after = card?.kind === "authenticates" ? card.afterAuthentication : null;
-    charge(ctx, intent, paymentMethod, after ? { decline: after, blocked: false } : null);
+    if (intent.confirmation_method === "manual") {
+      // Back to the server, which confirms it with its secret key (chargeAuthenticated). Assumed: no event, as Stripe has none for this status.
+      const pending = ctx.ledger.authentications.get(intent.id);
+      ctx.ledger.authentications.set(intent.id, { returnUrl: pending?.returnUrl ?? null, completed: true });
+      intent.status = "requires_confirmation";
+      return true;
+    }
+    chargeAuthenticated(ctx, intent, paymentMethod);
     return true;
   }
   ctx.stats.authenticationsFailed += 1;
@@ -55,6 +60,13 @@ export function finishAuthentication(ctx: Ctx, intent: PaymentIntent, completed:
   Object.assign(intent, { status: "requires_payment_method", payment_method: null, last_payment_error: error });
   emit(ctx, "payment_intent.payment_failed", intent);
   return true;
+}
+
+/** Charges a card whose 3-D Secure the shopper completed: what the issuer answers after the challenge. */
+export function chargeAuthenticated(ctx: Ctx, intent: PaymentIntent, paymentMethod: string): Outcome {
+  const card = cardOf(ctx, paymentMethod);
+  const after = card?.kind === "authenticates" ? card.afterAuthentication : null;
+  return charge(ctx, intent, paymentMethod, after ? { decline: after, blocked: false } : null);
 }
 
 function requireAction(

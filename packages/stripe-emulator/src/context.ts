@@ -20,6 +20,8 @@ export interface Ctx {
   origin: string;
   /** How long a ConfirmationToken made now stays usable. */
   confirmationTokenTtlMs: number;
+  /** Made with a publishable key (as Stripe.js makes it), on a route that allows one. */
+  publishable?: boolean;
 }
 
 export interface Outcome {

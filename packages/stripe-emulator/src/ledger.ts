@@ -1,6 +1,7 @@
 import { cardFactsOf } from "./card-numbers";
 import { cardFor } from "./cards";
 import { ChargeBook } from "./charges";
+import type { ConfirmationMethod } from "./confirmation-method";
 import { ConfirmationTokens } from "./confirmation-tokens";
 import { ANY_TIME, type CreatedRange } from "./created-range";
 import { randomId, unixSeconds } from "./ids";
@@ -82,7 +83,7 @@ export interface PaymentIntent {
   description: string | null;
   created: number;
   livemode: false;
-  confirmation_method: "automatic";
+  confirmation_method: ConfirmationMethod;
   capture_method: "automatic";
   client_secret: string;
   canceled_at: number | null;
@@ -118,6 +119,8 @@ export interface NewIntent {
 /** What the hosted authentication page needs and Stripe does not show on the intent. */
 export interface PendingAuthentication {
   returnUrl: string | null;
+  /** The shopper completed it (manual confirmation): the server's confirm then charges without asking again. */
+  completed?: boolean;
 }
 
 /**

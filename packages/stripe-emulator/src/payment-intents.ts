@@ -1,4 +1,5 @@
-import { attemptPayment } from "./charging";
+import { attemptPayment, chargeAuthenticated } from "./charging";
+import { confirmationMethodError, publishableConfirmRefusal } from "./confirmation-method";
 import { usableToken } from "./confirmation-tokens";
 import { createdRange } from "./created-range";
 import { emit, notExecuted, type Ctx, type Outcome } from "./context";
@@ -31,12 +32,14 @@ const CREATE_PARAMS = new Set([
   "confirmation_token",
   ...TYPES,
   "confirm",
+  "confirmation_method",
   "return_url",
   "metadata",
   "description",
   ...IGNORED,
 ]);
-const CONFIRM_PARAMS = new Set(["payment_method", ...TYPES, "return_url", ...IGNORED]);
+// `client_secret`: what Stripe.js sends with the publishable key.
+const CONFIRM_PARAMS = new Set(["payment_method", ...TYPES, "return_url", "client_secret", ...IGNORED]);
 const CANCEL_PARAMS = new Set(["cancellation_reason", "expand"]);
 const CANCELLATION_REASONS: readonly string[] = ["duplicate", "fraudulent", "requested_by_customer", "abandoned"];
 const CANCELABLE: readonly string[] = [
@@ -52,7 +55,9 @@ const LIST_PARAMS = new Set(["limit", "starting_after", "ending_before", "create
 export function createIntent(ctx: Ctx, params: Params): Outcome {
   const { paymentMethods } = ctx.ledger;
   const rejected =
-    unknownParam(params, CREATE_PARAMS) ?? invalidCreateParams(params, (v) => paymentMethods.knows(v), ctx.apiVersion);
+    unknownParam(params, CREATE_PARAMS) ??
+    invalidCreateParams(params, (v) => paymentMethods.knows(v), ctx.apiVersion) ??
+    confirmationMethodError(params.confirmation_method);
   if (rejected) return notExecuted(rejected);
   const token = params.confirmation_token === undefined ? null : usableToken(ctx, params.confirmation_token);
   if (token && !("token" in token)) return notExecuted(token);
@@ -67,6 +72,7 @@ export function createIntent(ctx: Ctx, params: Params): Outcome {
     description: typeof params.description === "string" ? params.description : null,
     allowedTypes: params.allowed_payment_method_types === undefined ? null : ["card"],
   });
+  if (params.confirmation_method === "manual") intent.confirmation_method = "manual";
   emit(ctx, "payment_intent.created", intent);
   // Single use: confirming consumes the token, whatever the charge then does.
   if (token) token.token.payment_intent = intent.id;
@@ -87,6 +93,8 @@ export function confirmIntent(ctx: Ctx, id: string, params: Params): Outcome {
   if (rejected) return notExecuted(rejected);
   const intent = ctx.ledger.get(id);
   if (!intent) return notExecuted(resourceMissing("payment_intent", id, "intent"));
+  const refused = ctx.publishable ? publishableConfirmRefusal(intent, params.client_secret) : null;
+  if (refused) return notExecuted(refused);
   if (intent.status === "succeeded") {
     return unexpectedState(
       intent,
@@ -111,6 +119,9 @@ export function confirmIntent(ctx: Ctx, id: string, params: Params): Outcome {
       }),
     );
   }
+  // Manual confirmation after the shopper's 3-D Secure: the issuer's answer, without a second challenge.
+  if (paymentMethod === intent.payment_method && ctx.ledger.authentications.get(intent.id)?.completed)
+    return chargeAuthenticated(ctx, intent, paymentMethod);
   return attemptPayment(ctx, intent, paymentMethod, returnUrlOf(params));
 }
 

@@ -11,7 +11,14 @@ import { searchIntents } from "./search";
 export type Route =
   | { kind: "read"; run: (ctx: Ctx, params: Params) => ApiResponse }
   /** `create`: a PaymentIntent create, the only request storeCreate500 affects. */
-  | { kind: "write"; create?: boolean; run: (ctx: Ctx, params: Params) => Outcome; publishable?: boolean };
+  | {
+      kind: "write";
+      create?: boolean;
+      run: (ctx: Ctx, params: Params) => Outcome;
+      publishable?: boolean;
+      /** A publishable key may make it too, with the object's client_secret (as Stripe.js does). */
+      clientSecret?: boolean;
+    };
 
 /** The `/v1` routes the emulator serves; null for anything else (answered like Stripe's unrecognized URL). */
 export function matchRoute(method: string, path: string): Route | null {
@@ -29,7 +36,10 @@ export function matchRoute(method: string, path: string): Route | null {
     if (id === undefined) return method === "GET" ? read(listIntents) : write(createIntent, true);
     if (id === "search" && action === undefined) return read(searchIntents);
     if (action === undefined) return read((ctx, params) => retrieveIntent(ctx, id, params));
-    if (action === "confirm") return write((ctx, params) => confirmIntent(ctx, id, params));
+    if (action === "confirm")
+      return method === "POST"
+        ? { kind: "write", run: (ctx, params) => confirmIntent(ctx, id, params), clientSecret: true }
+        : null;
     if (action === "cancel") return write((ctx, params) => cancelIntent(ctx, id, params));
     return null;
   }

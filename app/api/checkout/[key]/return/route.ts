@@ -54,6 +54,7 @@ export async function POST(request: Request, ctx: { params: Promise<{ key: strin
       customerId,
       key: key.toLowerCase(),
       paymentIntentId: body.value.paymentIntent,
+      address: requestAddress(request),
     });
     return result.kind === "not_found" ? notFound() : toResponse(result);
   } catch (err) {
