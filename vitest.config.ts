@@ -54,6 +54,7 @@ const APP = [
   "tests/npm-start.test.ts",
   "tests/only-the-shop-confirms.test.ts",
   "tests/ops.test.ts",
+  "tests/ops-signin.test.ts",
   "tests/origin.test.ts",
   "tests/pooler.test.ts",
   "tests/probes.test.ts",

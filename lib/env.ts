@@ -161,6 +161,8 @@ const schema = z
     RATE_LIMIT_RETURNS_PER_SESSION: limit(20),
     /** Content-Security-Policy violation reports one address may send (POST /api/csp-report); past it 429, nothing logged. */
     RATE_LIMIT_CSP_REPORTS_PER_ADDRESS: limit(30),
+    /** Operator sign-ins (POST /api/ops/session) one address may try per window: guessing OPS_TOKEN stays hopeless. */
+    RATE_LIMIT_OPS_SIGNINS_PER_ADDRESS: limit(10),
     /** Open (unfinished) checkout attempts one customer may have at once; a fresh key beyond it is 429. */
     CHECKOUT_MAX_OPEN_ATTEMPTS: limit(3),
     /** Declined payments per session, per address and per card (its fingerprint) in RATE_LIMIT_DECLINE_WINDOW_SECONDS; past any, 429 too_many_declines. */

@@ -78,6 +78,7 @@ export function abuseLimits(): AbuseLimits {
         return_per_address: config.RATE_LIMIT_RETURNS_PER_ADDRESS,
         return_per_session: config.RATE_LIMIT_RETURNS_PER_SESSION,
         csp_report_per_address: config.RATE_LIMIT_CSP_REPORTS_PER_ADDRESS,
+        ops_signin_per_address: config.RATE_LIMIT_OPS_SIGNINS_PER_ADDRESS,
       },
     },
     observe,

@@ -12,6 +12,7 @@ export const metadata: Metadata = { title: "Operations", robots: { index: false,
 
 const NOTICES: Record<string, string> = {
   signin_failed: "That token is not this shop's OPS_TOKEN, or the name is empty.",
+  signin_throttled: "Too many sign-ins from this address: wait a minute and try again.",
   handled: "Marked handled.",
   already_handled: "Someone marked it handled already.",
   note_missing: "Write a note saying what you did.",

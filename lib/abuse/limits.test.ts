@@ -25,6 +25,7 @@ const settings = (perWindow: number, windowSeconds = 60): LimitSettings => ({
     return_per_address: perWindow,
     return_per_session: perWindow,
     csp_report_per_address: perWindow,
+    ops_signin_per_address: perWindow,
   },
 });
 const address = () => `198.51.100.${Math.floor(Math.random() * 250)}-${randomUUID()}`;

@@ -12,7 +12,12 @@ import type pg from "pg";
 import { RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
 import type { Observe } from "@/lib/observability";
 
-export type LimitRule = "session_per_address" | "return_per_address" | "return_per_session" | "csp_report_per_address";
+export type LimitRule =
+  | "session_per_address"
+  | "return_per_address"
+  | "return_per_session"
+  | "csp_report_per_address"
+  | "ops_signin_per_address";
 
 export interface LimitSettings {
   windowSeconds: number;

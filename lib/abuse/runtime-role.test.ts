@@ -73,7 +73,13 @@ describe.skipIf(reachable !== null)(title, () => {
       {
         windowSeconds: 60,
         scale: 1,
-        perWindow: { session_per_address: 2, return_per_address: 2, return_per_session: 2, csp_report_per_address: 2 },
+        perWindow: {
+          session_per_address: 2,
+          return_per_address: 2,
+          return_per_session: 2,
+          csp_report_per_address: 2,
+          ops_signin_per_address: 2,
+        },
       },
       (event: string) => void events.push(event),
     );
