@@ -11,6 +11,7 @@ import { paymentCredential, type CheckoutRequest } from "@/lib/checkout/request"
 import type { ValidationIssue } from "@/lib/validation";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
 import type { Observe } from "@/lib/observability";
+import { labMetadata, type ShopIdentity } from "@/lib/checkout/intent-ownership";
 
 export type NaiveResult =
   | { kind: "paid"; orderId: string; paymentIntentId: string; amountCents: number; currency: string }
@@ -18,7 +19,7 @@ export type NaiveResult =
   | { kind: "invalid"; issues: ValidationIssue[] };
 
 export async function naiveCheckout(
-  deps: { prisma: PrismaClient; stripe: Stripe; log?: Observe; shopId?: string },
+  deps: { prisma: PrismaClient; stripe: Stripe; log?: Observe; identity: ShopIdentity },
   /**
    * `labRun` tags the PaymentIntent so the lab can count this run's charges in
    * the gateway's ledger. `attemptKey`, the client's Idempotency-Key if it sent
@@ -42,13 +43,17 @@ export async function naiveCheckout(
       confirm: true,
       automatic_payment_methods: { enabled: true, allow_redirects: "never" },
       metadata: {
-        // The shop's name, unsigned: its audit counts these charges as the shop's to account for.
-        ...(deps.shopId ? { shop: deps.shopId } : {}),
-        orderId: order.id,
-        customerId: input.customerId,
-        lane: "naive",
+        // Signed as the lab's: its audit counts these charges as the shop's to account for, and no alarm
+        // takes them for forged ones (lib/checkout/intent-ownership.ts).
+        ...labMetadata(deps.identity, {
+          orderId: order.id,
+          customerId: input.customerId,
+          lane: "naive",
+          idempotencyKey: input.attemptKey,
+          amountCents: cart.amountCents,
+          currency: cart.currency,
+        }),
         ...(input.labRun ? { labRun: input.labRun } : {}),
-        ...(input.attemptKey ? { idempotencyKey: input.attemptKey } : {}),
       },
     });
     deps.log?.("payment", { kind: "succeeded", paymentIntentId: intent.id, orderId: order.id });
