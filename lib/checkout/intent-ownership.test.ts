@@ -75,7 +75,8 @@ describe("whose PaymentIntent this is", () => {
     const orderId = randomUUID();
     const customerId = randomUUID();
     const claim = { orderId, customerId, lane: "naive", amountCents: 2500, currency: "usd" };
-    const lab = { metadata: { ...labMetadata(shop, claim), labRun: randomUUID() }, amount: 2500, currency: "usd" };
+    const metadata: Record<string, string> = { ...labMetadata(shop, claim), labRun: randomUUID() };
+    const lab = { metadata, amount: 2500, currency: "usd" };
     expect(lab.metadata).toMatchObject({ shop: "shop-a", orderId, lane: "naive", mac: expect.any(String) });
     expect(judgeIntent(shop, lab)).toEqual({ kind: "lab", orderId });
     expect(claimsThisShop(shop, lab)).toBe(true); // the audit still accounts for the lab's charges
