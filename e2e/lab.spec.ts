@@ -126,16 +126,19 @@ test("A lost response in the lab is charged again by the naive lane and replayed
       cut.push(request.failure()?.errorText ?? "failed");
   });
   const tokens = recordTokens(page);
-  // The event log answers late, as on a loaded machine: a poll sent during the run is answered only once the run
-  // has ended, so the numbers the page settles on must come from a read sent after the last answer.
+  // The event log answers late, as on a loaded machine: every poll the page sends during the run is answered only
+  // once the run has ended, so the numbers it settles on must come from a read sent after the last answer.
   const polls = { heldAcrossTheEnd: 0 };
+  let runEnded: Promise<void> | null = null;
   let ended = false;
   await page.route("**/api/lab/events?*", async (route) => {
     const response = await route.fetch();
     if (!ended) {
       polls.heldAcrossTheEnd += 1;
-      await expect(page.getByText(/Reading the gateway.s ledger/)).toBeVisible({ timeout: 45_000 });
-      ended = true;
+      runEnded ??= expect(page.getByText(/Reading the gateway.s ledger/))
+        .toBeVisible({ timeout: 45_000 })
+        .then(() => void (ended = true));
+      await runEnded;
     }
     await route.fulfill({ response });
   });
