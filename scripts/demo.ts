@@ -2,6 +2,7 @@
 // catalogue, Stripe emulator, production build, server. Ctrl-C stops all of it.
 // Flags: --no-build (reuse the last build), --instances N (N app processes on
 // consecutive ports from PORT, one database, one emulator).
+import path from "node:path";
 import "./lib/dotenv";
 import { parseEnv } from "@/lib/env";
 import { runUntilSignal } from "./lib/run-until-signal";
@@ -15,8 +16,10 @@ runUntilSignal(async () => {
     env,
     appPort: env.PORT,
     startEmulator: true,
-    // Like Stripe, the emulator tells the app about every payment by webhook.
+    // Like Stripe, the emulator tells the app about every payment by webhook, and keeps its ledger
+    // beside the database's orders: a restart on the same DATA_DIR finds both.
     emulatorWebhooks: true,
+    emulatorStateFile: path.resolve(env.DATA_DIR, "stripe-emulator.state"),
     generateSessionSecret: true,
     build: !process.argv.includes("--no-build"),
     instances,
