@@ -190,7 +190,7 @@ export function buildApp(distDir: string | undefined, log: (line: string) => voi
 export const SESSION_SECRET_REQUIRED = `SESSION_SECRET: required without a generated one: ${SECRET_ADVICE}`;
 
 /** A secret of the demo's: generated once, kept beside the data so sessions and webhooks survive restarts. */
-function kept(dataDir: string, name: string, generate: () => string): string {
+export function kept(dataDir: string, name: string, generate: () => string): string {
   const file = path.resolve(dataDir, name);
   if (existsSync(file)) return readFileSync(file, "utf8").trim();
   mkdirSync(path.dirname(file), { recursive: true });
