@@ -14,7 +14,7 @@ runUntilSignal(async () => {
   const log = (line: string) => console.log(`[demo] ${line}`);
   const instances = instancesFlag(process.argv);
   // The operator's page is served only with a token: the demo makes one and says where it is.
-  const opsTokenFile = path.resolve(env.DATA_DIR, "ops-token");
+  const opsTokenFile = path.join(env.DATA_DIR, "ops-token");
   const opsToken = env.OPS_TOKEN ?? kept(env.DATA_DIR, "ops-token", () => randomBytes(32).toString("hex"));
   const stack = await startStack({
     env,
@@ -39,10 +39,7 @@ runUntilSignal(async () => {
   });
   log("");
   log(
-    `The operator's page: ${stack.app.url}/ops · sign in with ` +
-      (env.OPS_TOKEN
-        ? "OPS_TOKEN"
-        : `the token in ${opsTokenFile} (cat ${path.relative(process.cwd(), opsTokenFile)})`),
+    `The operator's page: ${stack.app.url}/ops · sign in with ${env.OPS_TOKEN ? "OPS_TOKEN" : `the token in ${opsTokenFile}`}`,
   );
   log(`Ready: open ${stack.apps.map((a) => a.url).join(" , ")}`);
   log("Press Ctrl-C to stop the app, the emulator and the database.");

@@ -91,7 +91,7 @@ describe("npm run demo", () => {
     const opsToken = readFileSync(path.join(dataDir, "ops-token"), "utf8");
     expect(opsToken).toMatch(/^[0-9a-f]{64}$/);
     expect(first.output()).toContain(
-      `The operator's page: http://localhost:${ports.app}/ops · sign in with the token in ${path.resolve(dataDir, "ops-token")}`,
+      `The operator's page: http://localhost:${ports.app}/ops · sign in with the token in ${path.join(dataDir, "ops-token")}`,
     );
     expect((await fetch(`http://localhost:${ports.app}/ops`)).status).toBe(200);
     const findings = await fetch(`http://localhost:${ports.app}/api/ops/findings`, {

@@ -16,6 +16,8 @@ import { labMetadata, type ShopIdentity } from "@/lib/checkout/intent-ownership"
 export type NaiveResult =
   | { kind: "paid"; orderId: string; paymentIntentId: string; amountCents: number; currency: string }
   | { kind: "declined"; orderId: string; declineCode: string; message: string }
+  /** Stripe failed otherwise (a 503, a timeout): the order is left pending, as a first implementation leaves it. */
+  | { kind: "failed"; orderId: string; message: string }
   | { kind: "invalid"; issues: ValidationIssue[] };
 
 export async function naiveCheckout(
@@ -68,8 +70,10 @@ export async function naiveCheckout(
   } catch (err) {
     const card = err as Stripe.errors.StripeCardError;
     if (card.type !== "StripeCardError") {
-      deps.log?.("payment", { kind: "unknown", orderId: order.id, reason: card.message });
-      throw err;
+      // One line, the payment event's; thrown on, it would be logged again as a crash with the SDK's whole error.
+      if (!(err instanceof Error)) throw err;
+      deps.log?.("payment", { kind: "unknown", orderId: order.id, reason: err.message });
+      return { kind: "failed", orderId: order.id, message: err.message };
     }
     deps.log?.("payment", {
       kind: "declined",

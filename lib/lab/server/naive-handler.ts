@@ -57,6 +57,8 @@ async function handle(request: Request): Promise<Response> {
         declineCode: result.declineCode,
         orderId: result.orderId,
       });
+    case "failed":
+      return jsonError(500, "payment_failed", result.message, { orderId: result.orderId });
     case "invalid":
       return invalidRequest(INVALID_CHECKOUT, result.issues);
   }
