@@ -28,6 +28,7 @@ const workers = 2;
 const SERIAL = [
   "tests/chaos.test.ts",
   "tests/smoke-stripe.test.ts",
+  "tests/demo-restart.test.ts",
   "tests/multi-instance.test.ts",
   "tests/restricted-key.test.ts",
   "tests/checkout-crash.test.ts",

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, parseEnv } from "./env";
 
+/** Three strong secrets, as openssl rand -hex 32 makes them. */
+const STRONG = "9f3c1e7a5b2d48c6a0e4f7b19d3c5a8e2b6f0d4c7a1e9b3f5d8c2a6e0b4f7d1c";
+const OTHER_STRONG = "c7d1a9e3f5b2086d4e1c7a3f9b5d2e8a0c6f4b1d7e3a9c5f2b8d0e6a4c1f7b3d";
+const THIRD_STRONG = "4b8e2f6a0c3d7e1b5f9a2c6e0d4b8f3a7c1e5d9b2f6a0c4e8d3b7f1a5c9e2d6b";
+
 describe("configuration", () => {
   it("runs the demo with nothing set: emulator, embedded database, 90 s TTL, 24 h retention", () => {
     const env = parseEnv({});
@@ -98,6 +103,10 @@ describe("configuration", () => {
     [{ CHECKOUT_MAX_OPEN_ATTEMPTS: "-1" }, "CHECKOUT_MAX_OPEN_ATTEMPTS"],
     [{ STRIPE_WEBHOOK_SECRET: "sk_test_oops" }, "STRIPE_WEBHOOK_SECRET"],
     [{ PAYMENT_ATTEMPT_DEADLINE_MS: "90000" }, "PAYMENT_ATTEMPT_DEADLINE_MS"],
+    [{ PAYMENT_ATTEMPT_DEADLINE_MS: String(24 * 3_600_000) }, "PAYMENT_ATTEMPT_DEADLINE_MS"],
+    [{ SESSION_SECRET: STRONG, OPS_TOKEN: STRONG }, "OPS_TOKEN"],
+    [{ SESSION_SECRET: STRONG, METRICS_TOKEN: STRONG }, "METRICS_TOKEN"],
+    [{ SESSION_SECRET: OTHER_STRONG, SESSION_SECRET_PREVIOUS: STRONG, OPS_TOKEN: STRONG }, "OPS_TOKEN"],
     [{ STRIPE_SECRET_KEY: "rk_live_abc", STRIPE_API_BASE: "http://127.0.0.1:12111" }, "STRIPE_SECRET_KEY"],
     [{ APP_ORIGIN: "shop.example" }, "APP_ORIGIN"],
     [{ APP_ORIGIN: "https://shop.example/checkout" }, "APP_ORIGIN"],
@@ -142,6 +151,23 @@ describe("configuration", () => {
   it("names every weak variable on a line of its own", () => {
     const attempt = () => parseEnv({ SESSION_SECRET: "a".repeat(32), METRICS_TOKEN: "x".repeat(40) });
     expect(attempt).toThrow(/^SESSION_SECRET: .+\nMETRICS_TOKEN: .+$/);
+  });
+
+  it("bounds the attempt deadline below Stripe's 24-hour key retention, and takes 23 hours", () => {
+    expect(() => parseEnv({ PAYMENT_ATTEMPT_DEADLINE_MS: String(23 * 3_600_000 + 1) })).toThrow(
+      /^PAYMENT_ATTEMPT_DEADLINE_MS: must be at most 82800000 \(23 hours\): Stripe forgets an idempotency key/,
+    );
+    expect(parseEnv({ PAYMENT_ATTEMPT_DEADLINE_MS: String(23 * 3_600_000) }).PAYMENT_ATTEMPT_DEADLINE_MS).toBe(
+      82_800_000,
+    );
+  });
+
+  it("takes tokens of their own beside the session secret", () => {
+    const env = parseEnv({ SESSION_SECRET: STRONG, OPS_TOKEN: OTHER_STRONG, METRICS_TOKEN: THIRD_STRONG });
+    expect([env.OPS_TOKEN, env.METRICS_TOKEN]).toEqual([OTHER_STRONG, THIRD_STRONG]);
+    expect(() => parseEnv({ SESSION_SECRET: STRONG, OPS_TOKEN: STRONG })).toThrow(
+      /^OPS_TOKEN: must differ from SESSION_SECRET/,
+    );
   });
 
   it("explains why the in-progress TTL must outlive the Stripe client", () => {

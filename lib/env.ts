@@ -15,6 +15,13 @@ export const EMULATOR_WEBHOOK_SECRET = "whsec_emulator";
 /** Where the emulator serves its Stripe.js stand-in (packages/stripe-emulator/src/stripe-js.ts). */
 const EMULATOR_STRIPE_JS_PATH = "/endive/stripe.js";
 
+/**
+ * Stripe removes an idempotency key once it is at least 24 hours old
+ * (docs.stripe.com/api/idempotent_requests); an attempt is settled for good,
+ * under its own keys, an hour before that at the latest.
+ */
+const MAX_ATTEMPT_DEADLINE_MS = 23 * 3_600_000;
+
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 /** A secret that must be 32+ random bytes (see lib/security/secret-strength.ts). */
 const secret = () =>
@@ -197,6 +204,24 @@ const schema = z
         path: ["IDEMPOTENCY_IN_PROGRESS_TTL_MS"],
         message: `must exceed the Stripe client's worst-case call time (${minTtl} ms), or a duplicate could retake a claim whose owner is still charging`,
       });
+    }
+    if (env.PAYMENT_ATTEMPT_DEADLINE_MS > MAX_ATTEMPT_DEADLINE_MS) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["PAYMENT_ATTEMPT_DEADLINE_MS"],
+        message: `must be at most ${MAX_ATTEMPT_DEADLINE_MS} (23 hours): Stripe forgets an idempotency key once it is 24 hours old, and an attempt settled after its keys are forgotten could be charged again`,
+      });
+    }
+    for (const token of ["OPS_TOKEN", "METRICS_TOKEN"] as const) {
+      const value = env[token];
+      if (value && (value === env.SESSION_SECRET || value === env.SESSION_SECRET_PREVIOUS)) {
+        ctx.addIssue({
+          code: "custom",
+          path: [token],
+          message:
+            "must differ from SESSION_SECRET: a token is typed and sent in headers, and whoever holds the secret could seal sessions and sign the shop's intents; make another with openssl rand -hex 32",
+        });
+      }
     }
     if (env.PAYMENT_ATTEMPT_DEADLINE_MS <= env.IDEMPOTENCY_IN_PROGRESS_TTL_MS) {
       ctx.addIssue({

@@ -4,6 +4,7 @@
 import "./lib/dotenv";
 import { parseArgs } from "node:util";
 import { runAudit } from "@/lib/audit/audit";
+import { takeAuditLease } from "@/lib/audit/schedule";
 import { moneyWrong } from "@/lib/audit/findings";
 import { auditStripeClient } from "@/lib/audit/client";
 import { configuredShopIdentity } from "@/lib/checkout/intent-ownership";
@@ -44,6 +45,23 @@ async function main(): Promise<number> {
   }
   const database = await provisionDatabase(parseEnv());
   const prisma = createPrismaClient(database.url);
+  // One audit at a time across the fleet and its tools: the scheduled one's lease (lib/audit/schedule.ts).
+  const lease = await takeAuditLease(prisma).catch(async (err: unknown) => {
+    await prisma.$disconnect();
+    await database.stop();
+    throw err;
+  });
+  if ("heldUntil" in lease) {
+    console.error(
+      `npm run audit: another audit is running (an app instance's or another npm run audit), its lease held until ${lease.heldUntil?.toISOString() ?? "now"}; run it again once that one has ended`,
+    );
+    await prisma.$disconnect();
+    await database.stop();
+    return 2;
+  }
+  // Stopped by Ctrl-C, it gives the lease back rather than keep the fleet's audits off until it expires.
+  for (const signal of ["SIGINT", "SIGTERM"] as const)
+    process.once(signal, () => void lease.release().finally(() => process.exit(130)));
   try {
     const env = await withShopIdentity(parseEnv(), database);
     const report = await runAudit(
@@ -60,6 +78,7 @@ async function main(): Promise<number> {
     console.log(values.json ? JSON.stringify(report) : auditTable(report));
     return moneyWrong(report) ? 1 : 0;
   } finally {
+    await lease.release();
     await prisma.$disconnect();
     await database.stop();
   }

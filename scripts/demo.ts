@@ -2,21 +2,28 @@
 // catalogue, Stripe emulator, production build, server. Ctrl-C stops all of it.
 // Flags: --no-build (reuse the last build), --instances N (N app processes on
 // consecutive ports from PORT, one database, one emulator).
+import { randomBytes } from "node:crypto";
+import path from "node:path";
 import "./lib/dotenv";
 import { parseEnv } from "@/lib/env";
 import { runUntilSignal } from "./lib/run-until-signal";
-import { startStack } from "./lib/stack";
+import { kept, startStack } from "./lib/stack";
 
 runUntilSignal(async () => {
   const env = parseEnv();
   const log = (line: string) => console.log(`[demo] ${line}`);
   const instances = instancesFlag(process.argv);
+  // The operator's page is served only with a token: the demo makes one and says where it is.
+  const opsTokenFile = path.join(env.DATA_DIR, "ops-token");
+  const opsToken = env.OPS_TOKEN ?? kept(env.DATA_DIR, "ops-token", () => randomBytes(32).toString("hex"));
   const stack = await startStack({
     env,
     appPort: env.PORT,
     startEmulator: true,
-    // Like Stripe, the emulator tells the app about every payment by webhook.
+    // Like Stripe, the emulator tells the app about every payment by webhook, and keeps its ledger
+    // beside the database's orders: a restart on the same DATA_DIR finds both.
     emulatorWebhooks: true,
+    emulatorStateFile: path.resolve(env.DATA_DIR, "stripe-emulator.state"),
     generateSessionSecret: true,
     build: !process.argv.includes("--no-build"),
     instances,
@@ -27,9 +34,13 @@ runUntilSignal(async () => {
     appEnv: {
       LAB_NAIVE_ENDPOINT: process.env.LAB_NAIVE_ENDPOINT || (env.usesStripeEmulator ? "1" : "0"),
       MAINTENANCE_INTERVAL_MS: process.env.MAINTENANCE_INTERVAL_MS || "15000",
+      OPS_TOKEN: opsToken,
     },
   });
   log("");
+  log(
+    `The operator's page: ${stack.app.url}/ops · sign in with ${env.OPS_TOKEN ? "OPS_TOKEN" : `the token in ${opsTokenFile}`}`,
+  );
   log(`Ready: open ${stack.apps.map((a) => a.url).join(" , ")}`);
   log("Press Ctrl-C to stop the app, the emulator and the database.");
   return stack;

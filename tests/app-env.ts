@@ -1,4 +1,4 @@
-import { createServer } from "node:net";
+import { createServer, type Server } from "node:net";
 import { TEST_FREE_PORTS } from "@/scripts/lib/port-plan";
 import { TEST_DIST_DIR } from "./constants";
 
@@ -46,18 +46,24 @@ export function testAppEnv(options: {
  * ones (a primary and its standby) from a random start in the test range of
  * the port plan, below the system's ephemeral ports. Asking the system for
  * "any free port" would hand out one of those, which every outgoing connection
- * of a loaded run may take before the server binds it.
+ * of a loaded run may take before the server binds it. Each port is reserved
+ * for this process before it is probed (`reserve`), so no other test process
+ * on the machine hands it out too while the server that got it is starting or
+ * between two of its runs.
  */
-export async function freePort(count = 1): Promise<number> {
-  const { min, max } = TEST_FREE_PORTS;
+export async function freePort(count = 1, range: { min: number; max: number } = TEST_FREE_PORTS): Promise<number> {
+  const { min, max } = range;
   for (let tries = 0; tries < 100; tries++) {
     const first = min + Math.floor(Math.random() * (max - min - count));
     const ports = Array.from({ length: count }, (_, i) => first + i);
     if (ports.some((port) => handedOut.has(port))) continue;
+    const reserved = await reserveAll(ports);
+    if (!reserved) continue;
     if (await allFree(ports)) {
       for (const port of ports) handedOut.add(port);
       return first;
     }
+    reserved.release();
   }
   throw new Error(`no ${count} free consecutive ports between ${min} and ${max}`);
 }
@@ -68,6 +74,42 @@ export async function freePort(count = 1): Promise<number> {
  * give two servers of one test the same port.
  */
 const handedOut = new Set<number>();
+
+/**
+ * Holds `ports` for this process until it exits, or null when another process
+ * holds one of them. A probe cannot see a port another test process handed out
+ * to a server that has not bound it yet (a database still starting, a demo
+ * between its two runs); so each port is claimed first as an abstract Unix
+ * socket named after it (Linux), which every test process of the machine,
+ * other clones' included, binds before handing the port out, and which the
+ * kernel frees when the process ends, however it ends. Elsewhere the
+ * reservation is this process's own only.
+ */
+async function reserveAll(ports: number[]): Promise<{ release(): void } | null> {
+  const holders: Server[] = [];
+  const release = () => holders.forEach((holder) => holder.close());
+  if (process.platform !== "linux") return { release };
+  for (const port of ports) {
+    const holder = await reserve(port);
+    if (!holder) {
+      release();
+      return null;
+    }
+    holders.push(holder);
+  }
+  return { release };
+}
+
+/** The machine-wide name of a test port's reservation. */
+export const portReservation = (port: number) => `\0checkout-never-twice-test-port-${port}`;
+
+function reserve(port: number): Promise<Server | null> {
+  return new Promise((resolve) => {
+    const holder = createServer();
+    holder.once("error", () => resolve(null));
+    holder.listen(portReservation(port), () => resolve(holder.unref()));
+  });
+}
 
 /** One probe at a time: a probe on `::` and one on 127.0.0.1 at once would take each other's port. */
 async function allFree(ports: number[]): Promise<boolean> {

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AuditReport } from "@/lib/audit/findings";
+import { takeAuditLease } from "@/lib/audit/schedule";
 import { TEST_SESSION_SECRET } from "./app-env";
 import { TEST_SHOP_ID } from "./helpers/identity";
 import { seedCleanDay, seedThreeWrongs, startAuditShop, type AuditShop } from "./helpers/audit-shop";
@@ -68,6 +69,24 @@ describe("npm run audit", () => {
     expect(table.stdout).toContain(`https://dashboard.stripe.com/test/payments/${behind.id}`);
     expect(table.stdout).toMatch(/refund_failed +1 +money is wrong/);
   }, 300_000);
+
+  it("runs one at a time across the fleet: another's run refuses it in one line, exit 2; its own lease goes with it", async () => {
+    const other = await takeAuditLease(shop.prisma); // as an app instance's scheduled audit holds it
+    if ("heldUntil" in other) throw new Error("the audit's lease is already held");
+    try {
+      const refused = await audit(["--since", "1h", "--json"]);
+      expect(refused.code).toBe(2);
+      expect(refused.stdout).toBe("");
+      expect(refused.stderr.trim().split("\n")).toEqual([
+        expect.stringMatching(/^npm run audit: another audit is running .* its lease held until \d{4}-/),
+      ]);
+    } finally {
+      await other.release();
+    }
+    const ran = await audit(["--since", "1h", "--json"]);
+    expect(ran.stderr).not.toMatch(/another audit is running/);
+    expect(await shop.prisma.lease.count({ where: { name: "audit" } })).toBe(0); // given back when it ended
+  }, 120_000);
 
   it("refuses a window it cannot read in one line, exit 2", async () => {
     const refused = await audit(["--since", "yesterday"]);

@@ -87,6 +87,19 @@ describe("npm run demo", () => {
     // ...with a secret the demo generated for itself, as it does its session secret, kept beside its data.
     expect(readFileSync(path.join(dataDir, "webhook-secret"), "utf8")).toMatch(/^whsec_[0-9a-f]{64}$/);
     expect(readFileSync(path.join(dataDir, "session-secret"), "utf8")).toMatch(/^[0-9a-f]{64}$/);
+    // The operator's page is served, and the demo says how to sign in to it.
+    const opsToken = readFileSync(path.join(dataDir, "ops-token"), "utf8");
+    expect(opsToken).toMatch(/^[0-9a-f]{64}$/);
+    expect(first.output()).toContain(
+      `The operator's page: http://localhost:${ports.app}/ops · sign in with the token in ${path.join(dataDir, "ops-token")}`,
+    );
+    expect((await fetch(`http://localhost:${ports.app}/ops`)).status).toBe(200);
+    const findings = await fetch(`http://localhost:${ports.app}/api/ops/findings`, {
+      headers: { Authorization: `Bearer ${opsToken}` },
+    });
+    expect(findings.status).toBe(200);
+    const charged = await webhooks.ledger();
+    expect(charged.map((pi) => pi.status)).toEqual(["succeeded"]);
 
     first.child.kill("SIGTERM");
     expect(await first.exited).toBe(0);
@@ -97,6 +110,9 @@ describe("npm run demo", () => {
     const second = runDemo(dataDir);
     await second.ready;
     expect(second.output()).toMatch(/migrations 0 applied/);
+    // The emulator kept its ledger beside the database's orders, as Stripe keeps an account's.
+    expect(second.output()).toContain(`its ledger kept in ${path.resolve(dataDir, "stripe-emulator.state")}`);
+    expect(await webhooks.ledger()).toEqual(charged);
     second.child.kill("SIGINT");
     expect(await second.exited).toBe(0);
     expect(postgresRunning(dataDir)).toBe(false);

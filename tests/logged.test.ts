@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startApp, type AppProcess } from "@/scripts/lib/app-process";
 import { startStripeEmulator, type StripeEmulator } from "@checkout/stripe-emulator";
+import { EmulatorClient } from "@checkout/stripe-emulator/client";
 import { freePort, testAppEnv } from "./app-server";
 import { cart, newKey, Shopper, waitFor } from "./helpers/shopper";
 
@@ -24,6 +25,7 @@ beforeAll(async () => {
       RATE_LIMIT_SCALE: "1",
       RATE_LIMIT_CSP_REPORTS_PER_ADDRESS: String(REPORTS_PER_ADDRESS),
       TRUSTED_PROXY_HOPS: "1",
+      LAB_NAIVE_ENDPOINT: "1",
     },
   });
   app = await startApp({ port: await freePort(), env, log: (line) => lines.push(line) });
@@ -142,5 +144,38 @@ describe("a 3-D Secure payment", () => {
     );
     expect(lines.join("\n")).not.toContain(decodeURIComponent(secret!));
     expect(lines.join("\n")).not.toContain(secret!);
+  });
+});
+
+describe("the lab's naive lane, when Stripe fails", () => {
+  it("answers 500 and logs one line for the payment, no crash with the SDK's error", async () => {
+    const shopper = new Shopper(app.url);
+    expect((await shopper.startSession({ "x-forwarded-for": "198.51.100.10" })).status).toBe(201);
+    const control = new EmulatorClient(emulator.url);
+    // More 503s than the SDK retries, cleared again: the emulator serves this file's other tests too.
+    await control.faults({ failNext: { status: 503, times: 10 } });
+    const before = lines.length;
+    try {
+      const answer = await shopper.request("POST", "/api/lab/naive-checkout", {
+        body: cart(),
+        headers: { "x-forwarded-for": "198.51.100.10" },
+      });
+      expect(answer.status).toBe(500);
+      expect(answer.body).toMatchObject({ error: "payment_failed", orderId: expect.any(String) });
+    } finally {
+      await control.faults({ failNext: null });
+    }
+    expect(await control.stat("failedInjected")).toBeGreaterThan(0);
+    const said = await waitFor("the payment's line", () => {
+      const found = lines.slice(before).filter((line) => line.includes('"event":"payment"'));
+      return found.length > 0 ? found : null;
+    });
+    expect(said).toEqual([expect.stringMatching(/"kind":"unknown".*"reason":"Stripe is temporarily unavailable/)]);
+    // A line logged after it, so anything the failure printed (on either stream) is in by now.
+    expect((await report(legacy(`${app.url}/after-the-failure`), "198.51.100.11")).status).toBe(204);
+    await waitFor("the later line", () => (violations().some((v) => v.page === "/after-the-failure") ? true : null));
+    const after = lines.slice(before);
+    expect(after.filter((line) => /⨯|StripeAPIError|^\s+at /.test(line))).toEqual([]);
+    expect(after.filter((line) => line.includes('"level":50'))).toEqual([]);
   });
 });

@@ -7,9 +7,10 @@ import { storeRun } from "./store";
  * The audit on a schedule (AUDIT_INTERVAL_MS), over the last day, by one
  * instance of the fleet at a time: the instance that takes the `audit` lease
  * runs it if the latest stored run is older than the interval; the others
- * skip. A lease rather than an advisory lock: it holds no connection (and no
- * transaction) for the minutes a large day's audit takes, and a holder that
- * dies lets it go when it expires.
+ * skip. `npm run audit` takes the same lease, so one audit runs at a time
+ * across the fleet and its tools. A lease rather than an advisory lock: it
+ * holds no connection (and no transaction) for the minutes a large day's
+ * audit takes, and a holder that dies lets it go when it expires.
  */
 export const AUDIT_WINDOW_MS = 24 * 3_600_000;
 /** Longer than a day of 100,000 intents takes to read (docs/performance.md). */
@@ -25,8 +26,8 @@ export async function runScheduledAudit(
   now = Date.now(),
 ): Promise<ScheduledResult> {
   if (!(await isDue(deps.prisma, intervalMs))) return { ran: false, why: "not_due" };
-  const holder = randomUUID();
-  if (!(await takeLease(deps.prisma, holder))) return { ran: false, why: "held" };
+  const lease = await takeAuditLease(deps.prisma);
+  if ("heldUntil" in lease) return { ran: false, why: "held" };
   try {
     // Another instance may have finished a run between the check and the lease.
     if (!(await isDue(deps.prisma, intervalMs))) return { ran: false, why: "not_due" };
@@ -38,8 +39,19 @@ export async function runScheduledAudit(
     deps.log?.("audit_run", { intents: report.intents, findings: report.findings.length, new: newFindings.length });
     return { ran: true, findings: report.findings.length, newFindings: newFindings.length };
   } finally {
-    await deps.prisma.lease.deleteMany({ where: { name: LEASE, holder } });
+    await lease.release();
   }
+}
+
+/** The `audit` lease for one run, or until when another holds it. */
+export async function takeAuditLease(
+  prisma: PrismaClient,
+): Promise<{ release(): Promise<void> } | { heldUntil: Date | null }> {
+  const holder = randomUUID();
+  if (await takeLease(prisma, holder))
+    return { release: async () => void (await prisma.lease.deleteMany({ where: { name: LEASE, holder } })) };
+  const held = await prisma.lease.findUnique({ where: { name: LEASE }, select: { expiresAt: true } });
+  return { heldUntil: held?.expiresAt ?? null };
 }
 
 async function isDue(prisma: PrismaClient, intervalMs: number): Promise<boolean> {

@@ -1,7 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { attemptId } from "./attempt-id";
-import { attemptMetadata, isAttemptIntentOf, judgeIntent, shopIdentity } from "./intent-ownership";
+import {
+  attemptMetadata,
+  claimsThisShop,
+  isAttemptIntentOf,
+  judgeIntent,
+  labMetadata,
+  shopIdentity,
+} from "./intent-ownership";
 import { CHECKOUT_ENDPOINT } from "./request";
 
 const SECRET = "9f3c1e7a5b2d48c6a0e4f7b19d3c5a8e2b6f0d4c7a1e9b3f5d8c2a6e0b4f7d1c";
@@ -62,5 +69,35 @@ describe("whose PaymentIntent this is", () => {
     const { intent } = intentOf();
     const rotated = shopIdentity("shop-a", ["the-new-secret-after-rotation-0123456789", SECRET]);
     expect(judgeIntent(rotated, intent)).toMatchObject({ kind: "ours" });
+  });
+
+  it("is its lab's, no alarm, when the lab signed it; a lab marker it did not sign is forged", () => {
+    const orderId = randomUUID();
+    const customerId = randomUUID();
+    const claim = { orderId, customerId, lane: "naive", amountCents: 2500, currency: "usd" };
+    const metadata: Record<string, string> = { ...labMetadata(shop, claim), labRun: randomUUID() };
+    const lab = { metadata, amount: 2500, currency: "usd" };
+    expect(lab.metadata).toMatchObject({ shop: "shop-a", orderId, lane: "naive", mac: expect.any(String) });
+    expect(judgeIntent(shop, lab)).toEqual({ kind: "lab", orderId });
+    expect(claimsThisShop(shop, lab)).toBe(true); // the audit still accounts for the lab's charges
+    expect(isAttemptIntentOf(shop, orderId)(lab)).toBe(false);
+    const keyed = { ...lab, metadata: labMetadata(shop, { ...claim, idempotencyKey: randomUUID() }) };
+    expect(judgeIntent(shop, keyed)).toEqual({ kind: "lab", orderId });
+
+    const forged = (metadata: Record<string, string>, amount = 2500) =>
+      judgeIntent(shop, { metadata, amount, currency: "usd" });
+    const { mac: _mac, ...unsigned } = lab.metadata;
+    expect(forged(unsigned)).toEqual({ kind: "tampered", reason: "no MAC" });
+    expect(forged(lab.metadata, 100)).toEqual({ kind: "tampered", reason: "its lab MAC does not verify" });
+    expect(forged({ ...lab.metadata, customerId: randomUUID() })).toMatchObject({ kind: "tampered" });
+    expect(forged(labMetadata(shopIdentity("shop-a", ["another-secret-entirely-of-some-length-xx"]), claim))).toEqual({
+      kind: "tampered",
+      reason: "its lab MAC does not verify",
+    });
+    // Neither form passes for the other: an attempt's MAC under a lab marker, the lab's without one.
+    const { intent } = intentOf();
+    expect(forged({ ...intent.metadata, lane: "naive" }, 3600)).toMatchObject({ kind: "tampered" });
+    const { lane: _lane, ...unmarked } = lab.metadata;
+    expect(forged(unmarked)).toMatchObject({ kind: "tampered" });
   });
 });

@@ -21,7 +21,9 @@ import { CHECKOUT_ENDPOINT } from "./request";
  * when its MAC verifies and its `orderId` is the attempt id derived from its
  * customer and key. Another shop's is skipped (counted, never touched); one
  * naming this shop whose MAC fails was edited or forged: an alarm, never
- * refunded or restored automatically.
+ * refunded or restored automatically. The lab's naive lane (a demo of what the
+ * shop prevents) signs its intents too, under a MAC of its own
+ * (`labMetadata`): they are the shop's to account for, never an attempt's.
  */
 export interface ShopIdentity {
   shopId: string;
@@ -34,6 +36,8 @@ export type IntentOwner =
   /** No checkout attempt wrote it (no `orderId`): nobody's order. */
   | { kind: "not_an_attempt" }
   | { kind: "other_shop"; shop: string | null }
+  /** The shop's own lab made it, outside any checkout attempt (signed): counted by the audit, never restored. */
+  | { kind: "lab"; orderId: string }
   /** It names this shop, and what it claims does not verify. */
   | { kind: "tampered"; reason: string };
 
@@ -72,6 +76,35 @@ export function attemptMetadata(
   return { ...base, mac: mac(key, base, claim.amountCents, claim.currency) };
 }
 
+/**
+ * What the lab's naive lane writes on an intent it creates: the shop, its
+ * order, its lane, and a MAC over them in a form of its own (it can never
+ * pass for an attempt's, nor an attempt's for it). Only the shop's servers
+ * hold the key, so a `lane` the MAC does not cover is forged like any other.
+ */
+export function labMetadata(
+  identity: ShopIdentity,
+  claim: {
+    orderId: string;
+    customerId: string;
+    lane: string;
+    idempotencyKey?: string | undefined;
+    amountCents: number;
+    currency: string;
+  },
+): Record<string, string> {
+  const base = {
+    shop: identity.shopId,
+    orderId: claim.orderId,
+    customerId: claim.customerId,
+    lane: claim.lane,
+    ...(claim.idempotencyKey ? { idempotencyKey: claim.idempotencyKey } : {}),
+  };
+  const key = identity.macKeys[0];
+  if (!key) throw new Error("no MAC key: the shop identity needs a secret");
+  return { ...base, mac: labMac(key, base, claim.amountCents, claim.currency) };
+}
+
 export function judgeIntent(identity: ShopIdentity, intent: Judged): IntentOwner {
   const metadata = intent.metadata ?? {};
   const { orderId, customerId, idempotencyKey, shop } = metadata;
@@ -79,11 +112,13 @@ export function judgeIntent(identity: ShopIdentity, intent: Judged): IntentOwner
   if (shop !== identity.shopId) return { kind: "other_shop", shop: shop ?? null };
   const sent = metadata.mac;
   if (typeof sent !== "string") return { kind: "tampered", reason: "no MAC" };
-  const verifies = identity.macKeys.some((key) => {
-    const expected = Buffer.from(mac(key, metadata, intent.amount, intent.currency));
-    const given = Buffer.from(sent);
-    return expected.length === given.length && timingSafeEqual(expected, given);
-  });
+  if (metadata.lane !== undefined) {
+    const lab = identity.macKeys.some((key) => same(labMac(key, metadata, intent.amount, intent.currency), sent));
+    return lab
+      ? { kind: "lab", orderId: orderId.toLowerCase() }
+      : { kind: "tampered", reason: "its lab MAC does not verify" };
+  }
+  const verifies = identity.macKeys.some((key) => same(mac(key, metadata, intent.amount, intent.currency), sent));
   if (!verifies) return { kind: "tampered", reason: "the MAC does not verify" };
   if (!customerId || !idempotencyKey || !isUuid(customerId) || !isUuid(idempotencyKey))
     return { kind: "tampered", reason: "no customer or key" };
@@ -95,13 +130,13 @@ export function judgeIntent(identity: ShopIdentity, intent: Judged): IntentOwner
 }
 
 /**
- * Whether an intent is this shop's to account for: signed by it, or naming it
- * with a MAC that fails (edited, or made behind its back with its metadata).
- * Another shop's, and intents no checkout attempt wrote, are not.
+ * Whether an intent is this shop's to account for: signed by it (its lab's
+ * too), or naming it with a MAC that fails (edited, or made behind its back
+ * with its metadata). Another shop's, and intents with no order, are not.
  */
 export function claimsThisShop(identity: ShopIdentity, intent: Judged): boolean {
   const kind = judgeIntent(identity, intent).kind;
-  return kind === "ours" || kind === "tampered";
+  return kind === "ours" || kind === "lab" || kind === "tampered";
 }
 
 /** The shop's identity from its configuration: its shop id, keyed by the session secret and the one before it. */
@@ -137,4 +172,25 @@ function mac(key: Buffer, metadata: Record<string, string>, amount: number, curr
     currency.toLowerCase(),
   ];
   return createHmac("sha256", key).update(JSON.stringify(claimed)).digest("base64url");
+}
+
+/** The lab's form: tagged and longer than the attempt's list, so neither MAC verifies as the other. */
+function labMac(key: Buffer, metadata: Record<string, string>, amount: number, currency: string): string {
+  const claimed = [
+    "lab",
+    metadata.shop,
+    metadata.orderId,
+    metadata.customerId,
+    metadata.lane,
+    metadata.idempotencyKey ?? "",
+    amount,
+    currency.toLowerCase(),
+  ];
+  return createHmac("sha256", key).update(JSON.stringify(claimed)).digest("base64url");
+}
+
+function same(expected: string, given: string): boolean {
+  const a = Buffer.from(expected);
+  const b = Buffer.from(given);
+  return a.length === b.length && timingSafeEqual(a, b);
 }

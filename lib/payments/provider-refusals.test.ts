@@ -39,6 +39,16 @@ describe("Stripe's refusals of the shop's key", () => {
     expect(currentRefusal()).toMatchObject({ status: 401, path: "/v1/events" });
   });
 
+  it("stand for the method refused: a read's success does not lift a refused write of the same endpoint", () => {
+    // A restricted key with PaymentIntents: read only. The health probe lists intents; the checkout creates them.
+    noteProviderAnswer({ status: 403, path: "/v1/payment_intents", method: "POST" }, report, 1_000);
+    noteProviderAnswer({ status: 200, path: "/v1/payment_intents?limit=1", method: "GET" }, report, 2_000);
+    expect(currentRefusal()).toEqual({ status: 403, path: "/v1/payment_intents", method: "POST", at: 1_000 });
+    expect(describeRefusal(currentRefusal()!)).toMatch(/PaymentIntents: write/);
+    noteProviderAnswer({ status: 200, path: "/v1/payment_intents", method: "post" }, report, 3_000);
+    expect(currentRefusal()).toBeNull();
+  });
+
   it("tell ids apart from endpoints: a refusal for one intent is lifted by a success for another", () => {
     noteProviderAnswer({ status: 401, path: "/v1/payment_intents/pi_123/cancel" }, report, 1_000);
     noteProviderAnswer({ status: 200, path: "/v1/payment_intents/pi_456/cancel" }, report, 2_000);

@@ -26,7 +26,7 @@ export const REFUSAL_LOG_INTERVAL_MS = 60_000;
 type Report = (refusal: ProviderRefusal, alarm: boolean) => void;
 
 interface State {
-  /** By endpoint (ids replaced by `:id`): the refusal that was its latest answer. */
+  /** By method and endpoint (ids replaced by `:id`): the refusal that was its latest answer. */
   refusals: Map<string, ProviderRefusal>;
   alarmedAt: number;
 }
@@ -65,7 +65,8 @@ export function noteProviderAnswer(
 ): void {
   const s = state();
   const path = answer.path.split("?")[0] ?? answer.path;
-  const endpoint = path.replace(/\/[a-z]+_[A-Za-z0-9_]+/g, "/:id");
+  // By method too: a restricted key may read what it cannot write, and the health probe's list must not lift a refused create.
+  const endpoint = `${answer.method?.toUpperCase() ?? ""} ${path.replace(/\/[a-z]+_[A-Za-z0-9_]+/g, "/:id")}`;
   if (answer.status !== 401 && answer.status !== 403) {
     if (answer.status < 400) s.refusals.delete(endpoint);
     return;

@@ -9,14 +9,15 @@ import type { WebhookDeps } from "./deps";
  * (`checkout_foreign_intents_total`); one naming this shop whose metadata does
  * not verify (edited in the Dashboard, forged by another integration) is an
  * alarm: an error in the log, `checkout_alarms{kind="intent_tampered"}`, the
- * reason in `/api/health` for the metrics token. It is never refunded,
+ * reason in `/api/health` for the metrics token. The shop's own lab's (signed)
+ * is its demo's, no alarm. None is ever refunded,
  * cancelled or restored automatically: a person decides.
  */
 export function leaveAlone(
   deps: WebhookDeps,
   intent: Pick<Stripe.PaymentIntent, "id">,
   owner: Exclude<IntentOwner, { kind: "ours" }>,
-): "not_an_attempt" | "other_shop" | "tampered" {
+): "not_an_attempt" | "other_shop" | "lab" | "tampered" {
   if (owner.kind === "other_shop") deps.log?.("foreign_intent", { paymentIntentId: intent.id, shop: owner.shop });
   if (owner.kind === "tampered") {
     const reason = `PaymentIntent ${intent.id} names this shop but ${owner.reason}: its metadata was edited or forged; it is left untouched (no refund, no restore) for a person to look at in the Dashboard.`;

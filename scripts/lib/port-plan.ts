@@ -10,7 +10,8 @@
  * The chaos soak's primary and standby take two consecutive ports, and its
  * second shop's server the next. Servers
  * the tests start on a port of their own (tests/app-env.ts, `freePort`) take
- * one from TEST_FREE_PORTS, below the ephemeral range too.
+ * one from TEST_FREE_PORTS, below the ephemeral range too, reserved machine-wide
+ * before it is handed out.
  */
 export const PORT_PLAN = {
   vitest: { folder: "test", pgOffset: 1 },

@@ -11,7 +11,7 @@ import { ConfigError, EMULATOR_WEBHOOK_SECRET, type Env } from "@/lib/env";
 import { assertPortFree, portTaken } from "@/lib/ports";
 import { SECRET_ADVICE } from "@/lib/security/secret-strength";
 import { establishShopIdentity } from "@/lib/shop-identity";
-import { startStripeEmulator, type StripeEmulator } from "@checkout/stripe-emulator";
+import { startStripeEmulator, StateFileError, type StripeEmulator } from "@checkout/stripe-emulator";
 import { startApp, type AppProcess } from "./app-process";
 
 /** Where the app receives Stripe's events (app/api/webhooks/stripe/route.ts). */
@@ -35,6 +35,8 @@ export interface StackOptions {
   startEmulator: boolean;
   /** The started emulator delivers its webhook events to the (first) app, signed with STRIPE_WEBHOOK_SECRET. */
   emulatorWebhooks?: boolean;
+  /** The started emulator keeps its records (ledger, events, tokens) in this file across restarts, as the database keeps its orders. */
+  emulatorStateFile?: string;
   build: boolean;
   distDir?: string;
   appEnv?: Record<string, string>;
@@ -106,12 +108,16 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       const webhook = options.emulatorWebhooks
         ? { url: `http://localhost:${options.appPort}${WEBHOOK_PATH}`, secret: webhookSecret }
         : undefined;
-      emulator = await startStripeEmulator({ port, webhook }).catch((err: NodeJS.ErrnoException) => {
+      const stateFile = options.emulatorStateFile;
+      emulator = await startStripeEmulator({ port, webhook, stateFile }).catch((err: NodeJS.ErrnoException) => {
+        if (err instanceof StateFileError)
+          throw new ConfigError(`DATA_DIR: ${err.message}; move it away to start the emulator with an empty ledger.`);
         if (err.code !== "EADDRINUSE") throw err;
         throw new ConfigError(portTaken(port, "STRIPE_EMULATOR_PORT"));
       });
       cleanups.push(() => emulator!.close());
       log(`stripe     emulator on ${emulator.url}${webhook ? ` · webhooks → ${webhook.url}` : ""}`);
+      if (stateFile) log(`           its ledger kept in ${stateFile}`);
     } else {
       log(`stripe     ${env.stripeApiBase ?? "api.stripe.com (test mode)"}`);
     }
@@ -191,7 +197,7 @@ export function buildApp(distDir: string | undefined, log: (line: string) => voi
 export const SESSION_SECRET_REQUIRED = `SESSION_SECRET: required without a generated one: ${SECRET_ADVICE}`;
 
 /** A secret of the demo's: generated once, kept beside the data so sessions and webhooks survive restarts. */
-function kept(dataDir: string, name: string, generate: () => string): string {
+export function kept(dataDir: string, name: string, generate: () => string): string {
   const file = path.resolve(dataDir, name);
   if (existsSync(file)) return readFileSync(file, "utf8").trim();
   mkdirSync(path.dirname(file), { recursive: true });

@@ -1,4 +1,4 @@
-import { queryOptions } from "@tanstack/react-query";
+import { queryOptions, type FetchQueryOptions, type QueryClient, type QueryKey } from "@tanstack/react-query";
 import { requestJson } from "@/lib/checkout-client/api";
 import type { LabEventsResponse, LabLedgerResponse } from "@/lib/lab/lab-event";
 
@@ -18,3 +18,17 @@ export const labLedgerQuery = (runId: string | null) =>
     enabled: runId !== null,
     staleTime: 0,
   });
+
+/**
+ * A read sent from now on, for the numbers a finished run shows: `fetchQuery`
+ * hands back a poll already in flight, sent before the run's last answers were
+ * recorded, and the page would show that as final (on a loaded machine, a
+ * lane's confirmed order never appeared).
+ */
+export async function readFromNow<T, K extends QueryKey>(
+  client: QueryClient,
+  options: FetchQueryOptions<T, Error, T, K>,
+): Promise<T> {
+  await client.cancelQueries({ queryKey: options.queryKey, exact: true });
+  return client.fetchQuery(options);
+}

@@ -5,7 +5,7 @@ import { useCallback, useState } from "react";
 import { sessionQuery } from "@/lib/checkout-client/queries";
 import type { Lane } from "@/lib/lab/lab-event";
 import type { LabStripe } from "./card-token";
-import { labEventsQuery, labLedgerQuery } from "./queries";
+import { labEventsQuery, labLedgerQuery, readFromNow } from "./queries";
 import { runScenario } from "./run-scenario";
 import type { Scenario } from "@/lib/lab/scenarios";
 import type { ShopperView } from "./shoppers";
@@ -72,8 +72,8 @@ export function useLabRun(config: { lanes: readonly Lane[]; faults: boolean; led
         });
         update(() => ({ phase: "settling", finishedAt: Date.now() }));
         await Promise.all([
-          client.fetchQuery(labEventsQuery(id)),
-          config.ledger ? client.fetchQuery(labLedgerQuery(id)) : null,
+          readFromNow(client, labEventsQuery(id)),
+          config.ledger ? readFromNow(client, labLedgerQuery(id)) : null,
         ]);
         update(() => ({ phase: "done" }));
       } catch (err) {

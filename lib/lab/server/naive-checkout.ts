@@ -11,14 +11,17 @@ import { paymentCredential, type CheckoutRequest } from "@/lib/checkout/request"
 import type { ValidationIssue } from "@/lib/validation";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
 import type { Observe } from "@/lib/observability";
+import { labMetadata, type ShopIdentity } from "@/lib/checkout/intent-ownership";
 
 export type NaiveResult =
   | { kind: "paid"; orderId: string; paymentIntentId: string; amountCents: number; currency: string }
   | { kind: "declined"; orderId: string; declineCode: string; message: string }
+  /** Stripe failed otherwise (a 503, a timeout): the order is left pending, as a first implementation leaves it. */
+  | { kind: "failed"; orderId: string; message: string }
   | { kind: "invalid"; issues: ValidationIssue[] };
 
 export async function naiveCheckout(
-  deps: { prisma: PrismaClient; stripe: Stripe; log?: Observe; shopId?: string },
+  deps: { prisma: PrismaClient; stripe: Stripe; log?: Observe; identity: ShopIdentity },
   /**
    * `labRun` tags the PaymentIntent so the lab can count this run's charges in
    * the gateway's ledger. `attemptKey`, the client's Idempotency-Key if it sent
@@ -42,13 +45,17 @@ export async function naiveCheckout(
       confirm: true,
       automatic_payment_methods: { enabled: true, allow_redirects: "never" },
       metadata: {
-        // The shop's name, unsigned: its audit counts these charges as the shop's to account for.
-        ...(deps.shopId ? { shop: deps.shopId } : {}),
-        orderId: order.id,
-        customerId: input.customerId,
-        lane: "naive",
+        // Signed as the lab's: its audit counts these charges as the shop's to account for, and no alarm
+        // takes them for forged ones (lib/checkout/intent-ownership.ts).
+        ...labMetadata(deps.identity, {
+          orderId: order.id,
+          customerId: input.customerId,
+          lane: "naive",
+          idempotencyKey: input.attemptKey,
+          amountCents: cart.amountCents,
+          currency: cart.currency,
+        }),
         ...(input.labRun ? { labRun: input.labRun } : {}),
-        ...(input.attemptKey ? { idempotencyKey: input.attemptKey } : {}),
       },
     });
     deps.log?.("payment", { kind: "succeeded", paymentIntentId: intent.id, orderId: order.id });
@@ -63,8 +70,10 @@ export async function naiveCheckout(
   } catch (err) {
     const card = err as Stripe.errors.StripeCardError;
     if (card.type !== "StripeCardError") {
-      deps.log?.("payment", { kind: "unknown", orderId: order.id, reason: card.message });
-      throw err;
+      // One line, the payment event's; thrown on, it would be logged again as a crash with the SDK's whole error.
+      if (!(err instanceof Error)) throw err;
+      deps.log?.("payment", { kind: "unknown", orderId: order.id, reason: err.message });
+      return { kind: "failed", orderId: order.id, message: err.message };
     }
     deps.log?.("payment", {
       kind: "declined",

@@ -32,7 +32,7 @@ async function handle(request: Request): Promise<Response> {
   if (!body.ok) return body.response;
   const { prisma, stripe, identity } = checkoutDeps();
   const result = await naiveCheckout(
-    { prisma, stripe, log: observe, shopId: identity.shopId }, // logged and counted like the real checkout's payments
+    { prisma, stripe, log: observe, identity }, // logged and counted like the real checkout's payments
     {
       customerId,
       body: body.value,
@@ -57,6 +57,8 @@ async function handle(request: Request): Promise<Response> {
         declineCode: result.declineCode,
         orderId: result.orderId,
       });
+    case "failed":
+      return jsonError(500, "payment_failed", result.message, { orderId: result.orderId });
     case "invalid":
       return invalidRequest(INVALID_CHECKOUT, result.issues);
   }

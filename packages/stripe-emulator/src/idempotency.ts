@@ -52,6 +52,11 @@ export class IdempotencyStore {
     this.entries.delete(scopedId(apiKey, key));
   }
 
+  /** Keys whose request never finished (the emulator stopped under it): forgotten, as if never sent. */
+  forgetUnfinished(): void {
+    for (const [id, entry] of this.entries) if (entry.response === null) this.entries.delete(id);
+  }
+
   get size(): number {
     return this.entries.size;
   }

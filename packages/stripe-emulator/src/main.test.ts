@@ -1,9 +1,12 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import Stripe from "stripe";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_EMULATOR_PORT, parseEmulatorPort } from "./port";
+import { scratchDir } from "../../../tests/helpers/scratch";
 import { startReceiver } from "./test-support";
 
 const MAIN = fileURLToPath(new URL("./main.ts", import.meta.url));
@@ -107,5 +110,31 @@ describe("main.ts webhooks", () => {
       }
       await receiver.close();
     }
+  });
+});
+
+describe("main.ts state file", () => {
+  it("keeps the ledger in STRIPE_EMULATOR_STATE across a restart, and refuses a file it cannot read in one line", async () => {
+    const file = path.join(await scratchDir("emulator-main-"), "state");
+    const run = async () => {
+      const { child, output } = runMain("0", { STRIPE_EMULATOR_STATE: file });
+      const url = new URL(await listening(child, output));
+      expect(output().stdout).toContain(`records kept in ${file}`);
+      const stripe = new Stripe("sk_test_main", { host: url.hostname, port: Number(url.port), protocol: "http" });
+      return { stripe, stop: async () => (child.kill("SIGTERM"), (await once(child, "exit"))[0]) };
+    };
+    const first = await run();
+    const intent = await first.stripe.paymentIntents.create({ amount: 100, currency: "usd" });
+    expect(await first.stop()).toBe(0);
+    const second = await run();
+    expect((await second.stripe.paymentIntents.list()).data.map((pi) => pi.id)).toEqual([intent.id]);
+    expect(await second.stop()).toBe(0);
+
+    await writeFile(file, "not the emulator's");
+    const { child, output } = runMain("0", { STRIPE_EMULATOR_STATE: file });
+    expect((await once(child, "exit"))[0]).toBe(1);
+    expect(output().stderr.trim().split("\n")).toEqual([
+      expect.stringMatching(/^STRIPE_EMULATOR_STATE: .* is not a state file of this emulator .*move it away/),
+    ]);
   });
 });

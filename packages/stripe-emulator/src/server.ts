@@ -5,6 +5,7 @@ import { handleApi, send, type ApiRequest, type Reply } from "./api";
 import { authenticate } from "./auth";
 import { handleAuthenticationPage } from "./authentication-page";
 import { handleControl } from "./control";
+import { StateFile } from "./persistence";
 import { randomId } from "./ids";
 import { handleStripeJs } from "./stripe-js";
 import { unrecognizedUrl, stripeError } from "./responses";
@@ -17,6 +18,12 @@ export interface StripeEmulatorOptions {
   log?: (line: string) => void;
   /** The webhook endpoint after start and after every reset (`POST /_emulator/webhooks` changes it until the next reset). */
   webhook?: WebhookDefaults;
+  /**
+   * A file that keeps the default account's records across restarts
+   * (persistence.ts): read at start when it exists, written before every
+   * answer to a request that may change them, and at close.
+   */
+  stateFile?: string;
 }
 
 export interface StripeEmulator {
@@ -26,6 +33,19 @@ export interface StripeEmulator {
 }
 
 const MAX_BODY_BYTES = 1024 * 1024;
+
+/** Methods that change nothing the state file keeps. */
+const READS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/** The state file exists and is not one the emulator can read: it is never overwritten. */
+export class StateFileError extends Error {
+  constructor(
+    readonly file: string,
+    cause: unknown,
+  ) {
+    super(`${file} is not a state file of this emulator (${cause instanceof Error ? cause.message : String(cause)})`);
+  }
+}
 
 /** What a page calls with the publishable key (a ConfirmationToken), from its own origin. */
 const BROWSER_PATH = "/v1/confirmation_tokens";
@@ -41,6 +61,12 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
   const host = options.host ?? "127.0.0.1";
   const log = options.log ?? (() => {});
   const accounts = new Accounts(options.webhook);
+  const kept = options.stateFile ? new StateFile(options.stateFile, () => accounts.forKey(null)) : null;
+  try {
+    kept?.load();
+  } catch (error) {
+    throw new StateFileError(kept!.file, error);
+  }
   const shutdown = new AbortController();
   let publicUrl = "";
 
@@ -56,6 +82,14 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
       .catch((error: unknown): Reply => {
         const message = `Unexpected error in the Stripe emulator: ${error instanceof Error ? error.message : String(error)}`;
         return send(stripeError(500, { type: "api_error", message }));
+      })
+      .then(async (reply) => {
+        // Recorded before it is answered, as at Stripe: an answer the caller read is never forgotten.
+        if (kept && !READS.has(req.method ?? "GET"))
+          await kept
+            .save()
+            .catch((error: unknown) => log(`could not keep the records in ${kept.file}: ${String(error)}`));
+        return reply;
       })
       .then((reply) => {
         const delivered = writeReply(req, res, reply, requestId);
@@ -135,6 +169,7 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
       );
       server.closeAllConnections(); // keep-alive sockets from the SDK would otherwise hold close() open
       await closed;
+      await kept?.save(); // what settled after its answer (a refund, a delivered event)
     },
   };
 }
