@@ -18,6 +18,8 @@ export type CheckoutState =
    * (null) in the window Stripe.js opened on this page; the attempt stays open.
    */
   | { kind: "authenticating"; url: string | null }
+  /** The bank's window on this page closed before the shopper answered it; the bank still waits. */
+  | { kind: "authentication_pending" }
   /** The shop is still working on it after a minute: "Check again" continues the same attempt. */
   | { kind: "processing" }
   /** Neither the payment nor the check got through: the outcome is unknown. */
