@@ -20,8 +20,9 @@ export function isBrowserIntentRead(method: string, pathname: string, authorizat
 /**
  * The intent as Stripe.js reads it with the publishable key and the intent's
  * client secret: a secret that does not match is answered as an unknown
- * intent. An armed Stripe.js failure is spent here: `network` drops the
- * connection (the browser sees a network error), the others travel in a header.
+ * intent. An armed Stripe.js failure is spent here and travels in a header:
+ * even `network`, since a browser retries a GET whose reused connection
+ * drops, so a dropped connection would not fail reliably.
  */
 export function browserIntentRead(state: State, url: URL): Reply {
   const id = BROWSER_INTENT_PATH.exec(url.pathname)?.[1] ?? "";
@@ -29,7 +30,6 @@ export function browserIntentRead(state: State, url: URL): Reply {
   if (!intent || url.searchParams.get("client_secret") !== intent.client_secret)
     return send(resourceMissing("payment_intent", id, "intent"));
   const failure = state.faults.takeStripeJsFailure();
-  if (failure === "network") return { kind: "drop" };
   return send({ status: 200, body: publishableView(intent) }, failure ? { [STRIPE_JS_FAILURE_HEADER]: failure } : {});
 }
 

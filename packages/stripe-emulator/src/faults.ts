@@ -9,7 +9,7 @@ export type FailStatus = 500 | 503 | 429;
 
 /**
  * How the Stripe.js stand-in's next `handleNextAction` fails: it rejects
- * (`reject`), its request to Stripe never gets an answer (`network`), or the
+ * (`reject`), it cannot reach Stripe (`network`: resolves `api_connection_error`), or the
  * bank's window closes before the shopper answers it (`closed`).
  */
 export type StripeJsFailure = "reject" | "network" | "closed";

@@ -57,17 +57,19 @@ function Stripe(publishableKey) {
         return { error: integrationError("handleNextAction needs the PaymentIntent's clientSecret.") };
       // As Stripe.js: read the intent with the publishable key first, and throw unless it waits for an action.
       const id = clientSecret.slice(0, clientSecret.indexOf("_secret_"));
+      const unreachable = { error: { type: "api_connection_error", message: "We could not reach Stripe. Check your connection and try again." } };
       let response;
       try {
         response = await fetch(ORIGIN + "/v1/payment_intents/" + encodeURIComponent(id) + "?client_secret=" + encodeURIComponent(clientSecret), {
           headers: { Authorization: "Bearer " + publishableKey },
         });
       } catch (error) {
-        return { error: { type: "api_connection_error", message: "We could not reach Stripe. Check your connection and try again." } };
+        return unreachable;
       }
       const intent = await response.json().catch(() => ({}));
       if (!response.ok) return { error: intent.error || { type: "api_error", message: "Stripe answered HTTP " + response.status + "." } };
       const failure = response.headers.get(${JSON.stringify(STRIPE_JS_FAILURE_HEADER)});
+      if (failure === "network") return unreachable;
       if (failure === "reject") throw integrationThrow("handleNextAction failed (the Stripe emulator was told to make it reject).");
       if (intent.status !== "requires_action")
         throw integrationThrow("handleNextAction: the PaymentIntent has a status of " + intent.status + "; only one that requires_action has a next action to handle.");
