@@ -44,7 +44,7 @@ describe("The intent as Stripe.js reads it", () => {
     const intent = await waitingIntent();
     const answer = await fetch(`${emulator.url()}/v1/payment_intents/${intent.id}`, { method: "OPTIONS" });
     expect(answer.status).toBe(204);
-    expect(answer.headers.get("access-control-allow-methods")).toContain("GET");
+    expect(answer.headers.get("access-control-allow-methods")).toBe("GET");
     expect(answer.headers.get("access-control-expose-headers")).toBe(STRIPE_JS_FAILURE_HEADER);
   });
 

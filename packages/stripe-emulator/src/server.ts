@@ -32,7 +32,6 @@ const MAX_BODY_BYTES = 1024 * 1024;
 const BROWSER_PATH = "/v1/confirmation_tokens";
 const CORS = { "Access-Control-Allow-Origin": "*", "Access-Control-Expose-Headers": STRIPE_JS_FAILURE_HEADER };
 const PREFLIGHT = {
-  "Access-Control-Allow-Methods": "GET, POST",
   "Access-Control-Allow-Headers": "Authorization, Content-Type",
   "Access-Control-Max-Age": "300",
 };
@@ -90,9 +89,11 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
     if (url.pathname.startsWith("/_emulator/"))
       return send(handleControl(method, url.pathname, body, accounts, req.headers.authorization));
     // A page on any origin may call it with the publishable key (CORS), not only the element's iframe.
-    const fromBrowser = url.pathname === BROWSER_PATH || BROWSER_INTENT_PATH.test(url.pathname);
-    if (fromBrowser && method === "OPTIONS")
-      return { kind: "send", status: 204, body: "", headers: { ...CORS, ...PREFLIGHT } } satisfies Reply;
+    const browserMethod = url.pathname === BROWSER_PATH ? "POST" : BROWSER_INTENT_PATH.test(url.pathname) ? "GET" : null;
+    if (browserMethod && method === "OPTIONS") {
+      const headers = { ...CORS, ...PREFLIGHT, "Access-Control-Allow-Methods": browserMethod };
+      return { kind: "send", status: 204, body: "", headers } satisfies Reply;
+    }
     if (isBrowserIntentRead(method, url.pathname, req.headers.authorization)) {
       const auth = authenticate(req.headers.authorization);
       const reply = browserIntentRead(accounts.forKey(auth.ok ? auth.apiKey : null), url);
