@@ -12,6 +12,8 @@ import {
 } from "@/lib/http";
 import { observe, observeError, traceRequest } from "@/lib/observability";
 import { env } from "@/lib/env";
+import { namesUnknownToken } from "@/lib/payments/key-pair";
+import { verifyKeyPair } from "@/lib/payments/stripe";
 import { cardCheck, checkoutDeps, checkoutGate } from "@/lib/services";
 import { currentCustomerId } from "@/lib/session";
 import { toResponse, unavailable } from "./checkout-response";
@@ -78,6 +80,13 @@ async function handle(request: Request): Promise<Response> {
       observe("rate_limited", { rule: result.rule, retryAfterSeconds: result.retryAfterSeconds });
     }
     if (result.kind === "unavailable" && result.providerBusy) gate.providerBusy();
+    // A token Stripe does not know may be a publishable key of another account: find out (at most once a minute).
+    if (
+      result.kind === "response" &&
+      !result.replayed &&
+      namesUnknownToken(result.response.statusCode, result.response.body)
+    )
+      void verifyKeyPair();
     if (result.kind === "response" && result.declined) {
       // The card-testing brake: counted on the decline's path only, after the answer is stored.
       const { RATE_LIMIT_DECLINE_WINDOW_SECONDS } = env();

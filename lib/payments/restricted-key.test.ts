@@ -82,7 +82,8 @@ async function journey(settings: readonly KeySetting[], stripe: Stripe, publisha
   await stripe.refunds.create({ payment_intent: paid.paymentIntentId, amount: 100 });
   await stripe.refunds.list({ payment_intent: paid.paymentIntentId });
   await stripe.events.list({ limit: 1 });
-  if (settings.includes("smoke")) await stripe.testHelpers.confirmationTokens.create({ payment_method: "pm_card_visa" });
+  if (settings.includes("smoke"))
+    await stripe.testHelpers.confirmationTokens.create({ payment_method: "pm_card_visa" });
 }
 
 const SETTINGS: KeySetting[][] = [[], ["declines_per_card"], ["smoke"], ["declines_per_card", "smoke"]];

@@ -34,9 +34,16 @@ export const RESTRICTED_KEY_PERMISSIONS: readonly PermissionRow[] = [
     label: "Refunds",
     access: "write",
     when: "always",
-    usedBy: "refunds of late successes and stray intents, the record of refunds made elsewhere (list), `smoke:stripe`'s refund",
+    usedBy:
+      "refunds of late successes and stray intents, the record of refunds made elsewhere (list), `smoke:stripe`'s refund",
   },
-  { resource: "events", label: "Events", access: "read", when: "always", usedBy: "the events catch-up (`GET /v1/events`)" },
+  {
+    resource: "events",
+    label: "Events",
+    access: "read",
+    when: "always",
+    usedBy: "the events catch-up (`GET /v1/events`)",
+  },
   {
     resource: "confirmation_tokens",
     label: "ConfirmationTokens",

@@ -120,7 +120,11 @@ export interface Refund {
 export type LaterRefund = { refund: Refund; charge: Charge; becomes: "succeeded" | "failed" } | null;
 
 /** Charges and refunds, newest first, so that a test can count both per intent. */
-function cardDetails(card: PaymentMethodObject["card"], authorized: number | null, blocked: boolean): CardPaymentDetails {
+function cardDetails(
+  card: PaymentMethodObject["card"],
+  authorized: number | null,
+  blocked: boolean,
+): CardPaymentDetails {
   return {
     type: "card",
     card: {
@@ -196,7 +200,11 @@ export class ChargeBook {
       paid: succeeded,
       payment_intent: input.paymentIntent,
       payment_method: input.paymentMethod,
-      payment_method_details: cardDetails(input.card, succeeded ? input.amount : null, failure !== null && failure.blocked),
+      payment_method_details: cardDetails(
+        input.card,
+        succeeded ? input.amount : null,
+        failure !== null && failure.blocked,
+      ),
       receipt_email: null,
       receipt_number: null,
       receipt_url: null,

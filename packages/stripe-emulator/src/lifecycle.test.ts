@@ -239,6 +239,9 @@ describe("card charges", () => {
       client.paymentIntents.create({ ...VISA, payment_method: "pm_card_chargeDeclined" }),
     );
     const failed = await client.charges.retrieve(String(declined.payment_intent?.latest_charge));
-    expect(failed.payment_method_details).toMatchObject({ type: "card", card: { last4: "0002", amount_authorized: null } });
+    expect(failed.payment_method_details).toMatchObject({
+      type: "card",
+      card: { last4: "0002", amount_authorized: null },
+    });
   });
 });

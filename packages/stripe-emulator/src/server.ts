@@ -3,7 +3,12 @@ import type { AddressInfo } from "node:net";
 import { Accounts } from "./accounts";
 import { handleApi, send, type ApiRequest, type Reply } from "./api";
 import { authenticate } from "./auth";
-import { browserIntentRead, BROWSER_INTENT_PATH, isBrowserIntentRead, STRIPE_JS_FAILURE_HEADER } from "./browser-intents";
+import {
+  browserIntentRead,
+  BROWSER_INTENT_PATH,
+  isBrowserIntentRead,
+  STRIPE_JS_FAILURE_HEADER,
+} from "./browser-intents";
 import { handleAuthenticationPage } from "./authentication-page";
 import { handleControl } from "./control";
 import { randomId } from "./ids";
@@ -89,7 +94,8 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
     if (url.pathname.startsWith("/_emulator/"))
       return send(handleControl(method, url.pathname, body, accounts, req.headers.authorization));
     // A page on any origin may call it with the publishable key (CORS), not only the element's iframe.
-    const browserMethod = url.pathname === BROWSER_PATH ? "POST" : BROWSER_INTENT_PATH.test(url.pathname) ? "GET" : null;
+    const browserMethod =
+      url.pathname === BROWSER_PATH ? "POST" : BROWSER_INTENT_PATH.test(url.pathname) ? "GET" : null;
     if (browserMethod && method === "OPTIONS") {
       const headers = { ...CORS, ...PREFLIGHT, "Access-Control-Allow-Methods": browserMethod };
       return { kind: "send", status: 204, body: "", headers } satisfies Reply;
