@@ -80,13 +80,14 @@ async function handle(request: Request): Promise<Response> {
       observe("rate_limited", { rule: result.rule, retryAfterSeconds: result.retryAfterSeconds });
     }
     if (result.kind === "unavailable" && result.providerBusy) gate.providerBusy();
-    // A token Stripe does not know may be a publishable key of another account: find out (at most once a minute).
+    // A token Stripe does not know may be a publishable key of another account: find out before answering
+    // (the answer is stored already; at most one probe a minute, bounded by its timeouts).
     if (
       result.kind === "response" &&
       !result.replayed &&
       namesUnknownToken(result.response.statusCode, result.response.body)
     )
-      void verifyKeyPair();
+      await verifyKeyPair().catch(() => "unknown");
     if (result.kind === "response" && result.declined) {
       // The card-testing brake: counted on the decline's path only, after the answer is stored.
       const { RATE_LIMIT_DECLINE_WINDOW_SECONDS } = env();

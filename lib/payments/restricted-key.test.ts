@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
-import Stripe from "stripe";
+import type Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStripeEmulator, type StripeEmulator } from "@checkout/stripe-emulator";
 import { EmulatorClient } from "@checkout/stripe-emulator/client";
