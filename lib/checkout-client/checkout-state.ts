@@ -53,6 +53,8 @@ export function stateFromResult(result: PaymentResult): CheckoutState {
 /** The truth from GET /api/checkout/{key}. */
 export function stateFromStatus(status: AttemptStatus): CheckoutState {
   const action = status.response?.statusCode === 202 ? requiredAction(status.response.body) : null;
+  // Asked, not answered to a press: no challenge is open on this page, so the shopper opens it again.
+  if (action?.action.type === "use_stripe_sdk") return { kind: "authentication_pending" };
   if (action) return stateFromResult(action);
   if (status.status === "in_progress" || !status.response) return { kind: "processing" };
   const { statusCode, body } = status.response;
