@@ -40,6 +40,7 @@ const APP = [
   "tests/checkout-convergence.test.ts",
   "tests/checkout-faults.test.ts",
   "tests/checkout-http.test.ts",
+  "tests/key-pair.test.ts",
   "tests/checkout-reconcile.test.ts",
   "tests/checkout-rows-lost.test.ts",
   "tests/checkout-slow-gateway.test.ts",

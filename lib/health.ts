@@ -10,13 +10,15 @@
  *   latest answer to any of the app's clients refused the key or a
  *   payment-path permission, payments are not ready, and `reason` says what
  *   to change: which variable to anyone, the refused path too to the metrics
- *   token's holder (a path may carry Stripe object ids). Alarms (a refused catch-up, an intent whose MAC fails) leave
+ *   token's holder (a path may carry Stripe object ids). So do a publishable
+ *   and a secret key of two accounts (payments/key-pair.ts). Alarms (a refused catch-up, an intent whose MAC fails) leave
  *   it ready; their reasons are shown to the metrics token's holder.
  */
 import "server-only";
 import type Stripe from "stripe";
 import type { PrismaClient } from "./generated/prisma/client";
 import { activeAlarms } from "./alarms";
+import { keyPairProblem } from "./payments/key-pair";
 import { currentRefusal, describeRefusal, summariseRefusal } from "./payments/provider-refusals";
 
 export interface Health {
@@ -43,12 +45,15 @@ export async function checkHealth(
     paymentsReachable(stripe, options.providerCacheMs),
   ]);
   const refusal = currentRefusal();
-  const paymentsOk = reachable && !refusal;
+  // Keys of two accounts fail every card payment, as a refused key does: a variable to change.
+  const keyPair = keyPairProblem();
+  const paymentsOk = reachable && !refusal && !keyPair;
+  const reason = refusal ? (options.showAlarms ? describeRefusal(refusal) : summariseRefusal(refusal)) : keyPair;
   return {
     ok: dbOk && paymentsOk,
     db: dbOk,
     payments: paymentsOk,
-    ...(refusal ? { reason: options.showAlarms ? describeRefusal(refusal) : summariseRefusal(refusal) } : {}),
+    ...(reason ? { reason } : {}),
     ...(options.showAlarms ? { alarms: activeAlarms().map((alarm) => alarm.reason) } : {}),
   };
 }

@@ -475,7 +475,8 @@ describe("a shopper who pays with a ConfirmationToken", () => {
 
   it.each([
     ["already used", "token_already_used"],
-    ["expired", "confirmation_token_expired"],
+    ["expired", "resource_missing"],
+    ["unknown to Stripe", "resource_missing"],
   ])(
     "with a token that is %s gets a stored 402 with Stripe's code, and a retry never asks Stripe again",
     async (how, code) => {
@@ -484,6 +485,8 @@ describe("a shopper who pays with a ConfirmationToken", () => {
       if (how === "expired") {
         await h.emulator.faults({ confirmationTokenTtlMs: 1 });
         ctoken = await token();
+      } else if (how === "unknown to Stripe") {
+        ctoken = "ctoken_NeverMadeByStripe"; // e.g. made with another account's publishable key
       } else {
         ctoken = await token();
         await stripe().paymentIntents.create({

@@ -1,8 +1,8 @@
-import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startApp, type AppProcess } from "@/scripts/lib/app-process";
 import { startStripeEmulator, type StripeEmulator } from "@checkout/stripe-emulator";
-import { EmulatorClient, type Permissions } from "@checkout/stripe-emulator/client";
+import { EmulatorClient } from "@checkout/stripe-emulator/client";
+import { permissionsFor } from "@/lib/payments/restricted-key";
 import { freePort, TEST_METRICS_TOKEN, testAppEnv } from "./app-server";
 import { scrape } from "./helpers/metrics";
 import { cart, newKey, Shopper, waitFor } from "./helpers/shopper";
@@ -10,34 +10,14 @@ import { journeyLines, smoke } from "./helpers/smoke";
 
 /**
  * The shop on a restricted key (`rk_test_…`) minted with exactly the
- * permissions the README lists: `npm run smoke:stripe` passes every journey
+ * documented permissions (lib/payments/restricted-key.ts, with those
+ * `smoke:stripe` needs): `npm run smoke:stripe` passes every journey
  * (the refund made at Stripe recorded through the events catch-up, no
  * webhook configured). Then on a key without Events: read: payments still
  * work and readiness stays green, while the refused catch-up raises the
  * alarm (an error in the log, `checkout_alarms`, the reason in
  * `/api/health` for the metrics token).
  */
-const RESOURCE: Record<string, keyof Permissions> = {
-  PaymentIntents: "payment_intents",
-  Refunds: "refunds",
-  Events: "events",
-  ConfirmationTokens: "confirmation_tokens",
-  PaymentMethods: "payment_methods",
-};
-
-/** The permissions of the README's paragraph on restricted keys, as the emulator mints them. */
-async function readmePermissions(): Promise<Permissions> {
-  const readme = await readFile("README.md", "utf8");
-  const paragraph = readme.split("\n\n").find((p) => p.startsWith("A restricted key (`rk_test_…`)"));
-  expect(paragraph, "README: the paragraph on restricted keys").toBeDefined();
-  const permissions: Permissions = {};
-  for (const [, resource, access] of paragraph!.matchAll(/\*\*(\w+): (Read|Write)\*\*/g)) {
-    expect(RESOURCE[resource!], `README names ${resource}`).toBeDefined();
-    permissions[RESOURCE[resource!]!] = access!.toLowerCase() as "read" | "write";
-  }
-  return permissions;
-}
-
 let emulator: StripeEmulator;
 const apps: AppProcess[] = [];
 beforeAll(async () => {
@@ -71,8 +51,8 @@ const health = async (url: string, token?: string) => {
 };
 
 describe("a restricted key", () => {
-  it("with exactly the README's permissions: smoke:stripe passes every journey", async () => {
-    const permissions = await readmePermissions();
+  it("with exactly the documented permissions: smoke:stripe passes every journey", async () => {
+    const permissions = permissionsFor(["smoke"]);
     expect(permissions).toEqual({
       payment_intents: "write",
       refunds: "write",

@@ -86,6 +86,20 @@ function StatusText({ state, onCheckAgain }: { state: CheckoutState; onCheckAgai
           </span>
         </p>
       );
+    case "authentication_pending":
+      return (
+        <div>
+          <p>
+            <strong>Your bank is still waiting for you.</strong>
+            <span className="status-detail">
+              The window to confirm this payment closed before you answered it. Nothing is charged until you do.
+            </span>
+          </p>
+          <button type="button" className="secondary" onClick={onCheckAgain}>
+            Continue with your bank
+          </button>
+        </div>
+      );
     case "processing":
       return (
         <div>

@@ -44,6 +44,17 @@ describe("the truth after retries run out", () => {
     expect(isDefinitive(state)).toBe(false);
   });
 
+  it("shows an attempt waiting for the bank in the page as waiting for the shopper to open it again: no window is open", () => {
+    const body = {
+      status: "requires_action",
+      orderId: "o1",
+      nextAction: { type: "use_stripe_sdk", clientSecret: "pi_1_secret_abc" },
+    };
+    const state = stateFromStatus({ status: "in_progress", response: { statusCode: 202, body } });
+    expect(state).toEqual({ kind: "authentication_pending" });
+    expect(isDefinitive(state)).toBe(false);
+  });
+
   it("shows a failed authentication as a failure with its error, after which the next press is a new attempt", () => {
     const body = {
       error: "authentication_failed",

@@ -18,6 +18,8 @@ export type CheckoutState =
    * (null) in the window Stripe.js opened on this page; the attempt stays open.
    */
   | { kind: "authenticating"; url: string | null }
+  /** The bank's window on this page closed before the shopper answered it; the bank still waits. */
+  | { kind: "authentication_pending" }
   /** The shop is still working on it after a minute: "Check again" continues the same attempt. */
   | { kind: "processing" }
   /** Neither the payment nor the check got through: the outcome is unknown. */
@@ -51,6 +53,8 @@ export function stateFromResult(result: PaymentResult): CheckoutState {
 /** The truth from GET /api/checkout/{key}. */
 export function stateFromStatus(status: AttemptStatus): CheckoutState {
   const action = status.response?.statusCode === 202 ? requiredAction(status.response.body) : null;
+  // Asked, not answered to a press: no challenge is open on this page, so the shopper opens it again.
+  if (action?.action.type === "use_stripe_sdk") return { kind: "authentication_pending" };
   if (action) return stateFromResult(action);
   if (status.status === "in_progress" || !status.response) return { kind: "processing" };
   const { statusCode, body } = status.response;

@@ -73,14 +73,20 @@ export function useCheckout(stripeJs?: () => Promise<Stripe | null>) {
    * after a redirect, and answers the attempt's outcome.
    */
   const authenticateHere = async (open: CheckoutAttempt, clientSecret: string): Promise<CheckoutState> => {
-    const stripe = await stripeJs?.();
-    if (!stripe) return { kind: "authenticating", url: null };
-    const handled = await stripe.handleNextAction({ clientSecret });
-    const paymentIntent = handled.paymentIntent?.id ?? null;
+    let paymentIntent: string | null = null;
+    try {
+      const stripe = await stripeJs?.();
+      if (!stripe) return { kind: "authenticating", url: null };
+      paymentIntent = (await stripe.handleNextAction({ clientSecret })).paymentIntent?.id ?? null;
+    } catch {
+      // Stripe.js throws when the intent no longer waits (a reload or a second tab after the
+      // shopper authenticated) and may fail in other ways: whatever it did, the shop knows.
+    }
     try {
       // As the return page reports it, retries included: the shop may be settling this
       // payment from Stripe's event at this moment (409), and asking again soon finds it settled.
-      return stateAfterReturn(await client.fetchQuery(authenticationReturnQuery(open.key, paymentIntent)));
+      const report = authenticationReturnQuery(open.key, paymentIntent);
+      return stateAfterReturn(await client.fetchQuery({ ...report, staleTime: 0 }));
     } catch {
       return { kind: "unreachable" };
     }
@@ -224,7 +230,8 @@ function stateAfterReturn(outcome: ReturnOutcome): CheckoutState {
     case "failed":
       return { kind: "declined", error: outcome.error, declineCode: outcome.code, message: outcome.message };
     case "requires_action":
-      return { kind: "authenticating", url: outcome.url || null };
+      // The challenge on this page is over, yet the bank still waits: the shopper opens it again.
+      return outcome.url ? { kind: "authenticating", url: outcome.url } : { kind: "authentication_pending" };
     case "not_found":
       return { kind: "processing" };
   }

@@ -10,7 +10,10 @@ import { behindTransactionPooler } from "./pooler";
  * The app's one Prisma client. Kept on globalThis so Next's dev reloads do not
  * open a new pool per edit (Epic Stack / t3 pattern).
  */
-const globalForPrisma = globalThis as unknown as { prisma?: PrismaClient };
+const globalForPrisma = globalThis as unknown as {
+  prisma?: PrismaClient;
+  prismaPools?: WeakMap<PrismaClient, pg.Pool>;
+};
 
 /** The pool's defaults (DATABASE_POOL_SIZE, DATABASE_CONNECT_TIMEOUT_MS, DATABASE_STATEMENT_TIMEOUT_MS). */
 export const POOL_SIZE = 10;
@@ -53,7 +56,9 @@ class UnnamedStatementsClient extends pg.Client {
 }
 
 /** Each client's pg pool, for `queryRows`. */
-const pools = new WeakMap<PrismaClient, pg.Pool>();
+// On globalThis with the client: Next bundles this module more than once, and the copy that made
+// the client (the maintenance loop's, a route's) is not always the one that asks for its pool.
+const pools = (globalForPrisma.prismaPools ??= new WeakMap<PrismaClient, pg.Pool>());
 
 /**
  * A client on its own pool (POOL_SIZE connections unless told), or on `pool`

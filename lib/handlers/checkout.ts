@@ -11,6 +11,8 @@ import {
   unauthenticated,
 } from "@/lib/http";
 import { observe, observeError, traceRequest } from "@/lib/observability";
+import { namesUnknownToken } from "@/lib/payments/key-pair";
+import { verifyKeyPair } from "@/lib/payments/stripe";
 import { cardCheck, checkoutDeps, checkoutGate } from "@/lib/services";
 import { currentCustomerId } from "@/lib/session";
 import { toResponse, unavailable } from "./checkout-response";
@@ -78,6 +80,14 @@ async function handle(request: Request): Promise<Response> {
       observe("rate_limited", { rule: result.rule, retryAfterSeconds: result.retryAfterSeconds });
     }
     if (result.kind === "unavailable" && result.providerBusy) gate.providerBusy();
+    // A token Stripe does not know may be a publishable key of another account: find out before answering
+    // (the answer is stored already; at most one probe a minute, bounded by its timeouts).
+    if (
+      result.kind === "response" &&
+      !result.replayed &&
+      namesUnknownToken(result.response.statusCode, result.response.body)
+    )
+      await verifyKeyPair().catch(() => "unknown");
     return toResponse(result);
   } catch (err) {
     observeError("checkout_error", err, { key, customerId });

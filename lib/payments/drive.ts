@@ -130,9 +130,14 @@ async function createAndConfirm(stripe: Stripe, request: PaymentRequest): Promis
   }
 }
 
+/**
+ * stripe-node 23 classifies by status: a 400 `idempotency_error` is a
+ * StripeIdempotencyError, but a 409 `idempotency_key_in_use` a StripeAPIError.
+ */
 function keyCannotTell(err: unknown): err is Stripe.errors.StripeError {
   if (!isStripeError(err)) return false;
-  return err.type === "StripeIdempotencyError" || (err.type === "StripeAPIError" && err.statusCode === 500);
+  if (err.type === "StripeIdempotencyError") return true;
+  return err.type === "StripeAPIError" && (err.statusCode === 500 || err.code === "idempotency_key_in_use");
 }
 
 function describeKeyError(err: Stripe.errors.StripeError): string {

@@ -21,29 +21,38 @@ export interface HeaderContext {
   stripe: StripeJsSources;
 }
 
-/** The origins Stripe.js needs beyond the shop's own: its script, its iframes (card fields, 3-D Secure), its API. */
+/**
+ * The origins Stripe.js needs beyond the shop's own: its script, its iframes
+ * (card fields, 3-D Secure), its API, and the frames that may use the Payment
+ * Request API (the wallets the Payment Element offers with cards).
+ */
 export interface StripeJsSources {
   script: string[];
   frame: string[];
   connect: string[];
+  payment: string[];
 }
 
 /**
  * Exactly what Stripe's security guide lists for Stripe.js (script and
  * frames from js.stripe.com and its subdomains, 3-D Secure's hooks.stripe.com,
  * the API at api.stripe.com), less Google Maps, which only the Address
- * Element's autocomplete needs; with the local emulator, its origin alone,
- * which serves the stand-in, its iframe, its 3-D Secure page and its API.
+ * Element's autocomplete needs, and no `'unsafe-inline'` styles, which it does
+ * not list; `payment` for js.stripe.com's frames, without which the Payment
+ * Element hides Apple Pay and Google Pay. With the local emulator, its origin
+ * alone, which serves the stand-in, its iframe, its 3-D Secure page and its API.
  */
 export function stripeJsSources(emulatorStripeJsUrl: string | null): StripeJsSources {
   if (emulatorStripeJsUrl) {
     const origin = new URL(emulatorStripeJsUrl).origin;
-    return { script: [origin], frame: [origin], connect: [origin] };
+    // The stand-in offers no wallets.
+    return { script: [origin], frame: [origin], connect: [origin], payment: [] };
   }
   return {
     script: ["https://js.stripe.com", "https://*.js.stripe.com"],
     frame: ["https://js.stripe.com", "https://*.js.stripe.com", "https://hooks.stripe.com"],
     connect: ["https://api.stripe.com"],
+    payment: ["https://js.stripe.com"],
   };
 }
 
@@ -76,7 +85,13 @@ export function contentSecurityPolicy({
   ].join("; ");
 }
 
-const PERMISSIONS_POLICY = "camera=(), microphone=(), geolocation=(), payment=(), usb=(), interest-cohort=()";
+const DENIED_FEATURES = "camera=(), microphone=(), geolocation=(), usb=(), interest-cohort=()";
+
+/** Every powerful feature off, but the Payment Request API for Stripe.js's frames (wallets), where it runs. */
+export function permissionsPolicy(stripe: Pick<StripeJsSources, "payment"> | null): string {
+  const allowed = stripe?.payment.map((origin) => `"${origin}"`) ?? [];
+  return `${DENIED_FEATURES}, payment=(${allowed.length > 0 ? ["self", ...allowed].join(" ") : ""})`;
+}
 /** Only over https: an HSTS header on plain http is ignored, and would pin a local demo to https if it were not. */
 export const HSTS = "max-age=31536000; includeSubDomains";
 
@@ -85,7 +100,7 @@ export function securityHeaders(context: HeaderContext): Record<string, string> 
     "Content-Security-Policy": contentSecurityPolicy(context),
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": SECRET_IN_URL.test(context.pathname) ? "no-referrer" : "strict-origin-when-cross-origin",
-    "Permissions-Policy": PERMISSIONS_POLICY,
+    "Permissions-Policy": permissionsPolicy(context.stripe),
     "X-Frame-Options": "DENY",
     "Reporting-Endpoints": `${CSP_REPORT_GROUP}="${CSP_REPORT_PATH}"`,
     ...(context.https ? { "Strict-Transport-Security": HSTS } : {}),
@@ -97,7 +112,7 @@ export const API_HEADERS: Record<string, string> = {
   "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
   "X-Content-Type-Options": "nosniff",
   "Referrer-Policy": "no-referrer",
-  "Permissions-Policy": PERMISSIONS_POLICY,
+  "Permissions-Policy": permissionsPolicy(null),
   "X-Frame-Options": "DENY",
 };
 

@@ -1,5 +1,6 @@
 import type { Decline, RefundBehaviour } from "./cards";
 import { randomId, unixSeconds } from "./ids";
+import type { PaymentMethodObject } from "./ledger";
 
 /** What Radar and the issuer said about a charge, as on Stripe's Charge. */
 export interface ChargeOutcome {
@@ -11,6 +12,33 @@ export interface ChargeOutcome {
   risk_level: "normal" | "highest";
   seller_message: string;
   type: "authorized" | "issuer_declined" | "blocked";
+}
+
+/** A card charge's `payment_method_details`, as Stripe fills it: the card's facts and what the network said. */
+export interface CardPaymentDetails {
+  type: "card";
+  card: {
+    amount_authorized: number | null;
+    authorization_code: string | null;
+    brand: string;
+    checks: { address_line1_check: null; address_postal_code_check: null; cvc_check: "pass" | null };
+    country: string;
+    electronic_commerce_indicator: null;
+    exp_month: number;
+    exp_year: number;
+    fingerprint: string;
+    funding: string;
+    installments: null;
+    last4: string;
+    mandate: null;
+    network: string;
+    network_token: { used: false };
+    network_transaction_id: string | null;
+    regulated_status: null;
+    three_d_secure: null;
+    transaction_link_id: null;
+    wallet: null;
+  };
 }
 
 /** Stripe's Charge: every field stripe-node's types declare always present, those not modelled null. */
@@ -43,7 +71,7 @@ export interface Charge {
   paid: boolean;
   payment_intent: string;
   payment_method: string;
-  payment_method_details: null;
+  payment_method_details: CardPaymentDetails;
   receipt_email: null;
   receipt_number: null;
   receipt_url: null;
@@ -92,6 +120,39 @@ export interface Refund {
 export type LaterRefund = { refund: Refund; charge: Charge; becomes: "succeeded" | "failed" } | null;
 
 /** Charges and refunds, newest first, so that a test can count both per intent. */
+function cardDetails(
+  card: PaymentMethodObject["card"],
+  authorized: number | null,
+  blocked: boolean,
+): CardPaymentDetails {
+  return {
+    type: "card",
+    card: {
+      amount_authorized: authorized,
+      authorization_code: authorized === null ? null : randomId("", 6).toUpperCase(),
+      brand: card.brand,
+      // A charge Radar blocked never reached the issuer, so nothing was checked.
+      checks: { address_line1_check: null, address_postal_code_check: null, cvc_check: blocked ? null : "pass" },
+      country: card.country,
+      electronic_commerce_indicator: null,
+      exp_month: card.exp_month,
+      exp_year: card.exp_year,
+      fingerprint: card.fingerprint,
+      funding: card.funding,
+      installments: null,
+      last4: card.last4,
+      mandate: null,
+      network: card.brand,
+      network_token: { used: false },
+      network_transaction_id: blocked ? null : randomId("", 15),
+      regulated_status: null,
+      three_d_secure: null,
+      transaction_link_id: null,
+      wallet: null,
+    },
+  };
+}
+
 export class ChargeBook {
   private readonly charges = new Map<string, Charge>();
   private readonly refunds: Refund[] = [];
@@ -101,6 +162,8 @@ export class ChargeBook {
     currency: string;
     paymentIntent: string;
     paymentMethod: string;
+    /** The card charged (its PaymentMethod's), for `payment_method_details`. */
+    card: PaymentMethodObject["card"];
     metadata: Record<string, string>;
     failure: (Decline & { blocked: boolean }) | null;
     /** Unix seconds; now unless the charge is history (see history.ts). */
@@ -137,7 +200,11 @@ export class ChargeBook {
       paid: succeeded,
       payment_intent: input.paymentIntent,
       payment_method: input.paymentMethod,
-      payment_method_details: null,
+      payment_method_details: cardDetails(
+        input.card,
+        succeeded ? input.amount : null,
+        failure !== null && failure.blocked,
+      ),
       receipt_email: null,
       receipt_number: null,
       receipt_url: null,

@@ -107,6 +107,7 @@ function charge(
     currency: intent.currency,
     paymentIntent: intent.id,
     paymentMethod,
+    card: ctx.ledger.paymentMethods.object(paymentMethod).card,
     metadata: intent.metadata,
     failure: refused ? { ...refused.decline, blocked: refused.blocked } : null,
   });

@@ -64,7 +64,11 @@ describe("ConfirmationTokens", () => {
     const intent = await payWith(stripe, token.id);
     expect(intent.status).toBe("succeeded");
     expect(intent.payment_method).toMatch(/^pm_(?!card_)/);
-    expect(await stripe.confirmationTokens.retrieve(token.id)).toMatchObject({ payment_intent: intent.id });
+    // Used, it no longer expires.
+    expect(await stripe.confirmationTokens.retrieve(token.id)).toMatchObject({
+      payment_intent: intent.id,
+      expires_at: null,
+    });
 
     const again = await rejection(payWith(stripe, token.id));
     expect(again).toMatchObject({ type: "StripeInvalidRequestError", code: "token_already_used", statusCode: 400 });
@@ -95,13 +99,20 @@ describe("ConfirmationTokens", () => {
     const token = await stripe.testHelpers.confirmationTokens.create({ payment_method: "pm_card_visa" });
     expect(token.expires_at).toBe(token.created);
     const error = await rejection(payWith(stripe, token.id));
-    expect(error).toMatchObject({ code: "confirmation_token_expired", statusCode: 400, param: "confirmation_token" });
+    expect(error).toMatchObject({ code: "resource_missing", statusCode: 400, param: "confirmation_token" });
     expect((await stripe.paymentIntents.list()).data).toHaveLength(0);
   });
 
-  it("an unknown token is resource_missing, and confirmation_token needs confirm=true", async () => {
+  it("an unknown token is 400 resource_missing, and confirmation_token needs confirm=true", async () => {
     const stripe = emulator.stripe();
-    expect(await rejection(payWith(stripe, "ctoken_doesNotExist"))).toMatchObject({ code: "resource_missing" });
+    expect(await rejection(payWith(stripe, "ctoken_doesNotExist"))).toMatchObject({
+      type: "StripeInvalidRequestError",
+      statusCode: 400,
+      code: "resource_missing",
+      param: "confirmation_token",
+      message: "No such confirmation_token: 'ctoken_doesNotExist'",
+    });
+    expect((await stripe.paymentIntents.list()).data).toHaveLength(0);
     const token = await stripe.testHelpers.confirmationTokens.create({ payment_method: "pm_card_visa" });
     const unconfirmed = await rejection(
       stripe.paymentIntents.create({ amount: 2500, currency: "usd", confirmation_token: token.id }),

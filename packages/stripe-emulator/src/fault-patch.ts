@@ -1,4 +1,4 @@
-import type { FailStatus, FaultSettings } from "./faults";
+import type { FailStatus, FaultSettings, StripeJsFailure } from "./faults";
 
 // Validation of `POST /_emulator/faults` bodies: a bad patch changes nothing
 // and says what is wrong, so a typo in a test cannot silently disarm a fault.
@@ -8,7 +8,8 @@ const MAX_TIMES = 10_000;
 const MAX_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 const FAIL_STATUSES: readonly number[] = [500, 503, 429];
 const KNOWN =
-  "latencyMs, answerLatencyMs, failNext, dropAfterCharge, storeCreate500, idempotencyKeyTtlMs, confirmationTokenTtlMs, rateLimit, lateExecution, refuse, gate, release, searchLagMs, searchUnavailable";
+  "latencyMs, answerLatencyMs, failNext, dropAfterCharge, storeCreate500, idempotencyKeyTtlMs, confirmationTokenTtlMs, rateLimit, lateExecution, refuse, gate, release, searchLagMs, searchUnavailable, stripeJs";
+const STRIPE_JS_FAILURES: readonly string[] = ["reject", "network", "closed"];
 
 /** A patch: settings to merge, and `release`, an action (let the n oldest writes held at the gate go on). */
 export type FaultPatch = Partial<FaultSettings> & { release?: number };
@@ -97,6 +98,18 @@ function parseField(patch: FaultPatch, name: string, value: unknown): string | n
       if (!isObject(value) || Object.keys(value).join() !== "status" || (value.status !== 401 && value.status !== 403))
         return 'refuse must be null or { "status": 401|403 }.';
       patch.refuse = { status: value.status };
+      return null;
+    }
+    case "stripeJs": {
+      const shape = `stripeJs must be null or { "failure": "reject"|"network"|"closed", "times": 0..${MAX_TIMES} }.`;
+      if (value === null) {
+        patch.stripeJs = null;
+        return null;
+      }
+      if (!isObject(value) || Object.keys(value).sort().join() !== "failure,times") return shape;
+      if (typeof value.failure !== "string" || !STRIPE_JS_FAILURES.includes(value.failure)) return shape;
+      if (!isCount(value.times, MAX_TIMES)) return shape;
+      patch.stripeJs = value.times === 0 ? null : { failure: value.failure as StripeJsFailure, times: value.times };
       return null;
     }
     default:

@@ -7,6 +7,13 @@ import { stripeError, type ApiResponse } from "./responses";
  */
 export type FailStatus = 500 | 503 | 429;
 
+/**
+ * How the Stripe.js stand-in's next `handleNextAction` fails: it rejects
+ * (`reject`), it cannot reach Stripe (`network`: resolves `api_connection_error`), or the
+ * bank's window closes before the shopper answers it (`closed`).
+ */
+export type StripeJsFailure = "reject" | "network" | "closed";
+
 export interface FaultSettings {
   latencyMs: number;
   /** Writes execute at once, and their answer is then held this long: the network on the way back is slow. */
@@ -31,6 +38,8 @@ export interface FaultSettings {
   searchLagMs: number;
   /** The account has no search (Stripe: not available to merchants in India): every search is refused. */
   searchUnavailable: boolean;
+  /** The next n `handleNextAction` calls of the Stripe.js stand-in fail this way. */
+  stripeJs: { failure: StripeJsFailure; times: number } | null;
 }
 
 /** What GET and POST /_emulator/faults answer: the settings, the writes held at the gate now, and the counters. */
@@ -64,6 +73,7 @@ const STAT_NAMES = [
   "searchesRefused",
   "gated",
   "confirmationTokens",
+  "stripeJsFailures",
 ] as const;
 export type FaultStats = Record<(typeof STAT_NAMES)[number], number>;
 
@@ -82,6 +92,7 @@ export function defaultSettings(): FaultSettings {
     gate: false,
     searchLagMs: 0,
     searchUnavailable: false,
+    stripeJs: null,
   };
 }
 
@@ -182,6 +193,16 @@ export class Faults {
     if (late.times <= 0) this.settings.lateExecution = null;
     this.stats.lateAnswered += 1;
     return late.delayMs;
+  }
+
+  /** Spends one armed Stripe.js failure, if any (counted in `stripeJsFailures`). */
+  takeStripeJsFailure(): StripeJsFailure | null {
+    const armed = this.settings.stripeJs;
+    if (!armed) return null;
+    armed.times -= 1;
+    if (armed.times <= 0) this.settings.stripeJs = null;
+    this.stats.stripeJsFailures += 1;
+    return armed.failure;
   }
 
   /** The refusal armed for every request, shaped as Stripe's, if any. */

@@ -84,7 +84,8 @@ export interface PaymentIntent {
   created: number;
   livemode: false;
   confirmation_method: ConfirmationMethod;
-  capture_method: "automatic";
+  /** Stripe's default since API 2024-04-10. */
+  capture_method: "automatic_async";
   client_secret: string;
   canceled_at: number | null;
   cancellation_reason: CancellationReason | null;
@@ -169,7 +170,7 @@ export class Ledger {
       created,
       livemode: false,
       confirmation_method: "automatic",
-      capture_method: "automatic",
+      capture_method: "automatic_async",
       client_secret: `${id}_secret_${randomId("", 25)}`,
       canceled_at: null,
       cancellation_reason: null,

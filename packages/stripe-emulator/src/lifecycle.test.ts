@@ -214,3 +214,34 @@ describe("API keys", () => {
     }
   });
 });
+
+describe("card charges", () => {
+  it("carry the card's details, as Stripe fills payment_method_details, on intents captured as Stripe's default", async () => {
+    const client = emulator.stripe();
+    const paid = await client.paymentIntents.create({ ...VISA, payment_method: "pm_card_mastercard" });
+    expect(paid.capture_method).toBe("automatic_async");
+    const charge = await client.charges.retrieve(String(paid.latest_charge));
+    const method = await client.paymentMethods.retrieve(String(paid.payment_method));
+    expect(charge.payment_method_details).toMatchObject({
+      type: "card",
+      card: {
+        brand: "mastercard",
+        network: "mastercard",
+        last4: method.card?.last4,
+        fingerprint: method.card?.fingerprint,
+        exp_month: method.card?.exp_month,
+        exp_year: method.card?.exp_year,
+        amount_authorized: paid.amount,
+        checks: { cvc_check: "pass" },
+      },
+    });
+    const declined = await rejection(
+      client.paymentIntents.create({ ...VISA, payment_method: "pm_card_chargeDeclined" }),
+    );
+    const failed = await client.charges.retrieve(String(declined.payment_intent?.latest_charge));
+    expect(failed.payment_method_details).toMatchObject({
+      type: "card",
+      card: { last4: "0002", amount_authorized: null },
+    });
+  });
+});

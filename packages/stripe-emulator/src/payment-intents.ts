@@ -74,8 +74,8 @@ export function createIntent(ctx: Ctx, params: Params): Outcome {
   });
   if (params.confirmation_method === "manual") intent.confirmation_method = "manual";
   emit(ctx, "payment_intent.created", intent);
-  // Single use: confirming consumes the token, whatever the charge then does.
-  if (token) token.token.payment_intent = intent.id;
+  // Single use: confirming consumes the token, whatever the charge then does (a used token expires no more).
+  if (token) Object.assign(token.token, { payment_intent: intent.id, expires_at: null });
   if (params.confirm === "true" && paymentMethod) {
     const returnUrl = returnUrlOf(params) ?? token?.token.return_url ?? null;
     return attemptPayment(ctx, intent, paymentMethod, returnUrl, token?.token.use_stripe_sdk ?? false);

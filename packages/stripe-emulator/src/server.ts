@@ -3,6 +3,12 @@ import type { AddressInfo } from "node:net";
 import { Accounts } from "./accounts";
 import { handleApi, send, type ApiRequest, type Reply } from "./api";
 import { authenticate } from "./auth";
+import {
+  browserIntentRead,
+  BROWSER_INTENT_PATH,
+  isBrowserIntentRead,
+  STRIPE_JS_FAILURE_HEADER,
+} from "./browser-intents";
 import { handleAuthenticationPage } from "./authentication-page";
 import { handleControl } from "./control";
 import { StateFile } from "./persistence";
@@ -47,11 +53,10 @@ export class StateFileError extends Error {
   }
 }
 
-/** What a page calls with the publishable key (a ConfirmationToken), from its own origin. */
+/** What a page calls with the publishable key (a ConfirmationToken; an intent's read), from its own origin. */
 const BROWSER_PATH = "/v1/confirmation_tokens";
-const CORS = { "Access-Control-Allow-Origin": "*" };
+const CORS = { "Access-Control-Allow-Origin": "*", "Access-Control-Expose-Headers": STRIPE_JS_FAILURE_HEADER };
 const PREFLIGHT = {
-  "Access-Control-Allow-Methods": "POST",
   "Access-Control-Allow-Headers": "Authorization, Content-Type",
   "Access-Control-Max-Age": "300",
 };
@@ -123,8 +128,17 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
     if (url.pathname.startsWith("/_emulator/"))
       return send(handleControl(method, url.pathname, body, accounts, req.headers.authorization));
     // A page on any origin may call it with the publishable key (CORS), not only the element's iframe.
-    if (url.pathname === BROWSER_PATH && method === "OPTIONS")
-      return { kind: "send", status: 204, body: "", headers: { ...CORS, ...PREFLIGHT } } satisfies Reply;
+    const browserMethod =
+      url.pathname === BROWSER_PATH ? "POST" : BROWSER_INTENT_PATH.test(url.pathname) ? "GET" : null;
+    if (browserMethod && method === "OPTIONS") {
+      const headers = { ...CORS, ...PREFLIGHT, "Access-Control-Allow-Methods": browserMethod };
+      return { kind: "send", status: 204, body: "", headers } satisfies Reply;
+    }
+    if (isBrowserIntentRead(method, url.pathname, req.headers.authorization)) {
+      const auth = authenticate(req.headers.authorization);
+      const reply = browserIntentRead(accounts.forKey(auth.ok ? auth.apiKey : null), url);
+      return reply.kind === "send" ? { ...reply, headers: { ...reply.headers, ...CORS } } : reply;
+    }
     if (url.pathname.startsWith("/v1/")) {
       // The account of the request's key, taken once: a reset during this request must not redirect it.
       const auth = authenticate(req.headers.authorization);

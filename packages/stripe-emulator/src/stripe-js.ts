@@ -1,4 +1,5 @@
 import type { Reply } from "./api";
+import { STRIPE_JS_FAILURE_HEADER } from "./browser-intents";
 import { cardProblem } from "./card-numbers";
 
 /**
@@ -51,10 +52,28 @@ function Stripe(publishableKey) {
       if (!group || !group._payment) return { error: integrationError("createConfirmationToken needs elements with a mounted Payment Element.") };
       return group._payment._ask("createToken", { params: params || {} });
     },
-    handleNextAction({ clientSecret } = {}) {
+    async handleNextAction({ clientSecret } = {}) {
       if (typeof clientSecret !== "string" || !clientSecret.includes("_secret_"))
-        return Promise.resolve({ error: integrationError("handleNextAction needs the PaymentIntent's clientSecret.") });
-      return challenge(clientSecret);
+        return { error: integrationError("handleNextAction needs the PaymentIntent's clientSecret.") };
+      // As Stripe.js: read the intent with the publishable key first, and throw unless it waits for an action.
+      const id = clientSecret.slice(0, clientSecret.indexOf("_secret_"));
+      const unreachable = { error: { type: "api_connection_error", message: "We could not reach Stripe. Check your connection and try again." } };
+      let response;
+      try {
+        response = await fetch(ORIGIN + "/v1/payment_intents/" + encodeURIComponent(id) + "?client_secret=" + encodeURIComponent(clientSecret), {
+          headers: { Authorization: "Bearer " + publishableKey },
+        });
+      } catch (error) {
+        return unreachable;
+      }
+      const intent = await response.json().catch(() => ({}));
+      if (!response.ok) return { error: intent.error || { type: "api_error", message: "Stripe answered HTTP " + response.status + "." } };
+      const failure = response.headers.get(${JSON.stringify(STRIPE_JS_FAILURE_HEADER)});
+      if (failure === "network") return unreachable;
+      if (failure === "reject") throw integrationThrow("handleNextAction failed (the Stripe emulator was told to make it reject).");
+      if (intent.status !== "requires_action")
+        throw integrationThrow("handleNextAction: the PaymentIntent has a status of " + intent.status + "; only one that requires_action has a next action to handle.");
+      return challenge(clientSecret, failure === "closed");
     },
     createToken: unsupported("createToken"),
     createPaymentMethod: unsupported("createPaymentMethod"),
@@ -69,6 +88,13 @@ Stripe.version = "endive";
 
 function integrationError(message) {
   return { type: "invalid_request_error", code: "integration_error", message };
+}
+
+/** What Stripe.js throws when it is called in a way it cannot serve. */
+function integrationThrow(message) {
+  const error = new Error(message);
+  error.name = "IntegrationError";
+  return error;
 }
 
 function createElements(publishableKey, options) {
@@ -172,8 +198,12 @@ function createPaymentElement(publishableKey, groupOptions, elementOptions, grou
   return element;
 }
 
-/** 3-D Secure in place: the bank's page in a modal iframe; resolves when the shopper has answered it. */
-function challenge(clientSecret) {
+/**
+ * 3-D Secure in place: the bank's page in a modal iframe; resolves when the
+ * shopper has answered it, or with an error when the window closes first
+ * (closeAtOnce: it closes as soon as the bank's page has loaded).
+ */
+function challenge(clientSecret, closeAtOnce) {
   const id = clientSecret.slice(0, clientSecret.indexOf("_secret_"));
   return new Promise((resolve) => {
     const overlay = document.createElement("div");
@@ -194,6 +224,12 @@ function challenge(clientSecret) {
       resolve({ paymentIntent: message.paymentIntent });
     };
     window.addEventListener("message", onMessage);
+    if (closeAtOnce)
+      frame.addEventListener("load", () => {
+        window.removeEventListener("message", onMessage);
+        overlay.remove();
+        resolve({ error: { type: "invalid_request_error", code: "payment_intent_authentication_failure", message: "The authentication window was closed before it was completed." } });
+      }, { once: true });
     overlay.appendChild(frame);
     document.body.appendChild(overlay);
   });
