@@ -53,7 +53,13 @@ describe("the shoppers' provider budget", () => {
   });
 
   it("never spends more than its rate in any second, however the requests come", () => {
-    const outcome = simulateAbuse({ abusers: 40, abuserEveryMs: 1000, honestEveryMs: 10_000, honestKeys: 30, perSecond: 10 });
+    const outcome = simulateAbuse({
+      abusers: 40,
+      abuserEveryMs: 1000,
+      honestEveryMs: 10_000,
+      honestKeys: 30,
+      perSecond: 10,
+    });
     expect(outcome.maxPerSecond).toBe(10);
     expect(maxInAnySecond([0, 10, 999, 1000, 1001])).toBe(4);
   });
@@ -64,7 +70,7 @@ describe("the shoppers' provider budget", () => {
     [10, 50],
     [40, 50],
   ])(
-    "admits at least 95 %% of an honest shopper's fresh keys beside %i abusive addresses asking every %i ms",
+    "admits at least 95 percent of an honest shopper's fresh keys beside %i abusive addresses asking every %i ms",
     (abusers, abuserEveryMs) => {
       const outcome = simulateAbuse({
         abusers,

@@ -48,7 +48,10 @@ export function limitsWithBudget(perSecond: number): CheckoutLimits {
   };
 }
 
-export function simulateAbuse(traffic: AbuseTraffic, gate: CheckoutGate = gateWithBudget(traffic.perSecond)): AbuseOutcome {
+export function simulateAbuse(
+  traffic: AbuseTraffic,
+  gate: CheckoutGate = gateWithBudget(traffic.perSecond),
+): AbuseOutcome {
   const start = 1_700_000_000_000;
   const end = start + traffic.honestKeys * traffic.honestEveryMs;
   const random = seeded(traffic.abusers * 7919 + traffic.perSecond);
