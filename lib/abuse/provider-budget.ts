@@ -190,3 +190,19 @@ export class BackgroundBudget {
     }
   }
 }
+
+/**
+ * This process's budget of the shop's own calls, one for every client that
+ * draws on it (the webhook's, the maintenance loop's, the audit's): `pace`
+ * for createStripeClient.
+ */
+export function backgroundPace(perSecond: number): (maxWaitMs: number) => Promise<number | null> {
+  const global = globalThis as unknown as { checkoutBackgroundBudget?: BackgroundBudget };
+  if (global.checkoutBackgroundBudget?.perSecond !== perSecond)
+    global.checkoutBackgroundBudget = new BackgroundBudget(perSecond, {
+      now: () => Date.now(),
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    });
+  const budget = global.checkoutBackgroundBudget;
+  return (maxWaitMs) => budget.take(maxWaitMs);
+}
