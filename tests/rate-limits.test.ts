@@ -74,6 +74,17 @@ describe("abuse limits", () => {
     expect((await new Shopper(h.url).startSession({ "x-forwarded-for": address() })).status).toBe(201);
   });
 
+  it("sessions from many /64s of one IPv6 /56 are counted as one address once the prefix floods", async () => {
+    const prefix = `2001:db8:${Math.floor(Math.random() * 0xffff).toString(16)}:${(Math.floor(Math.random() * 255) << 8).toString(16)}`;
+    const statuses = [];
+    // Each from a /64 of its own (the last byte of the fourth hextet): 16 count apart, then the /56 as one.
+    for (let n = 0; n < 30; n++) {
+      const from = `${prefix.replace(/[0-9a-f]+$/, (h) => (parseInt(h, 16) + n).toString(16))}::${n + 1}`;
+      statuses.push((await new Shopper(h.url).startSession({ "x-forwarded-for": from })).status);
+    }
+    expect(statuses).toEqual([...Array<number>(16 + 5).fill(201), ...Array<number>(9).fill(429)]);
+  });
+
   it("a shopper over the fresh-key limit gets 429 and nothing is stored; their first attempts still replay", async () => {
     const shopper = await shopperFrom(address());
     const keys = [newKey(), newKey(), newKey(), newKey()];
@@ -151,6 +162,40 @@ describe("the card-testing brake and the provider's limits", () => {
     }
     expect(answer.status).toBe(201);
     expect((await h.emulator.ledger()).filter((i) => i.metadata.customerId === shopper.customerId)).toHaveLength(1);
+  });
+
+  it("counts payment methods that do not exist as declines: past the session's, 429 too_many_declines", async () => {
+    const shopper = await shopperFrom(address());
+    for (const made of ["pm_card_madeUp1", "pm_card_madeUp2"]) {
+      const failed = await shopper.checkout(newKey(), cart(made));
+      expect(failed.status).toBe(402);
+      expect(failed.body).toMatchObject({ error: "payment_failed", code: "resource_missing" });
+    }
+    const fresh = newKey();
+    expect(await shopper.checkout(fresh, cart())).toMatchObject({ status: 429, body: { error: "too_many_declines" } });
+    expect(await h.db.stored(null, fresh)).toEqual({ keys: 0, orders: 0 });
+  });
+
+  it("sends Stripe at most 10 creates a second of 60 concurrent fresh keys from one address (PROVIDER_FRESH_ATTEMPTS_PER_SECOND=10)", async () => {
+    const from = address();
+    // Sixty sessions, each made from an address of its own, all paying from one.
+    const shoppers = await Promise.all(Array.from({ length: 60 }, () => shopperFrom(address())));
+    const answers = await Promise.all(
+      shoppers.map((shopper) => shopper.checkout(newKey(), cart(), { "x-forwarded-for": from })),
+    );
+    const admitted = answers.filter((a) => a.status === 201);
+    const refused = answers.filter((a) => a.status !== 201);
+    for (const answer of refused) expectRateLimited(answer);
+    expect(admitted.length).toBeGreaterThanOrEqual(1);
+    // What the provider saw: one create per admitted key, at most 10 in any second of Stripe's clock.
+    const customers = new Set(shoppers.map((s) => s.customerId));
+    const created = (await h.emulator.ledger()).filter((i) => customers.has(i.metadata.customerId ?? null));
+    expect(created).toHaveLength(admitted.length);
+    const perSecond = new Map<number, number>();
+    for (const intent of created) perSecond.set(intent.created, (perSecond.get(intent.created) ?? 0) + 1);
+    expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(10);
+    // One address alone draws on its share, half of the budget: at most 5 a second, whatever the spread.
+    expect(admitted.length).toBeLessThanOrEqual(5 * perSecond.size + 5);
   });
 
   // Last in this file: the breaker stays open for PROVIDER_BREAKER_SECONDS in this server.
