@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { gateWithBudget, maxInAnySecond, simulateAbuse } from "@/tools/bench/lib/abuse-simulation";
-import { BackgroundBudget, OVER_SHARE_MS, ProviderBudget, SlidingWindow } from "./provider-budget";
+import { BackgroundBudget, OVER_SHARE_SECONDS, ProviderBudget, SlidingWindow } from "./provider-budget";
 
 /**
  * The provider budget on a clock of the test's own: at most its rate in any
@@ -86,17 +86,26 @@ describe("the shoppers' provider budget", () => {
     },
   );
 
-  it("holds an address that asked for more than its share to the first half of the second's calls", () => {
+  it("keeps an address that asked beyond its share to the first half of the second's calls", () => {
     const budget = new ProviderBudget(10);
-    // Alone, an address's share is 5 a second: the sixth at once is over it.
+    // Alone, an address's share is 5 a second: the sixth at once is beyond it, and the first half is taken.
     const first = Array.from({ length: 6 }, () => budget.reserve("203.0.113.1", T0).ok);
     expect(first).toEqual([true, true, true, true, true, false]);
-    // Its bucket full again a second later, yet it may take places only while fewer than half are used.
-    const others = Array.from({ length: 5 }, (_, i) => budget.reserve(`192.0.2.${i}`, T0 + 1100).ok);
-    expect(others.every(Boolean)).toBe(true);
-    expect(budget.reserve("203.0.113.1", T0 + 1100)).toEqual({ ok: false, retryAfterSeconds: 1 });
-    // Once it has kept to its share for OVER_SHARE_MS, the whole budget is open to it again.
-    expect(budget.reserve("203.0.113.1", T0 + 1000 + OVER_SHARE_MS + 200).ok).toBe(true);
+    // Beside another address, a second later: its bucket has room again (2.5 of a share of 2.5), yet it
+    // asked beyond its share, so it only gets places while fewer than half of the second's are used.
+    expect(Array.from({ length: 4 }, () => budget.reserve("192.0.2.1", T0 + 1000).ok)).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(budget.reserve("203.0.113.1", T0 + 1000).ok).toBe(true);
+    expect(budget.reserve("203.0.113.1", T0 + 1001)).toEqual({ ok: false, retryAfterSeconds: 1 });
+    // The other address, within its share, still finds a place in the second half.
+    expect(budget.reserve("192.0.2.2", T0 + 1002).ok).toBe(true);
+    // Kept within its share for OVER_SHARE_SECONDS and more, the whole budget is open to it again.
+    const later = T0 + 1001 + (OVER_SHARE_SECONDS + 1 / 2.5 + 1) * 1000;
+    expect(budget.reserve("203.0.113.1", later).ok).toBe(true);
   });
 });
 

@@ -35,10 +35,10 @@ export class SlidingWindow {
     return this.taken.length - this.head;
   }
 
-  /** How long from `now` until a place is free (0: one is). */
-  waitMs(now: number): number {
-    if (this.used(now) < this.limit) return 0;
-    return this.taken[this.taken.length - this.limit]! + this.windowMs - now;
+  /** How long from `now` until fewer than `below` places are used (0: they are). */
+  waitMs(now: number, below = this.limit): number {
+    if (this.used(now) < below) return 0;
+    return this.taken[this.taken.length - below]! + this.windowMs - now;
   }
 
   /** Gives back the latest taking at or before `at` (a call that was never made). */
@@ -64,17 +64,17 @@ export type Reserved = { ok: true; reservation: Reservation } | { ok: false; ret
  * The shoppers' budget: `perSecond` calls in any second for the whole
  * process, shared fairly between client addresses:
  *
- * - each address has a token bucket whose rate is its share,
- *   `perSecond / (2 × A)` with A the addresses that asked in the last second
- *   or so (this one included), holding one second of it (at least one call):
- *   the active addresses together get at most half the budget at their
- *   shares, and a shopper who has not asked for a while finds a full bucket;
- * - an address its bucket refused (it asked for more than its share) draws,
- *   for `OVER_SHARE_MS` after, on the first half of the second's calls only:
- *   the other half stays for addresses within their shares, so N addresses
- *   at their limits, however many and however in step, never take a place
- *   an honest shopper needs.
+ * - the first half of the second's calls is open to every address, first
+ *   come first served;
+ * - the second half only to an address within its fair share: a token bucket
+ *   whose rate is `perSecond / (2 × A)`, with A the addresses that asked in the
+ *   last second or so (this one included), holding one second of it (at least
+ *   one call), spent by every request the address makes, admitted or not
+ *   (so asking beyond it keeps it out for about `OVER_SHARE_SECONDS`).
  *
+ * So N addresses at their limits, however many and however in step, take at
+ * most the first half, and a shopper within their share (the one who has not
+ * asked for a while has a full bucket) still finds a place in the second.
  * A refusal costs nothing; a reservation whose call is never made is given back.
  */
 export class ProviderBudget {
@@ -100,23 +100,19 @@ export class ProviderBudget {
     const tokens = bucket
       ? Math.min(capacity, bucket.tokens + (Math.max(0, now - bucket.at) / 1000) * share)
       : capacity;
-    const overUntil = bucket?.overUntil ?? 0;
-    if (tokens < 1) {
-      this.remember(address, { tokens, at: now, overUntil: now + OVER_SHARE_MS });
-      return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - tokens) / share)) };
-    }
-    const limit = overUntil > now ? Math.max(1, Math.floor(this.perSecond / 2)) : this.perSecond;
-    if (this.window.used(now) >= limit || !this.window.take(now)) {
-      this.remember(address, { tokens, at: now, overUntil });
-      return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(this.window.waitMs(now) / 1000)) };
-    }
-    this.remember(address, { tokens: tokens - 1, at: now, overUntil });
+    // Every request spends from its bucket, refused or not: a bucket counts what an address asks for.
+    const within = tokens >= 1;
+    this.remember(address, { tokens: Math.max(tokens - 1, -OVER_SHARE_SECONDS * share), at: now });
+    const limit = within ? this.perSecond : Math.max(1, Math.floor(this.perSecond / 2));
+    if (this.window.used(now) >= limit || !this.window.take(now))
+      return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(this.window.waitMs(now, limit) / 1000)) };
     return { ok: true, reservation: { address, at: now } };
   }
 
   /** The call `reservation` was for is not made: its unit goes back to the process and to its address. */
   giveBack(reservation: Reservation): void {
     this.window.giveBack(reservation.at);
+    // A request that made no call did not ask for one.
     const bucket = this.buckets.get(reservation.address);
     if (bucket) bucket.tokens += 1;
   }
@@ -151,14 +147,13 @@ export class ProviderBudget {
   }
 }
 
-/** How long an address that asked for more than its share draws on the first half of the budget only. */
-export const OVER_SHARE_MS = 10_000;
+/** An address that asked beyond its share keeps out of the second half for about this long after. */
+export const OVER_SHARE_SECONDS = 10;
 
 interface Bucket {
+  /** Below 1: the address asked beyond its share (down to OVER_SHARE_SECONDS of it). */
   tokens: number;
   at: number;
-  /** Until when the address draws on the first half of the second's calls only. */
-  overUntil: number;
 }
 
 /**

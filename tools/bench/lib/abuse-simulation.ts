@@ -57,12 +57,14 @@ export function simulateAbuse(
   const random = seeded(traffic.abusers * 7919 + traffic.perSecond);
   // [time, who]: who -1 is the honest shopper; abusers start at random phases.
   const requests: Array<[number, number]> = [];
+  // Each at its own pace about the mean (half to one and a half times it): nobody is in step by chance.
+  const next = (mean: number) => mean * (0.5 + random());
   for (let abuser = 0; abuser < traffic.abusers; abuser++)
-    for (let at = start + random() * traffic.abuserEveryMs; at < end; at += traffic.abuserEveryMs)
+    for (let at = start + random() * traffic.abuserEveryMs; at < end; at += next(traffic.abuserEveryMs))
       requests.push([Math.floor(at), abuser]);
-  // The honest shopper arrives once the abusers are at it, mid-second.
+  // The honest shopper arrives once the abusers are at it.
   for (let key = 0; key < traffic.honestKeys; key++)
-    requests.push([start + Math.floor(traffic.honestEveryMs / 2) + 137 + key * traffic.honestEveryMs, -1]);
+    requests.push([Math.floor(start + (key + 0.5) * traffic.honestEveryMs + (random() - 0.5) * 1000), -1]);
   requests.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
 
   let honestAdmitted = 0;
