@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { gateWithBudget, maxInAnySecond, simulateAbuse } from "@/tools/bench/lib/abuse-simulation";
-import { BackgroundBudget, OVER_SHARE_SECONDS, ProviderBudget, SlidingWindow } from "./provider-budget";
+import { BackgroundBudget, backgroundPace, OVER_SHARE_SECONDS, ProviderBudget, SlidingWindow } from "./provider-budget";
 
 /**
  * The provider budget on a clock of the test's own: at most its rate in any
@@ -110,6 +110,15 @@ describe("the shoppers' provider budget", () => {
 });
 
 describe("the shop's own calls' budget", () => {
+  it("is one per process, whichever client draws on it", async () => {
+    const webhooks = backgroundPace(2);
+    const audit = backgroundPace(2);
+    expect([await webhooks(0), await audit(0)]).toEqual([0, 0]);
+    // The second's two places are taken: neither client gets a third without waiting.
+    expect(await webhooks(0)).toBeNull();
+    expect(await audit(0)).toBeNull();
+  });
+
   it("waits for a place rather than refusing, and gives up past its longest wait", async () => {
     let now = T0;
     const slept: number[] = [];

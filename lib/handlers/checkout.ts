@@ -55,16 +55,21 @@ async function handle(request: Request): Promise<Response> {
     // Reserves the provider call a fresh key or a retake would make; given back when none is made.
     const admission = gate.admission(customerId, address);
     // The card is looked up only when a fresh key could be admitted: its declines are counted per card too.
-    const card = await cardCheck().admit(admission, paymentCredential(body.value), {
-      subject: customerId,
-      known: async () =>
-        (await checkoutDeps().idempotency.find({
-          subjectId: customerId,
-          endpoint: CHECKOUT_ENDPOINT,
-          key: customerKey,
-        })) !== null,
-      spend: () => gate.spend(address),
-    });
+    const card = await cardCheck()
+      .admit(admission, paymentCredential(body.value), {
+        subject: customerId,
+        known: async () =>
+          (await checkoutDeps().idempotency.find({
+            subjectId: customerId,
+            endpoint: CHECKOUT_ENDPOINT,
+            key: customerKey,
+          })) !== null,
+        spend: () => gate.spend(address),
+      })
+      .catch((err: unknown) => {
+        admission.giveBack();
+        throw err;
+      });
     if (card.providerBusy) gate.providerBusy();
     const result = await checkout(checkoutDeps(), {
       customerId,
