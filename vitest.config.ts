@@ -61,6 +61,7 @@ const APP = [
   "tests/pooler.test.ts",
   "tests/probes.test.ts",
   "tests/proxy-body.test.ts",
+  "tests/provider-budget.test.ts",
   "tests/provider-refusals.test.ts",
   "tests/rate-limits.test.ts",
   "tests/security-headers.test.ts",

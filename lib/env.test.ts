@@ -134,6 +134,22 @@ describe("configuration", () => {
     expect(parseEnv({ ...real, LAB_NAIVE_ENDPOINT: "0" }).LAB_NAIVE_ENDPOINT).toBe(false);
   });
 
+  it("keeps the provider budgets within Stripe's rate for the key's mode with real Stripe; the emulator's scale with the limits", () => {
+    const real = { STRIPE_SECRET_KEY: "sk_test_51abcDEF", STRIPE_WEBHOOK_SECRET: "whsec_abc123" };
+    expect(parseEnv(real).providerPerSecond).toEqual({ shoppers: 10, background: 5 });
+    // RATE_LIMIT_SCALE cannot raise Stripe's own rate.
+    expect(parseEnv({ ...real, RATE_LIMIT_SCALE: "10" }).providerPerSecond).toEqual({ shoppers: 10, background: 5 });
+    expect(
+      parseEnv({ ...real, PROVIDER_FRESH_ATTEMPTS_PER_SECOND: "20", PROVIDER_BACKGROUND_CALLS_PER_SECOND: "5" }),
+    ).toBeTruthy();
+    expect(() =>
+      parseEnv({ ...real, PROVIDER_FRESH_ATTEMPTS_PER_SECOND: "21", PROVIDER_BACKGROUND_CALLS_PER_SECOND: "5" }),
+    ).toThrow(
+      /^PROVIDER_FRESH_ATTEMPTS_PER_SECOND: with PROVIDER_BACKGROUND_CALLS_PER_SECOND at most 25 a second[^\n]+$/,
+    );
+    expect(parseEnv({ RATE_LIMIT_SCALE: "1000" }).providerPerSecond).toEqual({ shoppers: 10_000, background: 5_000 });
+  });
+
   it("sizes the pool at 10 connections with connect and statement timeouts, and limits abuse by default", () => {
     const env = parseEnv({});
     expect([env.DATABASE_POOL_SIZE, env.DATABASE_CONNECT_TIMEOUT_MS, env.DATABASE_STATEMENT_TIMEOUT_MS]).toEqual([

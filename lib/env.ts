@@ -14,6 +14,11 @@ const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]", "::1"]);
 export const EMULATOR_WEBHOOK_SECRET = "whsec_emulator";
 /** Where the emulator serves its Stripe.js stand-in (packages/stripe-emulator/src/stripe-js.ts). */
 const EMULATOR_STRIPE_JS_PATH = "/endive/stripe.js";
+/**
+ * Stripe's global rate limit, requests a second per account, reads and writes
+ * together (docs.stripe.com/rate-limits): 25 in a sandbox (test mode), 100 live.
+ */
+export const STRIPE_REQUESTS_PER_SECOND = { test: 25, live: 100 } as const;
 
 /**
  * Stripe removes an idempotency key once it is at least 24 hours old
@@ -181,8 +186,10 @@ const schema = z
      */
     RATE_LIMIT_DECLINES_PER_CARD: z.coerce.number().int().min(0).max(1_000_000).default(0),
     RATE_LIMIT_DECLINE_WINDOW_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3_600),
-    /** Fresh payment attempts one instance sends Stripe per second (test mode allows 25 writes a second per account). */
+    /** Calls to Stripe one instance starts for shoppers (fresh attempts, retakes, card reads) in any second; each address gets a fair share. */
     PROVIDER_FRESH_ATTEMPTS_PER_SECOND: limit(10),
+    /** Calls to Stripe one process starts for the shop itself (webhooks, reconciler, events catch-up, audit) in any second; they wait for a place. */
+    PROVIDER_BACKGROUND_CALLS_PER_SECOND: limit(5),
     /** After Stripe answers 429, fresh attempts are shed this long (known keys still replay); 0 turns it off. */
     PROVIDER_BREAKER_SECONDS: z.coerce.number().int().min(0).max(300).default(5),
     /** The least severe log line written (pino's levels). */
@@ -247,6 +254,8 @@ export type Env = Omit<z.infer<typeof schema>, "STRIPE_WEBHOOK_SECRET" | "NEXT_P
   /** Where the SDK sends requests; undefined means api.stripe.com. */
   stripeApiBase: string | undefined;
   usesStripeEmulator: boolean;
+  /** Calls to Stripe this process starts in any second, for shoppers and for the shop's own work (docs/decisions/0020). */
+  providerPerSecond: { shoppers: number; background: number };
   /** APP_ORIGIN parsed: normalised origins (`https://shop.example`); empty means "the Host the request was sent to". */
   appOrigins: string[];
   /** Which Stripe settings were given rather than defaulted to the emulator's (production refuses the defaults, lib/startup.ts). */
@@ -303,6 +312,19 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
       "LAB_NAIVE_ENDPOINT: 1 only with the local Stripe emulator (the lab charges without idempotency); unset it or set 0",
     );
   }
+  const providerPerSecond = {
+    // RATE_LIMIT_SCALE raises the emulator's budgets with every limit; Stripe's own rate it cannot raise.
+    shoppers: env.PROVIDER_FRESH_ATTEMPTS_PER_SECOND * (usesStripeEmulator ? env.RATE_LIMIT_SCALE : 1),
+    background: env.PROVIDER_BACKGROUND_CALLS_PER_SECOND * (usesStripeEmulator ? env.RATE_LIMIT_SCALE : 1),
+  };
+  const stripeRate = STRIPE_REQUESTS_PER_SECOND[env.STRIPE_SECRET_KEY.includes("_live_") ? "live" : "test"];
+  if (!usesStripeEmulator && providerPerSecond.shoppers + providerPerSecond.background > stripeRate) {
+    throw new ConfigError(
+      `PROVIDER_FRESH_ATTEMPTS_PER_SECOND: with PROVIDER_BACKGROUND_CALLS_PER_SECOND at most ${stripeRate} a second together, ` +
+        `Stripe's rate for this key's mode (they are ${providerPerSecond.shoppers} + ${providerPerSecond.background}); ` +
+        "with several instances, divide it between them",
+    );
+  }
   const STRIPE_WEBHOOK_SECRET = env.STRIPE_WEBHOOK_SECRET ?? EMULATOR_WEBHOOK_SECRET;
   return {
     ...env,
@@ -316,6 +338,7 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
     shopId: env.SHOP_ID ?? null,
     stripeApiBase,
     usesStripeEmulator,
+    providerPerSecond,
     appOrigins: env.APP_ORIGIN ? (parseOrigins(env.APP_ORIGIN) ?? []) : [],
     given: {
       STRIPE_SECRET_KEY: input.STRIPE_SECRET_KEY !== undefined,

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { clientAddress } from "./abuse/client-address";
+import { PrefixFloods } from "./abuse/ipv6-prefixes";
 import { MAX_BODY_BYTES } from "./body-limit";
 import { env } from "./env";
 import { isAllowedOrigin, shopperOrigin } from "./origin";
@@ -125,6 +126,13 @@ export { isUuid } from "./uuid";
 
 /** The client's address for the per-address limits, as TRUSTED_PROXY_HOPS or CLIENT_IP_HEADER define it (lib/abuse/client-address.ts). */
 export function requestAddress(request: Request): string {
-  const { TRUSTED_PROXY_HOPS, CLIENT_IP_HEADER } = env();
-  return clientAddress(request.headers, { trustedProxyHops: TRUSTED_PROXY_HOPS, clientIpHeader: CLIENT_IP_HEADER });
+  const { TRUSTED_PROXY_HOPS, CLIENT_IP_HEADER, RATE_LIMIT_WINDOW_SECONDS } = env();
+  const key = clientAddress(request.headers, {
+    trustedProxyHops: TRUSTED_PROXY_HOPS,
+    clientIpHeader: CLIENT_IP_HEADER,
+  });
+  // An IPv6 prefix that floods from many /64s counts as one (lib/abuse/ipv6-prefixes.ts).
+  const global = globalThis as unknown as { checkoutPrefixFloods?: PrefixFloods };
+  global.checkoutPrefixFloods ??= new PrefixFloods(undefined, RATE_LIMIT_WINDOW_SECONDS * 1000);
+  return global.checkoutPrefixFloods.key(key);
 }

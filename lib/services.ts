@@ -12,7 +12,7 @@ import { IdempotencyEngine } from "./idempotency/engine";
 import { configuredShopIdentity } from "./checkout/intent-ownership";
 import { cardFingerprint } from "./payments/card-fingerprint";
 import { worstCaseStripeCallMs } from "./payments/limits";
-import { stripe } from "./payments/stripe";
+import { backgroundStripe, stripe } from "./payments/stripe";
 import type { WebhookDeps } from "./webhooks/deps";
 
 /** The checkout's wiring from the configuration: the app's, and `npm run reconcile`'s from cron. */
@@ -59,7 +59,8 @@ let webhook: WebhookDeps | undefined;
 
 /** The app's webhook wiring. */
 export function webhookDeps(): WebhookDeps {
-  webhook ??= createWebhookDeps(env(), checkoutDeps());
+  // The shop's own calls draw on a budget of their own, never on the shoppers'.
+  webhook ??= createWebhookDeps(env(), { ...checkoutDeps(), stripe: backgroundStripe() });
   return webhook;
 }
 
@@ -100,7 +101,7 @@ export function checkoutGate(): CheckoutGate {
     declinesPerAddress: config.RATE_LIMIT_DECLINES_PER_ADDRESS * config.RATE_LIMIT_SCALE,
     declinesPerCard: config.RATE_LIMIT_DECLINES_PER_CARD * config.RATE_LIMIT_SCALE,
     declineWindowSeconds: config.RATE_LIMIT_DECLINE_WINDOW_SECONDS,
-    providerPerSecond: config.PROVIDER_FRESH_ATTEMPTS_PER_SECOND * config.RATE_LIMIT_SCALE,
+    providerPerSecond: config.providerPerSecond.shoppers,
     providerBreakerSeconds: config.PROVIDER_BREAKER_SECONDS,
   });
   return gate;

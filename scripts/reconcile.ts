@@ -18,7 +18,7 @@ runScript(async () => {
   const prisma = createPrismaClient(database.url);
   try {
     const env = await withShopIdentity(parseEnv(), database);
-    const deps = createWebhookDeps(env, createCheckoutDeps(env, prisma, stripeFor(env)));
+    const deps = createWebhookDeps(env, createCheckoutDeps(env, prisma, stripeFor(env, "background")));
     const events = await processDueEvents(deps);
     console.log(JSON.stringify({ event: "webhook_run", ...events }));
     const counts = await reconcileAbandoned(deps);

@@ -3,6 +3,7 @@ import { startApp, type AppProcess } from "@/scripts/lib/app-process";
 import { startStripeEmulator, type StripeEmulator } from "@checkout/stripe-emulator";
 import { EmulatorClient } from "@checkout/stripe-emulator/client";
 import { freePort, testAppEnv } from "./app-server";
+import { CSP_LOG_LINES_PER_WINDOW } from "@/lib/security/csp-report";
 import { cart, newKey, Shopper, waitFor } from "./helpers/shopper";
 
 /**
@@ -117,6 +118,35 @@ describe("CSP violation reports", () => {
         .filter((v) => /^\/p\d$/.test(String(v.page)))
         .map((v) => v.page),
     ).toEqual(Array.from({ length: REPORTS_PER_ADDRESS }, (_, i) => `/p${i}`));
+  });
+
+  it("are sampled: a flood from many addresses writes a few lines a minute, not one a report", async () => {
+    const before = violations().length;
+    // The same violation from four addresses at their limit, and then CSP_LOG_LINES_PER_WINDOW + 10 kinds of it.
+    const sent = [];
+    for (let from = 0; from < 4; from++)
+      for (let i = 0; i < REPORTS_PER_ADDRESS; i++) sent.push(report(legacy(`${app.url}/flood`), `198.51.101.${from}`));
+    for (let i = 0; i < CSP_LOG_LINES_PER_WINDOW + 10; i++)
+      sent.push(report(legacy(`${app.url}/kind${i}`), `198.51.102.${i}`));
+    expect((await Promise.all(sent)).every((answer) => answer.status === 204)).toBe(true);
+    // A line the app writes after them all: once it is read, every line of theirs is too.
+    const mark = lines.length;
+    expect((await fetch(`${app.url}/api/checkout`, { method: "POST" })).status).toBe(401);
+    await waitFor("the line after the reports", () =>
+      lines.slice(mark).some((line) => {
+        const entry = line.startsWith("{") ? (JSON.parse(line) as Record<string, unknown>) : null;
+        return entry?.event === "response" && entry.status === 401;
+      })
+        ? true
+        : null,
+    );
+    const logged = violations().slice(before);
+    expect(logged.some((v) => v.page === "/flood")).toBe(true);
+    // One line for the sixteen alike (two, if a minute began among them).
+    expect(logged.filter((v) => v.page === "/flood").length).toBeLessThanOrEqual(2);
+    // At most the window's lines of the kinds (twice that across a minute's start), never one a report.
+    expect(logged.length).toBeLessThanOrEqual(2 * CSP_LOG_LINES_PER_WINDOW);
+    expect(logged.length).toBeLessThan(4 * REPORTS_PER_ADDRESS + CSP_LOG_LINES_PER_WINDOW + 10);
   });
 
   it("refuses a body over 8 KiB (413) and one that is no report (400)", async () => {

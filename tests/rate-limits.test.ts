@@ -3,7 +3,7 @@ import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { sleep } from "@/lib/sleep";
 import { useTestApp } from "./helpers/harness";
-import { cart, newKey, Shopper } from "./helpers/shopper";
+import { cart, newKey, Shopper, type RequestOptions } from "./helpers/shopper";
 
 /**
  * The abuse limits at the shop's door (docs/contract.md, "Abuse limits"):
@@ -27,16 +27,41 @@ const h = useTestApp(
     CHECKOUT_MAX_OPEN_ATTEMPTS: "2",
     RATE_LIMIT_DECLINES_PER_SESSION: "2",
     PROVIDER_BREAKER_SECONDS: "5",
+    // Its tests follow one another faster than shoppers: the provider budget is tests/provider-budget.test.ts's.
+    PROVIDER_FRESH_ATTEMPTS_PER_SECOND: "1000",
     IDEMPOTENCY_RETAKE_INTERVAL_MS: "2000",
   },
   { ownDatabase: "limits" },
 );
 
-const address = () => `203.0.113.${1 + Math.floor(Math.random() * 250)}`;
+/** An address no other request of this file uses (from 198.18.0.0/15, set aside for tests of networks). */
+let addresses = Math.floor(Math.random() * 50_000);
+const address = () => {
+  addresses += 1;
+  return `198.18.${Math.floor(addresses / 250) % 256}.${1 + (addresses % 250)}`;
+};
+
+/** A shopper whose requests all come through the proxy from one address (a header of a request's own overrides it). */
+class ShopperFrom extends Shopper {
+  constructor(
+    baseUrl: string,
+    readonly from: string,
+  ) {
+    super(baseUrl);
+  }
+
+  override request<T>(method: string, path: string, options: RequestOptions = {}) {
+    return super.request<T>(method, path, {
+      ...options,
+      headers: { "x-forwarded-for": this.from, ...options.headers },
+    });
+  }
+}
+
 /** A shopper whose requests come through the proxy from `from`. */
 async function shopperFrom(from: string): Promise<Shopper> {
-  const shopper = new Shopper(h.url);
-  const answer = await shopper.startSession({ "x-forwarded-for": from });
+  const shopper = new ShopperFrom(h.url, from);
+  const answer = await shopper.startSession();
   expect(answer.status).toBe(201);
   return shopper;
 }
@@ -72,6 +97,17 @@ describe("abuse limits", () => {
     expect((await customers()) - before).toBe(5);
     // Another address has a count of its own; a shopper who has a session keeps it.
     expect((await new Shopper(h.url).startSession({ "x-forwarded-for": address() })).status).toBe(201);
+  });
+
+  it("sessions from many /64s of one IPv6 /56 are counted as one address once the prefix floods", async () => {
+    const prefix = `2001:db8:${Math.floor(Math.random() * 0xffff).toString(16)}:${(Math.floor(Math.random() * 255) << 8).toString(16)}`;
+    const statuses = [];
+    // Each from a /64 of its own (the last byte of the fourth hextet): 16 count apart, then the /56 as one.
+    for (let n = 0; n < 30; n++) {
+      const from = `${prefix.replace(/[0-9a-f]+$/, (h) => (parseInt(h, 16) + n).toString(16))}::${n + 1}`;
+      statuses.push((await new Shopper(h.url).startSession({ "x-forwarded-for": from })).status);
+    }
+    expect(statuses).toEqual([...Array<number>(16 + 5).fill(201), ...Array<number>(9).fill(429)]);
   });
 
   it("a shopper over the fresh-key limit gets 429 and nothing is stored; their first attempts still replay", async () => {
@@ -151,6 +187,18 @@ describe("the card-testing brake and the provider's limits", () => {
     }
     expect(answer.status).toBe(201);
     expect((await h.emulator.ledger()).filter((i) => i.metadata.customerId === shopper.customerId)).toHaveLength(1);
+  });
+
+  it("counts payment methods that do not exist as declines: past the session's, 429 too_many_declines", async () => {
+    const shopper = await shopperFrom(address());
+    for (const made of ["pm_card_madeUp1", "pm_card_madeUp2"]) {
+      const failed = await shopper.checkout(newKey(), cart(made));
+      expect(failed.status).toBe(402);
+      expect(failed.body).toMatchObject({ error: "payment_failed", code: "resource_missing" });
+    }
+    const fresh = newKey();
+    expect(await shopper.checkout(fresh, cart())).toMatchObject({ status: 429, body: { error: "too_many_declines" } });
+    expect(await h.db.stored(null, fresh)).toEqual({ keys: 0, orders: 0 });
   });
 
   // Last in this file: the breaker stays open for PROVIDER_BREAKER_SECONDS in this server.

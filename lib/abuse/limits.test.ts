@@ -196,20 +196,72 @@ describe("the checkout's admission, in the claim", () => {
     });
   });
 
-  it("spends a provider budget on fresh attempts only, and sheds them while the provider is busy", () => {
+  it("admits at most the provider budget's second of 60 concurrent fresh keys from one address, each claim on the database", async () => {
+    const gate = new CheckoutGate(limits({ providerPerSecond: 10 }));
+    const from = address();
+    const now = Date.now();
+    // As concurrent handlers do: the admission, the claim, the unit given back when no call is made.
+    const results = await Promise.all(
+      Array.from({ length: 60 }, async () => {
+        const customerId = randomUUID();
+        const admission = gate.admission(customerId, from, now);
+        const result = await claim(customerId, randomUUID(), admission);
+        if (result.kind !== "claimed") admission.giveBack();
+        return { customerId, result };
+      }),
+    );
+    const claimed = results.filter((r) => r.result.kind === "claimed");
+    // At most the second's 10; one address alone gets its share, half of them.
+    expect(claimed.length).toBeGreaterThanOrEqual(1);
+    expect(claimed.length).toBeLessThanOrEqual(10);
+    expect(gate.providerCalls(now)).toBe(claimed.length);
+    for (const { customerId, result } of results.filter((r) => r.result.kind !== "claimed")) {
+      expect(result).toEqual({ kind: "refused", rule: "provider_budget", retryAfterSeconds: 1 });
+      expect(await stored(customerId)).toBe(0);
+    }
+  });
+
+  it("gives a known key's unit back, and retakes an attempt only with a unit of the budget", async () => {
+    const gate = new CheckoutGate(limits({ providerPerSecond: 2 }));
+    const from = address();
+    const customerId = randomUUID();
+    const key = randomUUID();
+    const now = Date.now();
+    const first = await claim(customerId, key, gate.admission(customerId, from, now));
+    expect(first.kind).toBe("claimed");
+    // The provider's answer was lost: the claim is released for the client's retry.
+    if (first.kind === "claimed") await engine.release(first.owner);
+    expect(gate.providerCalls(now)).toBe(1);
+    // Alone, the address's share (1 a second) is spent: the retry may not ask the provider again yet.
+    const spent = gate.admission(customerId, from, now);
+    expect(spent.retake).toEqual({ blockedBy: "provider_budget", retryAfterSeconds: 1 });
+    expect(await claim(customerId, key, spent)).toEqual({
+      kind: "refused",
+      rule: "provider_budget",
+      retryAfterSeconds: 1,
+    });
+    // A second later it may: the retake takes the unit, as a fresh key would.
+    const later = gate.admission(customerId, from, now + 1000);
+    const retaken = await claim(customerId, key, later);
+    expect(retaken).toMatchObject({ kind: "claimed", owner: { retaken: true, attempt: 2 } });
+    expect(gate.providerCalls(now + 1000)).toBe(1);
+    if (retaken.kind === "claimed") await finish(retaken.owner);
+    // A replay makes no call: its unit goes back.
+    const replayed = gate.admission(customerId, from, now + 2000);
+    expect((await claim(customerId, key, replayed)).kind).toBe("replay");
+    replayed.giveBack();
+    expect(gate.providerCalls(now + 2000)).toBe(0);
+  });
+
+  it("sheds fresh keys and retakes while the provider is busy, known keys still answered", async () => {
     const gate = new CheckoutGate(limits({ providerPerSecond: 2, providerBreakerSeconds: 5 }));
     const now = 1_000_000;
     const customerId = randomUUID();
     expect(gate.admission(customerId, "a", now).admit).toBe(true);
-    gate.started(now);
-    gate.started(now);
-    expect(gate.admission(customerId, "a", now).admit).toEqual({ blockedBy: "provider_budget", retryAfterSeconds: 1 });
-    expect(gate.admission(customerId, "a", now + 600).admit).toBe(true); // refilled 1.2 units
     gate.providerBusy(now + 600);
-    expect(gate.admission(customerId, "a", now + 1_600).admit).toEqual({
-      blockedBy: "provider_busy",
-      retryAfterSeconds: 4,
-    });
+    const busy = gate.admission(customerId, "a", now + 1_600);
+    expect(busy.admit).toEqual({ blockedBy: "provider_busy", retryAfterSeconds: 4 });
+    expect(busy.retake).toEqual(busy.admit);
     expect(gate.admission(customerId, "a", now + 5_700).admit).toBe(true);
   });
 });

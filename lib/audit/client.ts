@@ -1,12 +1,14 @@
 import type Stripe from "stripe";
 import type { Env } from "../env";
+import { backgroundPace } from "../abuse/provider-budget";
 import { createStripeClient } from "../payments/stripe-client";
 
 /**
  * The audit's own Stripe client: the configured key and endpoint, the SDK's
  * bounds, none of the app's shared client's wrapping. Its reads go one at a
- * time and back off on 429 (provider-record.ts), and they are not counted
- * against the shop-wide provider budget the shoppers' payments draw on.
+ * time and back off on 429 (provider-record.ts), and they draw on the budget
+ * of the shop's own calls (PROVIDER_BACKGROUND_CALLS_PER_SECOND), never on
+ * the shoppers'.
  */
 export function auditStripeClient(env: Env): Stripe {
   return createStripeClient({
@@ -14,5 +16,6 @@ export function auditStripeClient(env: Env): Stripe {
     apiBase: env.stripeApiBase,
     timeoutMs: env.STRIPE_TIMEOUT_MS,
     maxNetworkRetries: env.STRIPE_MAX_NETWORK_RETRIES,
+    pace: backgroundPace(env.providerPerSecond.background),
   });
 }

@@ -91,8 +91,8 @@ export async function checkout(
     body: CheckoutRequest;
     origin?: string;
     admission?: Admission;
-    /** Called when a fresh key was claimed and its payment goes to the provider (the provider budget). */
-    onFresh?: () => void;
+    /** Called when the request ends without a provider call: the unit of the provider budget it reserved goes back. */
+    noProviderCall?: () => void;
     /** Where the request came from, counted by the card-testing brake should it be declined. */
     address?: string;
   },
@@ -101,7 +101,10 @@ export async function checkout(
   const scope = { subjectId: input.customerId, endpoint: CHECKOUT_ENDPOINT, key: input.key };
   const claimStarted = performance.now();
   // A fresh key is admitted (or refused) by the claim's own statement: a known key is never limited.
-  const claim = await deps.idempotency.claim(scope, fingerprint(input.body), input.admission);
+  const claim = await deps.idempotency.claim(scope, fingerprint(input.body), input.admission).catch((err: unknown) => {
+    input.noProviderCall?.();
+    throw err;
+  });
   deps.phase?.("claim", claimStarted);
   deps.log?.("claim", {
     decision: claim.kind,
@@ -111,13 +114,15 @@ export async function checkout(
   });
   switch (claim.kind) {
     case "replay":
+      input.noProviderCall?.();
       return { kind: "response", response: claim.response, replayed: true };
     case "in_progress":
     case "mismatch":
     case "refused":
+      input.noProviderCall?.();
       return claim;
     case "claimed":
-      if (!claim.owner.retaken) input.onFresh?.();
+      // A fresh key or a retake: either asks the provider, on the unit reserved for it.
       try {
         return await pay(deps, claim.owner, input);
       } catch (err) {
@@ -139,6 +144,7 @@ async function pay(
     origin?: string;
     address?: string;
     admission?: Admission;
+    noProviderCall?: () => void;
   },
 ): Promise<CheckoutResult> {
   // Written only while this request still owns the claim; a retaken attempt
@@ -155,9 +161,11 @@ async function pay(
   deps.phase?.("order", orderStarted);
   switch (written.kind) {
     case "fenced":
+      input.noProviderCall?.();
       return answerAsDuplicate(deps, input);
     case "invalid":
       // Nothing was charged and nothing is kept: the same body would fail the same way.
+      input.noProviderCall?.();
       await deps.idempotency.abandon(owner);
       return { kind: "invalid", issues: written.issues };
     case "order": {
@@ -312,7 +320,11 @@ async function record(
  */
 async function countDecline(deps: CheckoutDeps, ids: AttemptIds, outcome: FinalOutcome): Promise<void> {
   if (deps.declineWindowSeconds === undefined) return;
-  if (outcome.kind === "succeeded" || (outcome.kind === "failed" && outcome.error !== "authentication_failed")) return;
+  // Made-up credentials are what a card tester sends between cards: counted as declines.
+  const counted =
+    outcome.kind === "declined" ||
+    (outcome.kind === "failed" && (outcome.error === "authentication_failed" || outcome.unknownCredential === true));
+  if (!counted) return;
   // The card as the decline names it; else as looked up before the claim.
   const card = outcome.card ?? ids.card ?? null;
   await deps.idempotency

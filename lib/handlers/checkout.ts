@@ -54,17 +54,24 @@ async function handle(request: Request): Promise<Response> {
     const customerKey = key.trim().toLowerCase();
     const address = requestAddress(request);
     const gate = checkoutGate();
+    // Reserves the provider call a fresh key or a retake would make; given back when none is made.
+    const admission = gate.admission(customerId, address);
     // The card is looked up only when a fresh key could be admitted: its declines are counted per card too.
-    const card = await cardCheck().admit(gate.admission(customerId, address), paymentCredential(body.value), {
-      subject: customerId,
-      known: async () =>
-        (await checkoutDeps().idempotency.find({
-          subjectId: customerId,
-          endpoint: CHECKOUT_ENDPOINT,
-          key: customerKey,
-        })) !== null,
-      spend: () => gate.spend(),
-    });
+    const card = await cardCheck()
+      .admit(admission, paymentCredential(body.value), {
+        subject: customerId,
+        known: async () =>
+          (await checkoutDeps().idempotency.find({
+            subjectId: customerId,
+            endpoint: CHECKOUT_ENDPOINT,
+            key: customerKey,
+          })) !== null,
+        spend: () => gate.spend(address),
+      })
+      .catch((err: unknown) => {
+        admission.giveBack();
+        throw err;
+      });
     if (card.providerBusy) gate.providerBusy();
     const result = await checkout(checkoutDeps(), {
       customerId,
@@ -72,7 +79,7 @@ async function handle(request: Request): Promise<Response> {
       body: body.value,
       origin: publicOrigin(request),
       admission: card.admission,
-      onFresh: () => gate.started(),
+      noProviderCall: admission.giveBack,
       address,
     });
     if (result.kind === "refused") {

@@ -224,6 +224,13 @@ export class IdempotencyEngine {
     const answer = answerFor(row);
     if (answer) return answer;
     if (!row.lock_expired) return { kind: "in_progress", retryAfterSeconds: IN_PROGRESS_RETRY_AFTER_SECONDS };
+    // A retake asks the provider again: without a unit of its budget, the client asks later.
+    if (admission?.retake && admission.retake !== true)
+      return {
+        kind: "refused",
+        rule: admission.retake.blockedBy,
+        retryAfterSeconds: admission.retake.retryAfterSeconds,
+      };
     return this.retake(scope, row, lockToken);
   }
 

@@ -76,6 +76,12 @@ export interface Admission {
   /** The fingerprint of the card the fresh key would pay with; null or absent: not counted per card. */
   card?: string | null;
   admit: true | { blockedBy: AdmissionRule; retryAfterSeconds: number };
+  /**
+   * Whether a known key whose attempt must ask the provider again (a retake
+   * after an unknown outcome) may: it spends the provider budget like a fresh
+   * key. Absent: it may.
+   */
+  retake?: true | { blockedBy: AdmissionRule; retryAfterSeconds: number };
 }
 
 /** An unfinished record nobody is working on, as the reconciler sees it. */

@@ -11,8 +11,12 @@ export type PaymentOutcome =
   | { kind: "succeeded"; paymentIntentId: string; amountCents: number; currency: string }
   /** The bank said no: `402 card_declined`. `card`: the declined card's fingerprint, as Stripe names it. */
   | { kind: "declined"; paymentIntentId: string | null; declineCode: string; message: string; card: string | null }
-  /** Nothing was charged and nothing will be: `402` with `error`. */
-  /** `card`: for a failed authentication, the card's fingerprint (the card-testing brake counts it). */
+  /**
+   * Nothing was charged and nothing will be: `402` with `error`. `card`: for a
+   * failed authentication, the card's fingerprint (the card-testing brake
+   * counts it). `unknownCredential`: the payment method or confirmation token
+   * sent does not exist (counted too).
+   */
   | {
       kind: "failed";
       paymentIntentId: string | null;
@@ -20,6 +24,7 @@ export type PaymentOutcome =
       code: string;
       message: string;
       card?: string | null;
+      unknownCredential?: true;
     }
   /** The shopper must authenticate (3-D Secure); the attempt waits for them. */
   | { kind: "requires_action"; paymentIntentId: string; action: NextAction }
@@ -125,10 +130,16 @@ export function outcomeOfError(err: unknown, paymentIntentId: string | null, sta
     };
   }
   if (stage === "write" && isStripeError(err, "StripeInvalidRequestError") && err.statusCode === 400) {
-    return failed(paymentIntentId, "payment_failed", err.code ?? "invalid_request", err.message);
+    const outcome = failed(paymentIntentId, "payment_failed", err.code ?? "invalid_request", err.message);
+    return isUnknownCredential(err) ? { ...outcome, unknownCredential: true } : outcome;
   }
   const busy = isStripeError(err) && err.statusCode === 429;
   return { kind: "unknown", paymentIntentId, reason: describe(err), ...(busy ? { providerBusy: true as const } : {}) };
+}
+
+/** Stripe's answer to a payment method or confirmation token that does not exist (`No such PaymentMethod: …`). */
+function isUnknownCredential(err: Stripe.errors.StripeError): boolean {
+  return err.code === "resource_missing" && (err.param === "payment_method" || err.param === "confirmation_token");
 }
 
 /** The card's fingerprint on the PaymentMethod a decline names: the same for every use of one card number. */

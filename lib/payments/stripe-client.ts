@@ -10,6 +10,11 @@ export interface StripeClientOptions {
   apiBase?: string | undefined;
   timeoutMs?: number;
   maxNetworkRetries?: number;
+  /**
+   * Waits for a place in a budget before each request (lib/abuse/provider-budget.ts),
+   * at most `maxWaitMs`; answers how long it waited, null when no place came in time.
+   */
+  pace?: (maxWaitMs: number) => Promise<number | null>;
 }
 
 /** The one way this project builds a Stripe SDK client. */
@@ -26,5 +31,26 @@ export function createStripeClient(options: StripeClientOptions): Stripe {
     config.host = url.hostname;
     config.port = url.port || (url.protocol === "https:" ? 443 : 80);
   }
+  if (options.pace) config.httpClient = paced(Stripe.createNodeHttpClient(), options.pace);
   return new Stripe(options.secretKey, config);
+}
+
+/**
+ * Every request (each retry too) waits for its place first. The wait comes out
+ * of the request's own timeout, so a call still ends within the SDK's bounds
+ * (worstCaseStripeCallMs): one that found no place in time fails as a timeout,
+ * which every caller already treats as "ask again later".
+ */
+function paced(
+  inner: NonNullable<Stripe.StripeConfig["httpClient"]>,
+  pace: (maxWaitMs: number) => Promise<number | null>,
+): NonNullable<Stripe.StripeConfig["httpClient"]> {
+  return {
+    getClientName: () => inner.getClientName(),
+    async makeRequest(host, port, path, method, headers, requestData, protocol, timeout) {
+      const waited = await pace(timeout);
+      if (waited === null || waited >= timeout) throw Stripe.HttpClient.makeTimeoutError();
+      return inner.makeRequest(host, port, path, method, headers, requestData, protocol, timeout - waited);
+    },
+  };
 }

@@ -4,23 +4,39 @@ import { env, type Env } from "../env";
 import { observe } from "../observability";
 import { checkKeyPair, probeKeyPair, type KeyPairVerdict } from "./key-pair";
 import { describeRefusal, watchRefusals, type ProviderRefusal } from "./provider-refusals";
+import { backgroundPace } from "../abuse/provider-budget";
 import { createStripeClient } from "./stripe-client";
 
-const globalForStripe = globalThis as unknown as { stripe?: Stripe; stripeProbe?: Stripe };
+const globalForStripe = globalThis as unknown as { stripe?: Stripe; stripeProbe?: Stripe; background?: Stripe };
 
-/** The app's Stripe client: real Stripe test mode, or the emulator (docs/contract.md §5). */
+/**
+ * The app's Stripe client for the shoppers' requests: real Stripe test mode,
+ * or the emulator (docs/contract.md §5). Their calls are admitted by the
+ * checkout's provider budget before they start (lib/abuse/checkout-gate.ts).
+ */
 export function stripe(): Stripe {
   globalForStripe.stripe ??= stripeFor(env());
   return globalForStripe.stripe;
 }
 
+/**
+ * The client of the shop's own calls (webhooks, the reconciler, the events
+ * catch-up): each waits for a place in PROVIDER_BACKGROUND_CALLS_PER_SECOND,
+ * a budget apart from the shoppers'.
+ */
+export function backgroundStripe(): Stripe {
+  globalForStripe.background ??= stripeFor(env(), "background");
+  return globalForStripe.background;
+}
+
 /** A client with the configured key, endpoint and bounds, whose refusals (401, 403) are reported. */
-export function stripeFor(config: Env): Stripe {
+export function stripeFor(config: Env, budget: "shoppers" | "background" = "shoppers"): Stripe {
   const client = createStripeClient({
     secretKey: config.STRIPE_SECRET_KEY,
     apiBase: config.stripeApiBase,
     timeoutMs: config.STRIPE_TIMEOUT_MS,
     maxNetworkRetries: config.STRIPE_MAX_NETWORK_RETRIES,
+    ...(budget === "background" ? { pace: backgroundPace(config.providerPerSecond.background) } : {}),
   });
   return watchRefusals(client, reportRefusal);
 }

@@ -74,3 +74,48 @@ function originOf(value: string | null): string | null {
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
+
+/** Violation lines logged at most per window, whatever the number of reports. */
+export const CSP_LOG_LINES_PER_WINDOW = 20;
+const CSP_LOG_WINDOW_MS = 60_000;
+
+/**
+ * Which violations are logged (docs/decisions/0020-a-budget-a-few-cannot-drain.md):
+ * in each minute, the first of each kind (page, directive, blocked resource)
+ * and at most CSP_LOG_LINES_PER_WINDOW lines in all; the others are counted,
+ * and their number logged once when the next minute's first report comes. A
+ * flood of reports, from however many addresses, writes a few lines a minute.
+ */
+export class CspLogSample {
+  private window = Number.NEGATIVE_INFINITY;
+  private kinds = new Set<string>();
+  private lines = 0;
+  private dropped = 0;
+
+  constructor(
+    private readonly linesPerWindow = CSP_LOG_LINES_PER_WINDOW,
+    private readonly windowMs = CSP_LOG_WINDOW_MS,
+    private readonly maxKinds = 1_000,
+  ) {}
+
+  /** Whether to log `violation` at `now`; `droppedBefore`: how many the last window left out, once. */
+  admit(violation: CspViolation, now = Date.now()): { log: boolean; droppedBefore: number } {
+    let droppedBefore = 0;
+    const window = Math.floor(now / this.windowMs);
+    if (window !== this.window) {
+      droppedBefore = this.dropped;
+      this.window = window;
+      this.kinds = new Set();
+      this.lines = 0;
+      this.dropped = 0;
+    }
+    const kind = `${violation.page} ${violation.directive} ${violation.blocked} ${violation.disposition}`;
+    if (this.kinds.has(kind) || this.lines >= this.linesPerWindow || this.kinds.size >= this.maxKinds) {
+      this.dropped++;
+      return { log: false, droppedBefore };
+    }
+    this.kinds.add(kind);
+    this.lines++;
+    return { log: true, droppedBefore };
+  }
+}

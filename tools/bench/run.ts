@@ -9,6 +9,7 @@ import { parseOptions, SIZES, UsageError } from "./lib/options";
 import { formatTables, machine, versions, writeResults, type ScenarioReport } from "./lib/report";
 import type { Scenario } from "./lib/scenario";
 import { startBenchStack } from "./lib/stack";
+import { abuse } from "./scenarios/abuse";
 import { audit } from "./scenarios/audit";
 import { cleanup } from "./scenarios/cleanup";
 import { concurrent } from "./scenarios/concurrent";
@@ -35,6 +36,7 @@ const SCENARIOS: Scenario[] = [
   growth,
   cleanup,
   audit,
+  abuse,
 ];
 const RESULTS_FILE = new URL("./results.json", import.meta.url);
 

@@ -1,13 +1,14 @@
 import { jsonError, rateLimited, readTextBody, requestAddress } from "@/lib/http";
 import { observe } from "@/lib/observability";
-import { MAX_CSP_REPORT_BYTES, parseCspReports } from "@/lib/security/csp-report";
+import { CspLogSample, MAX_CSP_REPORT_BYTES, parseCspReports } from "@/lib/security/csp-report";
 import { abuseLimits } from "@/lib/services";
 
 /**
  * POST /api/csp-report: where the pages' Content-Security-Policy sends its
  * violation reports (lib/security/csp-report.ts). Counted per address
  * before the body is read (past the limit, 429 with nothing read or
- * logged), the body bounded, and each violation one warning in the log.
+ * logged), the body bounded, and the violations sampled into the log (a few
+ * lines a minute however many arrive).
  */
 export async function POST(request: Request) {
   const admitted = await abuseLimits().consume([["csp_report_per_address", requestAddress(request)]]);
@@ -24,6 +25,12 @@ export async function POST(request: Request) {
     violations = null;
   }
   if (!violations) return jsonError(400, "invalid_request", "The body is not a CSP violation report.");
-  for (const violation of violations) observe("csp_violation", { ...violation });
+  const global = globalThis as unknown as { checkoutCspLog?: CspLogSample };
+  const sample = (global.checkoutCspLog ??= new CspLogSample());
+  for (const violation of violations) {
+    const { log, droppedBefore } = sample.admit(violation);
+    if (droppedBefore > 0) observe("csp_violations_dropped", { count: droppedBefore });
+    if (log) observe("csp_violation", { ...violation });
+  }
   return new Response(null, { status: 204 });
 }

@@ -10,6 +10,8 @@ export interface ScenarioReport extends ScenarioResult {
   name: string;
   title: string;
   seconds: number;
+  /** Kept from an earlier run that this one (of other scenarios) did not repeat: when it finished, its mode, its machine. */
+  earlierRun?: { finishedAt: string; mode: Mode; machine: Record<string, string | number> };
 }
 
 export interface Results {
@@ -47,8 +49,33 @@ export function versions(): Record<string, string> {
   return Object.fromEntries(names.map((name) => [name, version(name)]));
 }
 
+/**
+ * Writes the run's results. A run of some scenarios keeps the other
+ * scenarios' records of the file as they were, each marked with the run it
+ * came from, so that one file holds the latest record of every scenario.
+ */
 export function writeResults(file: string | URL, results: Results): void {
-  writeFileSync(file, JSON.stringify(results, null, 2) + "\n");
+  let earlier: Results | null = null;
+  try {
+    earlier = JSON.parse(readFileSync(file, "utf8")) as Results;
+  } catch {
+    // No earlier results (or none readable): this run's alone.
+  }
+  const ran = new Set(results.scenarios.map((s) => s.name));
+  const kept = (earlier?.scenarios ?? [])
+    .filter((s) => !ran.has(s.name))
+    .map((s) => ({
+      ...s,
+      earlierRun: s.earlierRun ?? { finishedAt: earlier!.finishedAt, mode: earlier!.mode, machine: earlier!.machine },
+    }));
+  const scenarios = [...kept, ...results.scenarios];
+  const goals = scenarios.flatMap((s) => s.goals);
+  const merged: Results = {
+    ...results,
+    scenarios,
+    goals: { passed: goals.filter((g) => g.pass).length, missed: goals.filter((g) => !g.pass).length },
+  };
+  writeFileSync(file, JSON.stringify(merged, null, 2) + "\n");
 }
 
 /** Markdown tables, so the same text goes to the terminal and to docs/performance.md. */
