@@ -52,6 +52,32 @@ describe("the shoppers' provider budget", () => {
     });
   });
 
+  it("keeps a place for an honest shopper while ten addresses hold units with requests that never reach Stripe", () => {
+    const budget = new ProviderBudget(10);
+    const abusers = Array.from({ length: 10 }, (_, i) => `198.51.100.${i}`);
+    let honestAdmitted = 0;
+    for (let round = 0; round < 100; round++) {
+      const at = T0 + round * 100;
+      // Each abuser's replay holds its unit while it waits on the claim…
+      const held = abusers.flatMap((address) => {
+        const reserved = budget.reserve(address, at);
+        return reserved.ok ? [reserved.reservation] : [];
+      });
+      // …when the honest shopper asks, every 3 s (within the share of one address in eleven).
+      if (round % 30 === 5) {
+        const honest = budget.reserve("192.0.2.7", at + 1);
+        if (honest.ok) {
+          honestAdmitted += 1;
+          budget.giveBack(honest.reservation);
+        }
+      }
+      // The replays made no call: their units go back, not their addresses' shares.
+      for (const reservation of held) budget.giveBack(reservation);
+      if (round > 0) expect(held.length).toBeLessThanOrEqual(5);
+    }
+    expect(honestAdmitted).toBe(4);
+  });
+
   it("never spends more than its rate in any second, however the requests come", () => {
     const outcome = simulateAbuse({
       abusers: 40,

@@ -109,12 +109,15 @@ export class ProviderBudget {
     return { ok: true, reservation: { address, at: now } };
   }
 
-  /** The call `reservation` was for is not made: its unit goes back to the process and to its address. */
+  /**
+   * The call `reservation` was for is not made: its unit goes back to the
+   * process, not to its address. Replays and refusals still count against
+   * the address's share: ten addresses that kept requests in flight that
+   * never reach Stripe would otherwise stay "within their share" and hold
+   * the whole second's budget between them.
+   */
   giveBack(reservation: Reservation): void {
     this.window.giveBack(reservation.at);
-    // A request that made no call did not ask for one.
-    const bucket = this.buckets.get(reservation.address);
-    if (bucket) bucket.tokens += 1;
   }
 
   /** Calls reserved in the second ending at `now` (metrics, tests). */

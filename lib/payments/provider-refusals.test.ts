@@ -55,6 +55,15 @@ describe("Stripe's refusals of the shop's key", () => {
     expect(currentRefusal()).toBeNull();
   });
 
+  it("keep resources apart: a read of an intent does not lift a refused read of a ConfirmationToken", () => {
+    noteProviderAnswer({ status: 403, method: "GET", path: "/v1/confirmation_tokens/ctoken_1Nx9" }, report, 1_000);
+    noteProviderAnswer({ status: 200, method: "GET", path: "/v1/payment_intents/pi_3Qa7" }, report, 2_000);
+    noteProviderAnswer({ status: 200, method: "GET", path: "/v1/payment_methods/pm_1Zz" }, report, 3_000);
+    expect(currentRefusal()).toMatchObject({ status: 403, path: "/v1/confirmation_tokens/ctoken_1Nx9" });
+    noteProviderAnswer({ status: 200, method: "GET", path: "/v1/confirmation_tokens/ctoken_2Ab" }, report, 4_000);
+    expect(currentRefusal()).toBeNull();
+  });
+
   it("are each reported, raising the alarm at most once a minute", () => {
     for (let i = 0; i < 5; i++) noteProviderAnswer({ status: 401, path: "/v1/payment_intents" }, report, 1_000 + i);
     noteProviderAnswer({ status: 401, path: "/v1/payment_intents" }, report, 1_000 + REFUSAL_LOG_INTERVAL_MS);

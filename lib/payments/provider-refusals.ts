@@ -66,7 +66,8 @@ export function noteProviderAnswer(
   const s = state();
   const path = answer.path.split("?")[0] ?? answer.path;
   // By method too: a restricted key may read what it cannot write, and the health probe's list must not lift a refused create.
-  const endpoint = `${answer.method?.toUpperCase() ?? ""} ${path.replace(/\/[a-z]+_[A-Za-z0-9_]+/g, "/:id")}`;
+  // An id has a digit or a capital after its prefix (pi_3Nx…, ctoken_1…); a resource name (payment_intents) has neither.
+  const endpoint = `${answer.method?.toUpperCase() ?? ""} ${path.replace(/\/[a-z]+_(?=[A-Za-z0-9_]*[A-Z0-9])[A-Za-z0-9_]+/g, "/:id")}`;
   if (answer.status !== 401 && answer.status !== 403) {
     if (answer.status < 400) s.refusals.delete(endpoint);
     return;
