@@ -135,7 +135,11 @@ export class CheckoutMachine {
         return attempt;
       },
       () => {
-        this.outcome = { kind: "rejected", code: "stripe_js", message: "The card form failed; reload the page to pay." };
+        this.outcome = {
+          kind: "rejected",
+          code: "stripe_js",
+          message: "The card form failed; reload the page to pay.",
+        };
         return null;
       },
     );
@@ -235,7 +239,8 @@ export class CheckoutMachine {
   private askShop(open: CheckoutAttempt) {
     const { client, fetch: send } = this.options;
     const query = attemptStatusQuery(open.key);
-    return () => client.fetchQuery(send ? { ...query, queryFn: () => readAttemptStatus(client, open.key, send) } : query);
+    return () =>
+      client.fetchQuery(send ? { ...query, queryFn: () => readAttemptStatus(client, open.key, send) } : query);
   }
 
   /**

@@ -70,7 +70,11 @@ export function createAttemptStore(options: AttemptStoreOptions): AttemptStore {
       backing.setItem(storageKey, value);
     }
   };
-  const current = () => parseAttempt(safely(() => backing.getItem(storageKey)), subjectField);
+  const current = () =>
+    parseAttempt(
+      safely(() => backing.getItem(storageKey)),
+      subjectField,
+    );
   const young = (attempt: AttemptRecord) => mayResend(attempt, now(), resendWindowMs);
   return {
     current,
