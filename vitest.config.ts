@@ -37,6 +37,7 @@ const SERIAL = [
 ];
 const APP = [
   "tests/card-declines.test.ts",
+  "tests/chaos-shopper.test.ts",
   "tests/checkout-convergence.test.ts",
   "tests/checkout-faults.test.ts",
   "tests/checkout-http.test.ts",
