@@ -83,14 +83,21 @@ describe("the checkout machine", () => {
   });
 
   it("keeps a closed page quiet: no retry, no read, no state change", async () => {
-    const { machine, store, sent } = page({
-      "POST /api/checkout": [() => json(409, { error: "in_progress" }, { "Retry-After": "0" }), () => json(201, paid)],
+    const closeWhileAnswering = () => {
+      closing.close(); // the tab is closed while its first request is out
+      return json(409, { error: "in_progress" }, { "Retry-After": "0" });
+    };
+    const {
+      machine: closing,
+      store,
+      sent,
+    } = page({
+      "POST /api/checkout": [closeWhileAnswering, () => json(201, paid)],
     });
     const attempt = store.begin({ items, paymentMethod: "pm_card_visa" });
-    const pressed = machine.send(attempt);
-    machine.close();
-    await pressed;
+    await closing.send(attempt);
     expect(sent.map((s) => s.method)).toEqual(["POST"]);
     expect(store.current()).toEqual(attempt);
+    expect(closing.getSnapshot().state.kind).toBe("paying");
   });
 });

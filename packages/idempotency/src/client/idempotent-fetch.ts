@@ -101,6 +101,7 @@ export async function sendUntilAnswered(request: IdempotentRequest, options: Pol
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   for (let retry = 1; ; retry++) {
     try {
+      if (options.signal?.aborted) throw RequestFailure.network(options.signal.reason);
       await options.beforeEachTry?.();
       return await sendOnce(request, options);
     } catch (error) {
