@@ -19,11 +19,11 @@ import { authenticate } from "./three-d-secure";
  * A simulated shopper driving the checkout page's own CheckoutMachine: the
  * attempt store (one key per attempt, kept across reloads), the mutation with
  * the project's backoff policy (409/503/502/network retried with the same
- * key), and, when retries run out, the same "ask the shop" step. The card is paid for as the page pays: Stripe.js
- * makes a ConfirmationToken of the typed number, and that token, under the
- * attempt's key, is the body every press, retry and reload sends. On top of
- * that, what impatient people do: press twice, lose the connection, reload
- * mid-payment, press "Check again".
+ * key), and, when retries run out, the same "ask the shop" step. The card is
+ * paid for as the page pays: Stripe.js makes a ConfirmationToken of the typed
+ * number, and that token, under the attempt's key, is the body every press,
+ * retry and reload sends. On top of that, what impatient people do: press
+ * twice, lose the connection, reload mid-payment, press "Check again".
  */
 export interface Behaviour {
   doublePress: boolean;
