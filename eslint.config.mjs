@@ -24,6 +24,8 @@ const LAYERS = {
   production: ["app", "lib", "proxy.ts", "instrumentation.ts", "next.config.ts"],
   /** Demo and measuring tools, run beside the app, never by it. */
   tooling: ["scripts", "tools", "packages"],
+  /** What the app runs from packages/: the idempotency package's browser half. */
+  packagesInProduction: ["packages/idempotency/src/client"],
   /** Test code: the suites, their helpers, and the test files beside the code. */
   tests: ["tests", "e2e"],
   testFiles: ["**/*.test.ts", "**/*.test.tsx"],
@@ -81,6 +83,7 @@ const routeZones = ["app", ...routeFolders()].map((folder) => ({
 const toolingZone = {
   target: ".",
   from: LAYERS.tooling,
+  except: LAYERS.packagesInProduction.map((p) => `./${path.relative("packages", p)}`),
   message: "Production code imports no tooling: move what both need into lib/.",
 };
 const productionZones = [

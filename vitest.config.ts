@@ -37,6 +37,7 @@ const SERIAL = [
 ];
 const APP = [
   "tests/card-declines.test.ts",
+  "tests/chaos-shopper.test.ts",
   "tests/checkout-convergence.test.ts",
   "tests/checkout-faults.test.ts",
   "tests/checkout-http.test.ts",
@@ -117,6 +118,7 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^@\//, replacement: root },
+      { find: /^@checkout\/idempotency\/client$/, replacement: `${root}packages/idempotency/src/client/index.ts` },
       // Server modules are marked `import "server-only"`; tests run them outside Next (see scripts/lib/allow-server-only.mjs).
       {
         find: /^server-only$/,

@@ -11,8 +11,8 @@ export class ApiError extends Error {
   }
 }
 
-export async function requestJson<T>(url: string, init: RequestInit = {}): Promise<T> {
-  const response = await fetch(url, { credentials: "same-origin", cache: "no-store", ...init });
+export async function requestJson<T>(url: string, init: RequestInit = {}, send: typeof fetch = fetch): Promise<T> {
+  const response = await send(url, { credentials: "same-origin", cache: "no-store", ...init });
   const body = (await response.json().catch(() => null)) as { error?: string; message?: string } | null;
   if (!response.ok) {
     throw new ApiError(response.status, body?.error ?? "http_error", body?.message ?? `HTTP ${response.status}`);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ATTEMPT_STORAGE_KEY, bodyOf, createAttemptStore, mayResend, RESEND_WINDOW_MS } from "./attempt-store";
-import { MemoryStorage } from "./memory-storage";
+import { MemoryStorage } from "@checkout/idempotency/client";
 
 const cart = {
   items: [
@@ -133,9 +133,11 @@ describe("attempt store", () => {
   it("remembers the customer the attempt was begun for, across a reload", () => {
     const storage = new MemoryStorage();
     const begun = createAttemptStore(storage).begin(cart, "cust_1");
-    expect(begun.customerId).toBe("cust_1");
-    expect(createAttemptStore(storage).current()?.customerId).toBe("cust_1");
-    expect(createAttemptStore(new MemoryStorage()).begin(cart)).not.toHaveProperty("customerId");
+    expect(begun.subject).toBe("cust_1");
+    expect(createAttemptStore(storage).current()?.subject).toBe("cust_1");
+    // Stored under the name earlier versions gave it, so an attempt open across an upgrade keeps its customer.
+    expect(JSON.parse(storage.getItem(ATTEMPT_STORAGE_KEY)!)).toMatchObject({ customerId: "cust_1" });
+    expect(createAttemptStore(new MemoryStorage()).begin(cart)).not.toHaveProperty("subject");
   });
 });
 

@@ -1,50 +1,27 @@
-import { MemoryStorage } from "./memory-storage";
+import {
+  createAttemptStore as createStore,
+  MemoryStorage,
+  tabStorage,
+  type AttemptRecord,
+} from "@checkout/idempotency/client";
 import type { CheckoutBody } from "./types";
 
 /**
  * A checkout attempt: the cart and card as they were when Pay was first
- * pressed (the card as the ConfirmationToken Stripe.js made of it, which
- * pays once), with the one Idempotency-Key that pays for them. Kept in
- * sessionStorage (per tab) so re-clicks, retries and a reload mid-payment
- * all send the same key with the same bytes, and the server can answer them
- * as one payment.
+ * pressed (the card as the ConfirmationToken Stripe.js made of it, which pays
+ * once), with the one Idempotency-Key that pays for them; `subject` is the
+ * guest it was begun for. The package's attempt store keeps it per tab.
  */
-export interface CheckoutAttempt {
-  key: string;
-  /** The exact request body, sent verbatim on every try. */
-  bodyJson: string;
-  createdAt: number;
-  /**
-   * The guest the attempt was begun for, when known. Its key is scoped to that
-   * customer on the server: sent under another session it would be a new
-   * payment, so it is never sent under another session.
-   */
-  customerId?: string;
-}
+export type CheckoutAttempt = AttemptRecord;
 
-/**
- * An attempt older than this is never sent again by the page on its own: the
- * server keeps finished keys for 24–48 hours, and a key it has forgotten is a
- * new charge. An old attempt is only read (GET /api/checkout/{key}); paying
- * again takes a press, and a new key.
- */
-export const RESEND_WINDOW_MS = 60 * 60 * 1000;
-
-/** Young enough to be sent again without asking the shop first. */
-export function mayResend(attempt: CheckoutAttempt, now = Date.now()): boolean {
-  return now - attempt.createdAt < RESEND_WINDOW_MS;
-}
+export { mayResend, RESEND_WINDOW_MS } from "@checkout/idempotency/client";
 
 export const ATTEMPT_STORAGE_KEY = "never-twice:checkout-attempt";
 
 export interface AttemptStore {
   /** The open attempt: Pay was pressed and no definitive outcome is known yet. */
   current(): CheckoutAttempt | null;
-  /**
-   * The open attempt if it is for exactly this body and young enough to be
-   * sent again (see RESEND_WINDOW_MS); otherwise a new attempt (new key)
-   * replaces it.
-   */
+  /** The open attempt if it is for exactly this body and young enough to resend; otherwise a new attempt (new key). */
   begin(body: CheckoutBody, customerId?: string): CheckoutAttempt;
   /**
    * The open attempt if it is for exactly these items and young enough to be
@@ -61,43 +38,20 @@ export function createAttemptStore(
   newKey: () => string = () => crypto.randomUUID(),
   now: () => number = Date.now,
 ): AttemptStore {
-  // A browser that refuses to store (quota, disabled storage) would otherwise
-  // make every press look like a first press, with a new key each time.
-  let backing = storage;
-  const write = (value: string) => {
-    try {
-      backing.setItem(ATTEMPT_STORAGE_KEY, value);
-    } catch {
-      backing = new MemoryStorage();
-      backing.setItem(ATTEMPT_STORAGE_KEY, value);
-    }
-  };
-  const current = () => parseAttempt(safely(() => backing.getItem(ATTEMPT_STORAGE_KEY)));
+  // The stored field keeps its name, so a tab's open attempt survives an upgrade with its customer.
+  const store = createStore({ storage, storageKey: ATTEMPT_STORAGE_KEY, subjectField: "customerId", newKey, now });
+  const items = (list: CheckoutBody["items"]) => JSON.stringify(canonicalItems(list));
   return {
-    current,
-    begin(body, customerId) {
-      const bodyJson = serializeBody(body);
-      const open = current();
-      if (open?.bodyJson === bodyJson && mayResend(open, now())) return open;
-      const attempt: CheckoutAttempt = {
-        key: newKey(),
-        bodyJson,
-        createdAt: now(),
-        ...(customerId ? { customerId } : {}),
-      };
-      write(JSON.stringify(attempt));
-      return attempt;
-    },
-    resumable(items) {
-      const open = current();
-      if (!open || !mayResend(open, now())) return null;
-      return JSON.stringify(bodyOf(open).items) === JSON.stringify(canonicalItems(items)) ? open : null;
-    },
-    finish(key) {
-      // Only the attempt that ended: a late outcome of an older one must not close a newer one.
-      if (current()?.key === key) safely(() => backing.removeItem(ATTEMPT_STORAGE_KEY));
-    },
+    current: store.current,
+    begin: (body, customerId) => store.begin(serializeBody(body), customerId),
+    resumable: (wanted) => store.resumable((open) => JSON.stringify(bodyOf(open).items) === items(wanted)),
+    finish: store.finish,
   };
+}
+
+/** The tab's attempt store: sessionStorage, or memory where it is blocked or there is no window. */
+export function tabAttemptStore(): AttemptStore {
+  return createAttemptStore(tabStorage());
 }
 
 /**
@@ -121,26 +75,4 @@ function canonicalItems(items: CheckoutBody["items"]): CheckoutBody["items"] {
 
 export function bodyOf(attempt: CheckoutAttempt): CheckoutBody {
   return JSON.parse(attempt.bodyJson) as CheckoutBody;
-}
-
-function parseAttempt(raw: string | null): CheckoutAttempt | null {
-  if (!raw) return null;
-  try {
-    const value = JSON.parse(raw) as Partial<CheckoutAttempt>;
-    if (typeof value.key !== "string" || typeof value.bodyJson !== "string" || typeof value.createdAt !== "number")
-      return null;
-    JSON.parse(value.bodyJson);
-    const customerId = typeof value.customerId === "string" ? { customerId: value.customerId } : {};
-    return { key: value.key, bodyJson: value.bodyJson, createdAt: value.createdAt, ...customerId };
-  } catch {
-    return null; // written by another version of the app, or edited by hand: start afresh
-  }
-}
-
-function safely<T>(fn: () => T): T | null {
-  try {
-    return fn();
-  } catch {
-    return null; // storage disabled: reads as "no open attempt"
-  }
 }

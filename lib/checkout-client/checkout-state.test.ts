@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "./api";
-import { CheckoutFailure } from "./checkout-failure";
+import { CheckoutFailure, sessionChanged } from "./checkout-failure";
 import {
   immediateOutcome,
   isDefinitive,
@@ -114,7 +114,7 @@ describe("a session lost in the middle of an attempt (401)", () => {
   });
 
   it("is the same when the page finds another session before sending", () => {
-    expect(immediateOutcome(CheckoutFailure.sessionChanged())).toEqual({ kind: "session_lost" });
+    expect(immediateOutcome(sessionChanged())).toEqual({ kind: "session_lost" });
   });
 
   it("does not ask the shop under a new session, where the key is unknown", async () => {

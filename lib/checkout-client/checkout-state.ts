@@ -100,7 +100,7 @@ export function refusalFrom(error: unknown): CheckoutState | null {
  */
 export function sessionLostFrom(error: unknown): CheckoutState | null {
   if (!(error instanceof CheckoutFailure)) return null;
-  return error.reason.kind === "session" || error.status === 401 ? { kind: "session_lost" } : null;
+  return error.reason.kind === "not_sent" || error.status === 401 ? { kind: "session_lost" } : null;
 }
 
 /** The state a failure leads to without asking the shop, if any. */

@@ -1,12 +1,9 @@
+import { sendOnce, type Answer, type SendOptions } from "@checkout/idempotency/client";
 import type { CheckoutAttempt } from "./attempt-store";
 import { CheckoutFailure, parseRetryAfter } from "./checkout-failure";
 import type { PaidOrder } from "./types";
 
-/**
- * One POST /api/checkout for an attempt, always with the attempt's key and
- * byte-identical body. No retries here: they are policy, set once on the
- * mutation (see use-checkout.ts).
- */
+/** What one attempt's POST /api/checkout came to, as the page reads it. */
 export type PaymentResult =
   | { kind: "paid"; order: PaidOrder }
   /** Nothing was charged: `error` is `card_declined`, `authentication_failed`, `authentication_abandoned` or `payment_failed`. */
@@ -20,35 +17,16 @@ export type PaymentResult =
 
 export type NextAction = { type: "redirect"; url: string } | { type: "use_stripe_sdk"; clientSecret: string };
 
-/**
- * A request gives up after this and is retried with the same key, which the
- * server answers with 409 in milliseconds while the first request is still
- * charging. So a slow payment shows up as retries (a visibly alive page)
- * instead of one connection held open for as long as the provider takes.
- */
-export const REQUEST_TIMEOUT_MS = 5_000;
+export const CHECKOUT_URL = "/api/checkout";
 
-export async function postCheckout(
-  attempt: CheckoutAttempt,
-  options: { fetch?: typeof fetch; timeoutMs?: number } = {},
-): Promise<PaymentResult> {
-  const send = options.fetch ?? fetch;
-  let response: Response;
-  let body: unknown;
-  try {
-    response = await send("/api/checkout", {
-      method: "POST",
-      headers: { "Content-Type": "application/json", "Idempotency-Key": attempt.key },
-      body: attempt.bodyJson,
-      credentials: "same-origin",
-      signal: AbortSignal.timeout(options.timeoutMs ?? REQUEST_TIMEOUT_MS),
-    });
-    // Reading the body is part of the exchange: a connection cut mid-body is a lost response too.
-    body = await response.json().catch((err: unknown) => (response.ok ? Promise.reject(err) : null));
-  } catch (err) {
-    throw CheckoutFailure.network(err);
-  }
-  return resultOf(response, body);
+/** One try of POST /api/checkout with the attempt's key and bytes: the package's `sendOnce`, read as a payment. */
+export async function postCheckout(attempt: CheckoutAttempt, options: SendOptions = {}): Promise<PaymentResult> {
+  return paymentResultOf(await sendOnce({ url: CHECKOUT_URL, key: attempt.key, bodyJson: attempt.bodyJson }, options));
+}
+
+/** The one reading of a final answer to POST /api/checkout (201, 202, 402; anything else is thrown). */
+export function paymentResultOf(answer: Answer): PaymentResult {
+  return resultOf(answer, answer.body);
 }
 
 export function resultOf(response: { status: number; headers: Headers }, body: unknown): PaymentResult {

@@ -38,11 +38,15 @@ export const orderQuery = (id: string) =>
 export const attemptStatusQuery = (key: string) =>
   queryOptions({
     queryKey: ["checkout-attempt", key],
-    queryFn: ({ client }) =>
-      withSession(client, () => requestJson<AttemptStatus>(`/api/checkout/${encodeURIComponent(key)}`)),
+    queryFn: ({ client }) => readAttemptStatus(client, key),
     staleTime: 0,
     retry: (count, error) => !(error instanceof ApiError && error.status < 500) && count < 2,
   });
+
+/** GET /api/checkout/{key}, with `send` for a page whose requests go their own way (the chaos soak's tabs). */
+export function readAttemptStatus(client: QueryClient, key: string, send?: typeof fetch): Promise<AttemptStatus> {
+  return withSession(client, () => requestJson<AttemptStatus>(`/api/checkout/${encodeURIComponent(key)}`, {}, send));
+}
 
 async function withSession<T>(client: QueryClient, request: () => Promise<T>): Promise<T> {
   await client.ensureQueryData(sessionQuery);

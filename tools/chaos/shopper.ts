@@ -1,19 +1,13 @@
-import { MutationObserver, QueryClient } from "@tanstack/react-query";
+import { QueryClient } from "@tanstack/react-query";
 import { ApiError } from "@/lib/checkout-client/api";
 import { authenticationReturnQuery, returnOutcomeOf } from "@/lib/checkout-client/authentication-return";
 import { CheckoutFailure } from "@/lib/checkout-client/checkout-failure";
 import { createAttemptStore, type AttemptStore, type CheckoutAttempt } from "@/lib/checkout-client/attempt-store";
-import { checkoutMutation } from "@/lib/checkout-client/checkout-mutation";
-import {
-  isDefinitive,
-  outcomeAfterFailure,
-  stateFromResult,
-  type CheckoutState,
-} from "@/lib/checkout-client/checkout-state";
-import { MemoryStorage } from "@/lib/checkout-client/memory-storage";
+import { CheckoutMachine } from "@/lib/checkout-client/checkout-machine";
+import { isDefinitive, stateFromResult, type CheckoutState } from "@/lib/checkout-client/checkout-state";
 import { requiredAction, type PaymentResult } from "@/lib/checkout-client/payment-client";
 import { sessionQuery } from "@/lib/checkout-client/queries";
-import type { AttemptStatus, CartItem, CheckoutBody } from "@/lib/checkout-client/types";
+import type { CartItem, CheckoutBody } from "@/lib/checkout-client/types";
 import type { CardKind } from "./cards";
 import { Browser, sleep } from "./http-shopper";
 import { REFUSED_BY_STRIPE_JS, type AttemptLog, type Journal } from "./journal";
@@ -22,15 +16,14 @@ import { createConfirmationToken, handleNextAction, type StripeJs } from "./stri
 import { authenticate } from "./three-d-secure";
 
 /**
- * A simulated shopper driving the shop's own browser payment client: the
- * attempt store (one key per attempt, kept across reloads), the TanStack
- * mutation with the project's backoff policy (409/503/502/network retried
- * with the same key), and, when retries run out, the same "ask the shop"
- * step the checkout page takes. The card is paid for as the page pays: Stripe.js
- * makes a ConfirmationToken of the typed number, and that token, under the
- * attempt's key, is the body every press, retry and reload sends. On top of
- * that, what impatient people do: press twice, lose the connection, reload
- * mid-payment, press "Check again".
+ * A simulated shopper driving the checkout page's own CheckoutMachine: the
+ * attempt store (one key per attempt, kept across reloads), the mutation with
+ * the project's backoff policy (409/503/502/network retried with the same
+ * key), and, when retries run out, the same "ask the shop" step. The card is
+ * paid for as the page pays: Stripe.js makes a ConfirmationToken of the typed
+ * number, and that token, under the attempt's key, is the body every press,
+ * retry and reload sends. On top of that, what impatient people do: press
+ * twice, lose the connection, reload mid-payment, press "Check again".
  */
 export interface Behaviour {
   doublePress: boolean;
@@ -69,7 +62,7 @@ export class Shopper {
     private readonly payWith: PayWith = "confirmation-token",
   ) {
     this.browser = new Browser(appUrl, journal);
-    this.store = createAttemptStore(new MemoryStorage(), () => random.uuid());
+    this.store = createAttemptStore(undefined, () => random.uuid());
   }
 
   get customerId(): string {
@@ -108,30 +101,30 @@ export class Shopper {
       amountCents,
     });
     const behaviour = drawBehaviour(this.random, this.doublePressPercent);
-    let tab = new Tab(this.browser, attempt.key, this.random);
+    let tab = new Tab(this.browser, attempt.key, this.random, this.store);
     if (behaviour.abortFirstRequest) {
       log.behaviours.push("abort");
       tab.abortFirstAfter(this.random.int(20, 400));
     }
-    const presses = [tab.pay(attempt, Date.now())];
+    const presses = [tab.pay(attempt)];
     if (behaviour.doublePress) {
       log.behaviours.push("double_press");
       await sleep(this.random.int(0, 250));
-      presses.push(tab.pay(attempt, Date.now()));
+      presses.push(tab.pay(attempt));
     }
     if (behaviour.reloadMidPayment) {
       await sleep(this.random.int(50, 1500));
       log.behaviours.push("reload");
       tab.close();
-      tab = new Tab(this.browser, attempt.key, this.random);
+      tab = new Tab(this.browser, attempt.key, this.random, this.store);
       const open = this.store.current(); // what the reloaded page finds in sessionStorage
-      if (open) presses.push(tab.pay(open, Date.now()));
+      if (open) presses.push(tab.pay(open));
     }
     let state = await this.settle(tab, presses, attempt, log);
     for (let check = 0; check < CHECK_AGAIN && !definitive(state) && state.kind !== "authenticating"; check++) {
       await sleep(this.random.int(1_000, 3_000));
       log.behaviours.push("check_again");
-      state = await this.settle(tab, [tab.pay(attempt, Date.now())], attempt, log);
+      state = await this.settle(tab, [tab.pay(attempt)], attempt, log);
     }
     // A token Stripe.js made is authenticated in place (handleNextAction); a test payment method, by redirect.
     if (state.kind === "authenticating") state = await this.authenticate(state.url, card, attempt, log);
@@ -151,18 +144,13 @@ export class Shopper {
     let fallback: ShopperState | null = null;
     for (const press of results) {
       if (press.tab !== tab) continue; // a press from before the reload: that page is gone
-      if ("result" in press) {
-        const state: ShopperState = stateFromResult(press.result);
-        if (definitive(state) || state.kind === "authenticating") return state;
-        fallback ??= state;
-      } else {
-        const action = requiresAction(log);
-        if (action) return stateFromResult(action);
-        fallback ??= await outcomeAfterFailure(press.error, () => tab.askShop(attempt.key));
-        if (definitive(fallback)) return fallback;
-      }
+      if (definitive(press.state) || press.state.kind === "authenticating") return press.state;
+      // No answer reached this press, but an earlier one saw the bank's challenge: the shopper is at it.
+      const action = requiresAction(log);
+      if (action) return stateFromResult(action);
+      fallback ??= press.state;
     }
-    return fallback ?? (await outcomeAfterFailure(null, () => tab.askShop(attempt.key)));
+    return fallback ?? (await tab.machine.read(attempt));
   }
 
   /**
@@ -251,67 +239,42 @@ function definitive(state: ShopperState): boolean {
   return state.kind !== "left_at_bank" && isDefinitive(state);
 }
 
-type Press = { tab: Tab; result: PaymentResult } | { tab: Tab; error: unknown };
+type Press = { tab: Tab; state: CheckoutState };
 
-/** One page load of the checkout: its own QueryClient and mutation, like a browser tab. */
+/** A status read that hangs (a stalled proxy) gives up like the page's request would, rather than hold the shopper. */
+const READ_TIMEOUT_MS = 5_000;
+
+/** One page load of the checkout: its own QueryClient and CheckoutMachine, like a browser tab. */
 class Tab {
   private closed = false;
   private readonly client = new QueryClient();
   private readonly aborts = new Set<AbortController>();
   private abortFirstMs: number | null = null;
-  readonly fetch: typeof fetch;
+  readonly machine: CheckoutMachine;
 
-  constructor(
-    browser: Browser,
-    attemptId: string,
-    private readonly random: Random,
-  ) {
+  constructor(browser: Browser, attemptId: string, random: Random, store: AttemptStore) {
     this.client.setQueryData(sessionQuery.queryKey, { customerId: browser.customerId });
-    this.fetch = browser.fetchFor(attemptId, () => this.nextSignal());
+    const send = browser.fetchFor(attemptId, () => this.nextSignal());
+    this.machine = new CheckoutMachine({
+      client: this.client,
+      store,
+      fetch: (input, init) => send(input, { ...init, signal: init?.signal ?? AbortSignal.timeout(READ_TIMEOUT_MS) }),
+      random: () => random.next(),
+    });
   }
 
   abortFirstAfter(ms: number): void {
     this.abortFirstMs = ms;
   }
 
-  /** A press of Pay: the project's mutation, with its retry policy, until it settles. */
-  async pay(attempt: CheckoutAttempt, startedAt: number): Promise<Press> {
-    const base = checkoutMutation({ startedAt: () => startedAt, random: () => this.random.next(), fetch: this.fetch });
-    const policy = base.retry as (failureCount: number, error: unknown) => boolean;
-    // A closed tab's JavaScript is gone: its retries stop there.
-    const observer = new MutationObserver(this.client, {
-      ...base,
-      retry: (n: number, e: unknown) => !this.closed && policy(n, e),
-    });
-    return observer.mutate(attempt).then(
-      (result) => ({ tab: this, result }),
-      (error: unknown) => ({ tab: this, error }),
-    );
-  }
-
-  /** GET /api/checkout/{key}, as the page asks when retries run out (a 5xx is asked again twice). */
-  async askShop(key: string): Promise<AttemptStatus> {
-    for (let tries = 0; ; tries++) {
-      try {
-        const response = await this.fetch(`/api/checkout/${key}`, { signal: AbortSignal.timeout(5_000) });
-        const body = (await response.json().catch(() => null)) as
-          (AttemptStatus & { error?: string; message?: string }) | null;
-        if (response.ok && body) return body;
-        const error = new ApiError(
-          response.status,
-          body?.error ?? "http_error",
-          body?.message ?? `HTTP ${response.status}`,
-        );
-        if (response.status < 500 || tries >= 2) throw error;
-      } catch (err) {
-        if (err instanceof ApiError || tries >= 2) throw err;
-      }
-      await sleep(500);
-    }
+  /** A press of Pay: the page's machine, with its retry policy, until it settles. */
+  async pay(attempt: CheckoutAttempt): Promise<Press> {
+    return { tab: this, state: await this.machine.send(attempt, { byPress: true }) };
   }
 
   close(): void {
     this.closed = true;
+    this.machine.close(); // a closed tab's JavaScript is gone: its retries stop there
     for (const controller of this.aborts) controller.abort(new Error("the page was reloaded"));
   }
 

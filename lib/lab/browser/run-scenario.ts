@@ -1,7 +1,7 @@
 import type { QueryClient } from "@tanstack/react-query";
 import { requestJson } from "@/lib/checkout-client/api";
 import { createAttemptStore, type CheckoutAttempt } from "@/lib/checkout-client/attempt-store";
-import { MemoryStorage } from "@/lib/checkout-client/memory-storage";
+import { CheckoutMachine } from "@/lib/checkout-client/checkout-machine";
 import type { LabFaultPatch } from "@/lib/lab/fault-patch";
 import { labConfirmationToken, type LabStripe } from "./card-token";
 import { labFetch } from "./lab-fetch";
@@ -58,11 +58,11 @@ export async function runScenario(options: RunOptions): Promise<void> {
 function laneShopper(lane: Lane, { client, runId, scenario, stripe, onView }: RunOptions) {
   const token = () => labConfirmationToken(stripe, LAB_CART.cardNumber);
   // One checkout attempt per run, begun at the first press: every later press joins it.
+  const store = createAttemptStore();
+  const machine = new CheckoutMachine({ client, store });
   let attempt: Promise<CheckoutAttempt> | null = null;
   const begin = () =>
-    (attempt ??= token().then((confirmationToken) =>
-      createAttemptStore(new MemoryStorage()).begin({ items: LAB_CART.items, confirmationToken }),
-    ));
+    (attempt ??= token().then((confirmationToken) => store.begin({ items: LAB_CART.items, confirmationToken })));
   let presses = 0;
   let confirmed = false;
   const press = async (): Promise<ShopperView> => {
@@ -70,7 +70,7 @@ function laneShopper(lane: Lane, { client, runId, scenario, stripe, onView }: Ru
     const send = labFetch({ runId, press: presses, lane, loseFirst: scenario.loseFirstResponse && presses === 1 });
     try {
       if (lane === "naive") return naivePress({ items: LAB_CART.items, confirmationToken: await token() }, send);
-      return idempotentPress(client, await begin(), send);
+      return idempotentPress(machine, await begin(), send);
     } catch (err) {
       return { kind: "error", detail: err instanceof Error ? err.message : String(err) };
     }

@@ -1,9 +1,7 @@
-import { MutationObserver, type QueryClient } from "@tanstack/react-query";
-import { requestJson } from "@/lib/checkout-client/api";
 import type { CheckoutAttempt } from "@/lib/checkout-client/attempt-store";
-import { checkoutMutation } from "@/lib/checkout-client/checkout-mutation";
-import { outcomeAfterFailure, type CheckoutState } from "@/lib/checkout-client/checkout-state";
-import type { AttemptStatus, CheckoutBody } from "@/lib/checkout-client/types";
+import type { CheckoutMachine } from "@/lib/checkout-client/checkout-machine";
+import type { CheckoutState } from "@/lib/checkout-client/checkout-state";
+import type { CheckoutBody } from "@/lib/checkout-client/types";
 
 /**
  * One press of Pay in each lane, sent as that lane's page would send it.
@@ -17,28 +15,16 @@ export type ShopperView =
   | { kind: "unknown"; detail: string };
 
 /**
- * The idempotent lane: the shop's own payment client — the same mutation,
- * backoff policy, Idempotency-Key and "ask the shop" fallback as /checkout.
+ * The idempotent lane: the shop's own CheckoutMachine — the same mutation,
+ * backoff policy, Idempotency-Key and "ask the shop" fallback as /checkout —
+ * with this press's fetch.
  */
 export async function idempotentPress(
-  client: QueryClient,
+  machine: CheckoutMachine,
   attempt: CheckoutAttempt,
   send: typeof fetch,
 ): Promise<ShopperView> {
-  const pressedAt = Date.now();
-  const observer = new MutationObserver(client, checkoutMutation({ startedAt: () => pressedAt, fetch: send }));
-  try {
-    const result = await observer.mutate(attempt);
-    return result.kind === "paid" ? { kind: "paid", orderId: result.order.orderId } : { kind: "declined" };
-  } catch (error) {
-    return viewOf(
-      await outcomeAfterFailure(error, () =>
-        requestJson<AttemptStatus>(`/api/checkout/${encodeURIComponent(attempt.key)}`),
-      ),
-    );
-  } finally {
-    observer.reset();
-  }
+  return viewOf(await machine.send(attempt, { byPress: true, fetch: send }));
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BACKOFF, ceilingMs, nextRetryDelay } from "./backoff-policy";
+import { BACKOFF, ceilingMs, nextRetryDelay } from "./backoff";
 
 const fixed = (value: number) => () => value;
 const delay = (retry: number, random: () => number, extra: { elapsedMs?: number; retryAfterMs?: number } = {}) =>

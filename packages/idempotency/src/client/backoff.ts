@@ -1,8 +1,8 @@
 /**
- * When to retry a checkout request, as one pure function (docs/contract.md §4).
- * Exponential backoff with full jitter: the wait before retry n is uniform
- * between a fixed floor and a ceiling that doubles per retry, so many
- * shoppers retrying after one outage spread out instead of arriving together.
+ * When to retry an idempotent request, as one pure function. Exponential
+ * backoff with full jitter: the wait before retry n is uniform between a
+ * floor and a ceiling that doubles per retry, so many clients retrying after
+ * one outage spread out instead of arriving together.
  */
 export const BACKOFF = {
   /** No retry sooner than this: a duplicate answered in milliseconds needs no faster polling. */
@@ -12,7 +12,7 @@ export const BACKOFF = {
   factor: 2,
   /** …up to this, so a long outage is still polled every few seconds. */
   capMs: 8_000,
-  /** After this much time since Pay, stop and ask the shop what happened. */
+  /** After this much time since the first try, stop and ask the server what happened. */
   budgetMs: 60_000,
 } as const;
 
@@ -24,7 +24,7 @@ export function ceilingMs(retry: number): number {
 export interface RetryInput {
   /** 1 for the first retry. */
   retry: number;
-  /** Time since the shopper pressed Pay. */
+  /** Time since the first try. */
   elapsedMs: number;
   /** The server's Retry-After, if it sent one: waiting less would only earn another 409. */
   retryAfterMs?: number | undefined;
@@ -37,4 +37,12 @@ export function nextRetryDelay({ retry, elapsedMs, retryAfterMs = 0, random }: R
   const jittered = BACKOFF.floorMs + random() * (ceilingMs(retry) - BACKOFF.floorMs);
   const delay = Math.round(Math.max(jittered, retryAfterMs));
   return elapsedMs + delay > BACKOFF.budgetMs ? null : delay;
+}
+
+/** Retry-After as milliseconds: delta-seconds or an HTTP date (RFC 9110 §10.2.3). */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+  if (value === null || value.trim() === "") return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }

@@ -1,7 +1,7 @@
 /**
- * A Storage kept in memory: for unit tests, and the fallback when the browser
- * refuses sessionStorage (some private modes), so checkout still works; only
- * resuming after a reload is lost then.
+ * A Storage kept in memory: for tests, and the fallback when the browser
+ * refuses sessionStorage (some private modes), so requests still carry one
+ * key per attempt; only resuming after a reload is lost then.
  */
 export class MemoryStorage implements Storage {
   private readonly items = new Map<string, string>();
