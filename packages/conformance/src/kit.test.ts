@@ -42,9 +42,7 @@ describe("the conformance kit", () => {
   it("fails a check-then-act endpoint on the storm and the crash, naming them", async () => {
     const report = await run("check-then-act");
     expect(broken(report), formatReport(report)).toEqual(["storm.one-effect", "storm.answers", "crash.one-effect"]);
-    expect(report.checks.find((c) => c.name === "storm.one-effect")!.detail).toMatch(
-      /^30 copies under one key: 30 effects/,
-    );
+    expect(report.checks.find((c) => c.name === "storm.one-effect")!.detail).toMatch(/: 30 effects;/);
     expect(report.pass).toBe(false);
     expect(formatReport(report)).toContain("broken: storm.one-effect, storm.answers, crash.one-effect");
   });
