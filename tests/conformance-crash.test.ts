@@ -37,6 +37,7 @@ describe("the conformance kit with a restart hook", () => {
     ).toEqual([]);
     expect(report.checks.map((c) => c.name)).toContain("crash.one-effect");
     expect(pids).toHaveLength(1); // the server really died once
+    expect(await h.emulator.stat("gated")).toBe(2); // the dropped answer's charge and the crash's were held
     expect(h.app.app.pid).not.toBe(pids[0]);
   });
 });
