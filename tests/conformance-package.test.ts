@@ -17,7 +17,12 @@ import { createOwnDatabase, type OwnDatabase } from "./helpers/own-database";
  * one route wrapped by the package's Next.js adapter, built and started; the
  * conformance kit passes against it, a crash mid-effect included.
  */
-const run = promisify(execFile);
+const execFileAsync = promisify(execFile);
+/** Runs a command; a failure carries its output, where `next build` says what is wrong. */
+const run = (command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) =>
+  execFileAsync(command, args, options).catch((error: { message: string; stdout?: string; stderr?: string }) => {
+    throw new Error(`${error.message}\n${error.stdout ?? ""}\n${error.stderr ?? ""}`);
+  });
 const root = path.resolve(import.meta.dirname, "..");
 const PACKAGE = path.join(root, "packages/idempotency");
 
@@ -68,23 +73,32 @@ export async function GET() {
   const { rows } = await pool.query("select count(*)::int as n from effects");
   return Response.json({ effects: rows[0].n });
 }\n`,
-  // The adapter's API as its README describes it (packages/idempotency/README.md).
-  "app/api/pay/route.ts": `import { pgDatabase } from "@checkout/idempotency";
-import { idempotent } from "@checkout/idempotency/next";
+  // The adapter wraps the route; the effect is idempotent by the attempt's derived id, as a provider call's key would be.
+  "app/api/pay/route.ts": `import { IdempotencyEngine, pgDatabase } from "@checkout/idempotency";
+import { withIdempotency } from "@checkout/idempotency/next";
 import { gate, pool } from "../../db";
 
-export const POST = idempotent(
+const engine = new IdempotencyEngine(pgDatabase(pool), {
+  inProgressTtlMs: 5000,
+  retentionHours: 24,
+  attemptDeadlineMs: 600000,
+});
+type Body = { items: Array<{ sku: string; quantity: number }>; method: string };
+
+export const POST = withIdempotency<Body>(
   {
-    database: pgDatabase(pool),
-    endpoint: "pay",
-    subject: (request: Request) => /sid=([0-9a-f-]{36})/.exec(request.headers.get("cookie") ?? "")?.[1] ?? null,
-    inProgressTtlMs: 5000,
+    engine,
+    endpoint: "POST /api/pay",
+    subject: (request) => /sid=([0-9a-f-]{36})/.exec(request.headers.get("cookie") ?? "")?.[1] ?? null,
+    parse: (json) => ({ ok: true, value: json as Body }),
   },
-  async (request: Request, { key }: { key: string }) => {
-    const body = (await request.json()) as { items: unknown[]; method: string };
+  async ({ body, attemptId }) => {
     if (gate.closed) await new Promise<void>((go) => gate.waiting.push(go));
-    const { rows } = await pool.query("insert into effects (key) values ($1) returning id", [key]);
-    return Response.json({ order: rows[0].id, items: body.items.length, method: body.method }, { status: 201 });
+    const { rows } = await pool.query(
+      "insert into effects (key) values ($1) on conflict (key) do update set key = excluded.key returning id",
+      [attemptId],
+    );
+    return { status: 201, body: { order: rows[0].id, items: body.items.length, method: body.method } };
   },
 );
 `,
@@ -112,7 +126,7 @@ describe.skipIf(packageMissing)("@checkout/idempotency installed from its tarbal
     await run("tar", ["-xzf", tarball, "-C", installed, "--strip-components=1"]);
     expect(await readdir(installed)).toContain("package.json");
     // Linked, not downloaded: the project's own copies, so the test runs offline.
-    for (const name of ["next", "react", "react-dom", "pg", "@types/react", "@types/node", "typescript"]) {
+    for (const name of ["next", "react", "react-dom", "pg", "@types/pg", "@types/react", "@types/node", "typescript"]) {
       await mkdir(path.dirname(path.join(dir, "node_modules", name)), { recursive: true });
       await symlink(path.join(root, "node_modules", name), path.join(dir, "node_modules", name));
     }
@@ -123,7 +137,7 @@ describe.skipIf(packageMissing)("@checkout/idempotency installed from its tarbal
     const { MIGRATION_SQL } = (await import(path.join(PACKAGE, "src/migration.ts"))) as { MIGRATION_SQL: string };
     await client.query(`drop table if exists idempotency_keys cascade; drop type if exists idempotency_status;`);
     await client.query(MIGRATION_SQL);
-    await client.query("create table effects (id serial primary key, key text not null)");
+    await client.query("create table effects (id serial primary key, key text not null unique)");
     await client.end();
     // Webpack follows the linked packages out of the folder; Turbopack refuses links outside its root.
     await run(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "build", "--webpack"], {
@@ -157,6 +171,8 @@ describe.skipIf(packageMissing)("@checkout/idempotency installed from its tarbal
       (await (await fetch(`${base}${pathname}`, init)).json()) as Record<string, number>;
     const setGate = (closed: boolean) =>
       json("/api/gate", { method: "POST", body: JSON.stringify({ closed }) }).then(() => undefined);
+    let alive = true;
+    const killed: number[] = [];
     const body = (quantity = 1, method = "visa") => ({ items: [{ sku: "tee", quantity }], method });
     const target: Target = {
       name: "adopter",
@@ -169,11 +185,19 @@ describe.skipIf(packageMissing)("@checkout/idempotency installed from its tarbal
         held: async () => {
           while ((await json("/api/gate")).held! < 1) await new Promise((resolve) => setTimeout(resolve, 20));
         },
-        open: () => setGate(false),
+        // The gate lives in the server's memory: once the server is killed, it died with it.
+        open: async () => (alive ? setGate(false) : undefined),
       },
       restart: {
-        stop: () => app!.stop("SIGKILL"),
-        start: async () => void (app = await startIn(dir!)),
+        stop: async () => {
+          alive = false;
+          killed.push(app!.pid);
+          await app!.stop("SIGKILL");
+        },
+        start: async () => {
+          app = await startIn(dir!);
+          alive = true;
+        },
       },
       settleMs: 60_000,
     };
@@ -183,5 +207,7 @@ describe.skipIf(packageMissing)("@checkout/idempotency installed from its tarbal
       formatReport(report),
     ).toEqual([]);
     expect(report.checks.map((c) => c.name)).toContain("crash.one-effect");
+    expect(killed).toHaveLength(1); // the server really died mid-effect
+    expect(app!.pid).not.toBe(killed[0]);
   });
 });
