@@ -9,10 +9,11 @@ import { openDb } from "./database";
  * has a core as the app has: plain node:http answering a duplicate of the held
  * attempt with the engine's own claim (the app's Prisma client and pool size,
  * the same statement on the same row), and nothing else — no framework, no
- * session, no proxy. Reads DATABASE_URL and SUBJECT_ID; prints its port.
+ * session, no proxy. Reads DATABASE_URL, takes the subject as its argument;
+ * prints its port.
  */
 const db = openDb(process.env.DATABASE_URL!);
-const subjectId = process.env.SUBJECT_ID!;
+const subjectId = process.argv[2]!;
 
 const server = createServer(async (request, response) => {
   const chunks: Buffer[] = [];

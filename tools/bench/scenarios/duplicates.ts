@@ -86,8 +86,15 @@ async function interleave(
 async function startPlainClaimServer(databaseUrl: string, subjectId: string) {
   const child: ChildProcess = spawn(
     process.execPath,
-    ["--import", "tsx", "--import", "./scripts/lib/allow-server-only.mjs", "tools/bench/lib/plain-claim-server.ts"],
-    { env: { ...process.env, DATABASE_URL: databaseUrl, SUBJECT_ID: subjectId }, stdio: ["ignore", "pipe", "inherit"] },
+    [
+      "--import",
+      "tsx",
+      "--import",
+      "./scripts/lib/allow-server-only.mjs",
+      "tools/bench/lib/plain-claim-server.ts",
+      subjectId,
+    ],
+    { env: { ...process.env, DATABASE_URL: databaseUrl }, stdio: ["ignore", "pipe", "inherit"] },
   );
   const exited = once(child, "exit").then(() => {
     throw new Error("The plain claim server exited before it listened");
