@@ -2,6 +2,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { CHECKOUT_ENDPOINT } from "@/lib/checkout/request";
 import { fingerprint } from "@/lib/idempotency/fingerprint";
+import type { Admission } from "@/lib/idempotency/types";
 import { openDb } from "./database";
 
 /**
@@ -14,13 +15,30 @@ import { openDb } from "./database";
  */
 const db = openDb(process.env.DATABASE_URL!);
 const subjectId = process.argv[2]!;
+/**
+ * Limits as the shop's gate hands them to the claim, so the statement is the
+ * shop's own (the claim with admission); a known key is never limited by them.
+ */
+const admission: Admission = {
+  address: "127.0.0.1",
+  perAddress: 1000,
+  perSession: 1000,
+  maxOpenAttempts: 5,
+  windowSeconds: 60,
+  declinesPerSession: 5,
+  declinesPerAddress: 20,
+  declinesPerCard: 5,
+  declineWindowSeconds: 3600,
+  card: null,
+  admit: true,
+};
 
 const server = createServer(async (request, response) => {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
   const key = String(request.headers["idempotency-key"] ?? "");
   const body: unknown = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-  const claim = await db.engine.claim({ subjectId, endpoint: CHECKOUT_ENDPOINT, key }, fingerprint(body));
+  const claim = await db.engine.claim({ subjectId, endpoint: CHECKOUT_ENDPOINT, key }, fingerprint(body), admission);
   if (claim.kind !== "in_progress") {
     response.writeHead(500).end(claim.kind);
     return;

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { CART, checkoutHeaders, holdAnAttempt } from "../lib/app-client";
+import { cpuMeters } from "../lib/cpu";
 import { httpLoad, unexpected, type LoadOptions } from "../lib/http-load";
 import { Recorder, type Measure } from "../lib/measure";
 import { goal, type Scenario } from "../lib/scenario";
@@ -41,6 +42,8 @@ export const duplicates: Scenario = {
           headers: checkoutHeaders(held.cookie, held.key),
           body: CART,
           connections: SIMULTANEOUS,
+          // Its "app" CPU is the plain server's process.
+          cpu: { ...cpuMeters(plain.pid, null), database: cpu.database },
         },
         "GET /api/health/live (30 at once)": { url: `${appUrl}/api/health/live`, connections: SIMULTANEOUS, cpu },
         "GET /api/products (30 at once)": { url: `${appUrl}/api/products`, connections: SIMULTANEOUS, cpu },
@@ -113,6 +116,7 @@ async function startPlainClaimServer(databaseUrl: string, subjectId: string) {
   ]);
   return {
     url: `http://127.0.0.1:${port}`,
+    pid: child.pid!,
     async stop() {
       child.kill("SIGTERM");
       await once(child, "exit");
