@@ -42,7 +42,11 @@ describe("the conformance kit", () => {
   it("fails a check-then-act endpoint on the storm and the crash, naming them", async () => {
     const report = await run("check-then-act");
     expect(broken(report), formatReport(report)).toEqual(["storm.one-effect", "storm.answers", "crash.one-effect"]);
-    expect(report.checks.find((c) => c.name === "storm.one-effect")!.detail).toMatch(/: 30 effects;/);
+    // Every copy that arrived before the first effect ended acted too.
+    const effects = Number(
+      /: (\d+) effects;/.exec(report.checks.find((c) => c.name === "storm.one-effect")!.detail)?.[1],
+    );
+    expect(effects).toBeGreaterThan(1);
     expect(report.pass).toBe(false);
     expect(formatReport(report)).toContain("broken: storm.one-effect, storm.answers, crash.one-effect");
   });

@@ -39,7 +39,7 @@ class Provider {
       });
     } else {
       // A provider call takes a while; copies arriving meanwhile find no answer stored yet.
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await new Promise((resolve) => setTimeout(resolve, 300));
     }
     const known = this.effects.get(key);
     if (known !== undefined) return known;
