@@ -32,6 +32,8 @@ const SERIAL = [
   "tests/multi-instance.test.ts",
   "tests/restricted-key.test.ts",
   "tests/checkout-crash.test.ts",
+  "tests/conformance-crash.test.ts",
+  "tests/conformance-package.test.ts",
   "tests/fleet-identity.test.ts",
   "tools/chaos/replicated-postgres.test.ts",
 ];
@@ -47,6 +49,7 @@ const APP = [
   "tests/checkout-slow-gateway.test.ts",
   "tests/checkout-timeout.test.ts",
   "tests/client-address.test.ts",
+  "tests/conformance.test.ts",
   "tests/logged.test.ts",
   "tests/demo.test.ts",
   "tests/dev.test.ts",

@@ -72,10 +72,16 @@ export class TokenPool {
 
 /** A fresh guest session's cookie (`name=value`), as a browser would send it. */
 export async function startSession(appUrl: string): Promise<string> {
+  return (await startSessionOf(appUrl)).cookie;
+}
+
+/** A fresh guest session: its cookie and its customer. */
+export async function startSessionOf(appUrl: string): Promise<{ cookie: string; customerId: string }> {
   const response = await fetch(`${appUrl}/api/session`, { method: "POST" });
   const cookie = response.headers.getSetCookie()[0]?.split(";")[0];
   if (!response.ok || !cookie) throw new Error(`POST /api/session answered ${response.status} without a cookie`);
-  return cookie;
+  const { customerId } = (await response.json()) as { customerId: string };
+  return { cookie, customerId };
 }
 
 export function checkoutHeaders(cookie: string, key: string): Record<string, string> {
@@ -110,7 +116,7 @@ export function getFaults(emulatorUrl: string): Promise<FaultsView> {
  * emulator, so duplicates of `key` are answered 409. `release` sets latency back.
  */
 export async function holdAnAttempt(appUrl: string, emulatorUrl: string, holdMs: number) {
-  const cookie = await startSession(appUrl);
+  const { cookie, customerId } = await startSessionOf(appUrl);
   const key = randomUUID();
   const before = await setFaults(emulatorUrl, { latencyMs: holdMs });
   // The owner finishes on its own holdMs after it started; later scenarios run at 0 ms.
@@ -119,5 +125,5 @@ export async function holdAnAttempt(appUrl: string, emulatorUrl: string, holdMs:
     if (waited > 10_000) throw new Error("Timed out waiting for the owner's charge to reach the emulator");
     await sleep(50);
   }
-  return { cookie, key, before, release: () => setFaults(emulatorUrl, { latencyMs: 0 }) };
+  return { cookie, customerId, key, before, release: () => setFaults(emulatorUrl, { latencyMs: 0 }) };
 }

@@ -1,26 +1,34 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { createInterface } from "node:readline";
 import { CART, checkoutHeaders, holdAnAttempt } from "../lib/app-client";
-import { alternate, unexpected } from "../lib/http-load";
+import { cpuMeters } from "../lib/cpu";
+import { httpLoad, unexpected, type LoadOptions } from "../lib/http-load";
+import { Recorder, type Measure } from "../lib/measure";
 import { goal, type Scenario } from "../lib/scenario";
 
 /**
- * 30 simultaneous duplicates of a running attempt against 30 simultaneous
- * catalogue reads, in the same run. A duplicate is answered from the claim
- * alone (one statement): since the claim comes before pricing it costs no
- * more than `GET /api/products` (one query). Before, the cart was priced
- * first, one query more per duplicate.
+ * 30 simultaneous duplicates of a running attempt (`409 in_progress`)
+ * against three floors in the same run: the same duplicate answered by the
+ * engine's same claim on plain node:http (what the shop and Next.js add
+ * together), the cheapest route of the same server, `GET /api/health/live`
+ * (what Next.js costs), and the catalogue read (one query through Next.js).
+ * A duplicate is answered from the claim alone (one statement), before any
+ * pricing ([decision 7](../../../docs/decisions/0007-cheap-duplicates.md)).
  */
 const HOLD_MS = 60_000;
 const SIMULTANEOUS = 30;
 
 export const duplicates: Scenario = {
   name: "duplicates",
-  title: "30 duplicates vs 30 catalogue reads",
+  title: "30 duplicates vs a plain claim server, the cheapest route and catalogue reads",
   async run(ctx) {
     const { appUrl, emulatorUrl, sizes, cpu } = ctx;
     const held = await holdAnAttempt(appUrl, emulatorUrl, HOLD_MS);
+    const plain = await startPlainClaimServer(ctx.databaseUrl, held.customerId);
     try {
-      const [conflicts, products] = await alternate(
-        {
+      const loads: Record<string, Omit<LoadOptions, "seconds">> = {
+        "409 in_progress (30 at once)": {
           url: `${appUrl}/api/checkout`,
           method: "POST",
           headers: checkoutHeaders(held.cookie, held.key),
@@ -28,19 +36,90 @@ export const duplicates: Scenario = {
           connections: SIMULTANEOUS,
           cpu,
         },
-        { url: `${appUrl}/api/products`, connections: SIMULTANEOUS, cpu },
-        sizes,
-      );
+        "plain node:http, same claim (30 at once)": {
+          url: `${plain.url}/api/checkout`,
+          method: "POST",
+          headers: checkoutHeaders(held.cookie, held.key),
+          body: CART,
+          connections: SIMULTANEOUS,
+          // Its "app" CPU is the plain server's process.
+          cpu: { ...cpuMeters(plain.pid, null), database: cpu.database },
+        },
+        "GET /api/health/live (30 at once)": { url: `${appUrl}/api/health/live`, connections: SIMULTANEOUS, cpu },
+        "GET /api/products (30 at once)": { url: `${appUrl}/api/products`, connections: SIMULTANEOUS, cpu },
+      };
+      const measures = await interleave(loads, sizes);
+      const [conflicts, baseline, live, products] = Object.values(measures) as [Measure, Measure, Measure, Measure];
       const notes: string[] = [];
-      if (unexpected(conflicts, 409)) notes.push(`${unexpected(conflicts, 409)} duplicate answers were not 409`);
-      if (unexpected(products, 200)) notes.push(`${unexpected(products, 200)} catalogue answers were not 200`);
+      const expected = [409, 409, 200, 200];
+      Object.entries(measures).forEach(([name, measure], i) => {
+        const odd = unexpected(measure, expected[i]!);
+        if (odd) notes.push(`${odd} answers of ${name} were not ${expected[i]}`);
+      });
       return {
-        measures: { "409 in_progress (30 at once)": conflicts, "GET /api/products (30 at once)": products },
-        goals: [goal("409 p50 ÷ products p50", conflicts.p50Ms / products.p50Ms, "<=", 1.1)],
+        measures,
+        goals: [
+          goal("409 p50 ÷ plain node:http claim p50", conflicts.p50Ms / baseline.p50Ms, "<=", 2),
+          goal("409 p50 ÷ health/live p50", conflicts.p50Ms / live.p50Ms, "<=", 1.05),
+          goal("409 p50 ÷ products p50", conflicts.p50Ms / products.p50Ms, "<=", 1.1),
+        ],
         notes,
       };
     } finally {
+      await plain.stop();
       await held.release();
     }
   },
 };
+
+/** Loads each in turn, round after round, after a warm-up of each, so the machine's other work weighs on all alike. */
+async function interleave(
+  loads: Record<string, Omit<LoadOptions, "seconds">>,
+  timing: { rounds: number; loadSeconds: number; warmupSeconds: number },
+): Promise<Record<string, Measure>> {
+  for (const load of Object.values(loads)) await httpLoad({ ...load, seconds: timing.warmupSeconds });
+  const recorders = Object.fromEntries(Object.keys(loads).map((name) => [name, new Recorder()]));
+  const seconds = Math.max(1, Math.round(timing.loadSeconds / timing.rounds));
+  for (let round = 0; round < timing.rounds; round++) {
+    for (const [name, load] of Object.entries(loads)) await httpLoad({ ...load, seconds, recorder: recorders[name] });
+  }
+  return Object.fromEntries(Object.entries(recorders).map(([name, recorder]) => [name, recorder.measure()]));
+}
+
+async function startPlainClaimServer(databaseUrl: string, subjectId: string) {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      "--import",
+      "./scripts/lib/allow-server-only.mjs",
+      "tools/bench/lib/plain-claim-server.ts",
+      subjectId,
+    ],
+    { env: { ...process.env, DATABASE_URL: databaseUrl }, stdio: ["ignore", "pipe", "inherit"] },
+  );
+  const exited = once(child, "exit").then(() => {
+    throw new Error("The plain claim server exited before it listened");
+  });
+  exited.catch(() => undefined); // read by the race below; later, the exit is stop()'s
+  const lines = createInterface({ input: child.stdout! });
+  const port = await Promise.race([
+    (async () => {
+      for await (const line of lines) {
+        const found = /^port (\d+)$/.exec(line);
+        if (found) return Number(found[1]);
+      }
+      throw new Error("The plain claim server printed no port");
+    })(),
+    exited,
+  ]);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid!,
+    async stop() {
+      child.kill("SIGTERM");
+      await once(child, "exit");
+    },
+  };
+}
