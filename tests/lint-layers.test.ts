@@ -34,6 +34,22 @@ describe("the layers, enforced by lint", () => {
     expect(await reported("scripts/x.ts", `export { env } from "@/lib/env";`, PATHS)).toEqual([]);
   });
 
+  it("production code reaches the idempotency package only through its exports", async () => {
+    expect(
+      await reported("lib/checkout/x.ts", `export { IdempotencyEngine } from "@checkout/idempotency";`, PATHS),
+    ).toEqual([]);
+    expect(
+      await reported(
+        "lib/checkout/x.ts",
+        `export { IdempotencyEngine } from "../../packages/idempotency/src/engine";`,
+        PATHS,
+      ),
+    ).toEqual([expect.stringContaining("Reach packages/idempotency only through its package's exports")]);
+    expect(
+      await reported("app/api/x/route.ts", `export { withIdempotency } from "@checkout/idempotency/next";`, PATHS),
+    ).toEqual([]);
+  });
+
   it("production code imports no test code, while a test beside the code may", async () => {
     const code = `export { createOwnDatabase } from "@/tests/helpers/own-database";`;
     expect(await reported("lib/checkout/x.ts", code, PATHS)).toEqual([

@@ -1,4 +1,4 @@
-import type { Admission, AdmissionRule } from "../idempotency/types";
+import type { Admission, AdmissionRule } from "./admission";
 import { ProviderBudget, type Reservation } from "./provider-budget";
 
 /**

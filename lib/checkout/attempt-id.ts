@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { KeyScope } from "../idempotency/types";
+import type { KeyScope } from "@checkout/idempotency";
 
 /**
  * The id of one checkout attempt — and of its order — derived from what the

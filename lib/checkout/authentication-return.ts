@@ -1,4 +1,4 @@
-import { IN_PROGRESS_RETRY_AFTER_SECONDS } from "../idempotency/engine";
+import { IN_PROGRESS_RETRY_AFTER_SECONDS } from "@checkout/idempotency";
 import { settleAttempt, type CheckoutDeps, type CheckoutResult } from "./checkout";
 import { findAttemptOrder } from "./orders";
 import { CHECKOUT_ENDPOINT } from "./request";

@@ -1,9 +1,14 @@
 import { shopperDecline } from "../payments/shopper-decline";
 import type Stripe from "stripe";
 import type { PrismaClient } from "../generated/prisma/client";
-import { IN_PROGRESS_RETRY_AFTER_SECONDS, type IdempotencyEngine } from "../idempotency/engine";
-import { fingerprint } from "../idempotency/fingerprint";
-import type { Admission, AdmissionRule, Ownership, StoredResponse } from "../idempotency/types";
+import {
+  IN_PROGRESS_RETRY_AFTER_SECONDS,
+  type IdempotencyEngine,
+  type Ownership,
+  type StoredResponse,
+  fingerprint,
+} from "@checkout/idempotency";
+import { admissionGate, countDecline as countDeclineIn, type Admission, type AdmissionRule } from "../abuse/admission";
 import type { CheckoutPhase } from "../observability";
 import { paymentKeys } from "../payments/attempt-intent";
 import { drivePayment } from "../payments/drive";
@@ -101,7 +106,8 @@ export async function checkout(
   const scope = { subjectId: input.customerId, endpoint: CHECKOUT_ENDPOINT, key: input.key };
   const claimStarted = performance.now();
   // A fresh key is admitted (or refused) by the claim's own statement: a known key is never limited.
-  const claim = await deps.idempotency.claim(scope, fingerprint(input.body), input.admission).catch((err: unknown) => {
+  const gate = input.admission && admissionGate(scope, input.admission);
+  const claim = await deps.idempotency.claim(scope, fingerprint(input.body), gate).catch((err: unknown) => {
     input.noProviderCall?.();
     throw err;
   });
@@ -327,16 +333,15 @@ async function countDecline(deps: CheckoutDeps, ids: AttemptIds, outcome: FinalO
   if (!counted) return;
   // The card as the decline names it; else as looked up before the claim.
   const card = outcome.card ?? ids.card ?? null;
-  await deps.idempotency
-    .countDecline(ids.customerId, ids.address ?? null, deps.declineWindowSeconds, card)
-    .catch((err: unknown) =>
+  await countDeclineIn(deps.prisma, ids.customerId, ids.address ?? null, deps.declineWindowSeconds, card).catch(
+    (err: unknown) =>
       // A brake that could not count is an operator's matter; the outcome stands.
       deps.log?.("decline_count_error", {
         alarm: true,
         customerId: ids.customerId,
         error: err instanceof Error ? err.message : String(err),
       }),
-    );
+  );
 }
 
 /** Past its deadline, an attempt that never got as far as an order: nothing was charged, and the key only replays. */

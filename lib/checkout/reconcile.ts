@@ -1,4 +1,4 @@
-import type { AbandonedRecord } from "../idempotency/types";
+import type { AbandonedRecord } from "@checkout/idempotency";
 import type { PaymentOutcome } from "../payments/outcome";
 import { recordExpired, settleAttempt, type CheckoutDeps } from "./checkout";
 import { findAttemptIntent } from "../payments/attempt-intent";

@@ -1,5 +1,5 @@
 import type { CheckoutResult } from "@/lib/checkout/checkout";
-import type { AdmissionRule } from "@/lib/idempotency/types";
+import type { AdmissionRule } from "@/lib/abuse/admission";
 import { INVALID_CHECKOUT } from "@/lib/checkout/request";
 import { invalidRequest, jsonError, rateLimited } from "@/lib/http";
 
