@@ -1,10 +1,9 @@
 import { checkout, UNAVAILABLE_RETRY_AFTER_SECONDS } from "@/lib/checkout/checkout";
 import { CHECKOUT_ENDPOINT, checkoutRequestSchema, INVALID_CHECKOUT, paymentCredential } from "@/lib/checkout/request";
+import { readKey } from "@checkout/idempotency/next";
 import {
   forbiddenOrigin,
   isForeignOrigin,
-  isUuid,
-  jsonError,
   publicOrigin,
   readValidJson,
   requestAddress,
@@ -35,23 +34,17 @@ async function handle(request: Request): Promise<Response> {
   const customerId = await currentCustomerId(request);
   if (!customerId) return unauthenticated();
 
-  const key = request.headers.get("idempotency-key");
-  if (key === null || key.trim() === "") {
-    return jsonError(
-      400,
-      "idempotency_key_missing",
-      "Send an Idempotency-Key header (a UUID) with every checkout attempt.",
-    );
-  }
-  if (!isUuid(key.trim()))
-    return jsonError(400, "idempotency_key_invalid", "The Idempotency-Key header must be a UUID.");
+  const read = readKey(request, {
+    missingMessage: "Send an Idempotency-Key header (a UUID) with every checkout attempt.",
+  });
+  if (!read.ok) return read.response;
+  const key = read.key!;
 
   const body = await readValidJson(request, checkoutRequestSchema, INVALID_CHECKOUT);
   if (!body.ok) return body.response;
 
   try {
     // A fresh key costs provider calls: the claim admits it against the limits, or refuses it with nothing stored.
-    const customerKey = key.trim().toLowerCase();
     const address = requestAddress(request);
     const gate = checkoutGate();
     // Reserves the provider call a fresh key or a retake would make; given back when none is made.
@@ -64,7 +57,7 @@ async function handle(request: Request): Promise<Response> {
           (await checkoutDeps().idempotency.find({
             subjectId: customerId,
             endpoint: CHECKOUT_ENDPOINT,
-            key: customerKey,
+            key: key,
           })) !== null,
         spend: () => gate.spend(address),
       })
@@ -75,7 +68,7 @@ async function handle(request: Request): Promise<Response> {
     if (card.providerBusy) gate.providerBusy();
     const result = await checkout(checkoutDeps(), {
       customerId,
-      key: customerKey,
+      key: key,
       body: body.value,
       origin: publicOrigin(request),
       admission: card.admission,
