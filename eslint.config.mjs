@@ -52,6 +52,7 @@ const LAYERS = {
   /** What browser code may import values from, beside its own folder. */
   browserImports: ["app/_components", "lib/checkout-client", "lib/lab/browser"],
   shared: [
+    "lib/checkout/answers.ts",
     "lib/money.ts",
     "lib/sleep.ts",
     "lib/lab/lab-event.ts",

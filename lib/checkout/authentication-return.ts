@@ -1,7 +1,7 @@
+import { knownAttempt } from "./attempt";
 import { IN_PROGRESS_RETRY_AFTER_SECONDS } from "@checkout/idempotency";
 import { settleAttempt, type CheckoutDeps, type CheckoutResult } from "./checkout";
 import { findAttemptOrder } from "./orders";
-import { CHECKOUT_ENDPOINT } from "./request";
 
 /**
  * The shopper is back from 3-D Secure (docs/contract.md, "3-D Secure"). The
@@ -16,11 +16,7 @@ export async function returnFromAuthentication(
   deps: CheckoutDeps,
   input: { customerId: string; key: string; paymentIntentId: string | null; address?: string },
 ): Promise<AuthenticationReturn> {
-  const state = await deps.idempotency.find({
-    subjectId: input.customerId,
-    endpoint: CHECKOUT_ENDPOINT,
-    key: input.key,
-  });
+  const state = await deps.idempotency.find(knownAttempt(input.customerId, input.key).scope);
   if (!state) return { kind: "not_found" };
   const order = await findAttemptOrder(deps.prisma, state.recordId);
   // Only the intent recorded for this key and customer: another one's id in the query is not ours to settle.

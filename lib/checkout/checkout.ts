@@ -1,3 +1,4 @@
+import { knownAttempt } from "./attempt";
 import { shopperDecline } from "../payments/shopper-decline";
 import type Stripe from "stripe";
 import type { PrismaClient } from "../generated/prisma/client";
@@ -14,10 +15,10 @@ import { paymentKeys } from "../payments/attempt-intent";
 import { drivePayment } from "../payments/drive";
 import { attemptExpired, loggable, type FinalOutcome, type PaymentOutcome } from "../payments/outcome";
 import { settleForGood } from "../payments/settle-for-good";
-import { attemptId } from "./attempt-id";
+import type { ActionAnswer, CheckoutAnswer, DeclinedAnswer, FailedAnswer, PaidAnswer } from "./answers";
 import { attemptMetadata, isAttemptIntentOf, type ShopIdentity } from "./intent-ownership";
 import { createAttemptOrder, markAttemptOrder, type PendingOrder } from "./orders";
-import { CHECKOUT_ENDPOINT, paymentCredential, type CheckoutRequest, type ValidationIssue } from "./request";
+import { paymentCredential, type CheckoutRequest, type ValidationIssue } from "./request";
 
 /**
  * The checkout use case (docs/contract.md, "The idempotency state machine"):
@@ -103,7 +104,7 @@ export async function checkout(
   },
 ): Promise<CheckoutResult> {
   // The claim comes before pricing: a replay never depends on today's catalogue.
-  const scope = { subjectId: input.customerId, endpoint: CHECKOUT_ENDPOINT, key: input.key };
+  const { scope } = knownAttempt(input.customerId, input.key);
   const claimStarted = performance.now();
   // A fresh key is admitted (or refused) by the claim's own statement: a known key is never limited.
   const gate = input.admission && admissionGate(scope, input.admission);
@@ -158,7 +159,7 @@ async function pay(
   const orderStarted = performance.now();
   const written = await createAttemptOrder(deps.prisma, {
     owner,
-    orderId: attemptId({ subjectId: input.customerId, endpoint: CHECKOUT_ENDPOINT, key: input.key }),
+    orderId: knownAttempt(input.customerId, input.key).id,
     customerId: input.customerId,
     items: input.body.items,
     paymentMethod: paymentCredential(input.body),
@@ -288,7 +289,7 @@ async function record(
         status: "requires_action",
         orderId: order.id,
         nextAction: outcome.action,
-      });
+      } satisfies ActionAnswer);
       const parked = await idempotency.park(
         owner,
         response,
@@ -366,7 +367,7 @@ function responseFor(order: { id: string } | null, outcome: FinalOutcome): Store
           amountCents: outcome.amountCents,
           currency: outcome.currency,
           paymentIntentId: outcome.paymentIntentId,
-        },
+        } satisfies PaidAnswer,
         { Location: `/orders/${orderId}` },
       );
     case "declined":
@@ -374,16 +375,21 @@ function responseFor(order: { id: string } | null, outcome: FinalOutcome): Store
         error: "card_declined",
         ...shopperDecline(outcome.declineCode, outcome.message),
         orderId,
-      });
+      } satisfies DeclinedAnswer);
     case "failed":
-      return stored(402, { error: outcome.error, message: outcome.message, code: outcome.code, orderId });
+      return stored(402, {
+        error: outcome.error,
+        message: outcome.message,
+        code: outcome.code,
+        orderId,
+      } satisfies FailedAnswer);
   }
 }
 
-/** The body is serialised once, here: the first answer and every replay send these bytes. */
+/** The body is serialised once, here: the first answer and every replay send these bytes (answers.ts). */
 function stored(
-  statusCode: number,
-  body: Record<string, unknown>,
+  statusCode: 201 | 202 | 402,
+  body: CheckoutAnswer,
   headers: Record<string, string> = {},
 ): StoredResponse {
   return { statusCode, body: JSON.stringify(body), headers };
@@ -393,11 +399,7 @@ async function answerAsDuplicate(
   deps: CheckoutDeps,
   input: { customerId: string; key: string },
 ): Promise<CheckoutResult> {
-  const state = await deps.idempotency.find({
-    subjectId: input.customerId,
-    endpoint: CHECKOUT_ENDPOINT,
-    key: input.key,
-  });
+  const state = await deps.idempotency.find(knownAttempt(input.customerId, input.key).scope);
   if (state?.response) return { kind: "response", response: state.response, replayed: true };
   return { kind: "in_progress", retryAfterSeconds: IN_PROGRESS_RETRY_AFTER_SECONDS };
 }

@@ -1,8 +1,8 @@
+import { knownAttempt } from "./attempt";
 import type { AbandonedRecord } from "@checkout/idempotency";
 import type { PaymentOutcome } from "../payments/outcome";
 import { recordExpired, settleAttempt, type CheckoutDeps } from "./checkout";
 import { findAttemptIntent } from "../payments/attempt-intent";
-import { attemptId } from "./attempt-id";
 import { isAttemptIntentOf, judgeIntent } from "./intent-ownership";
 import { findAttemptOrder } from "./orders";
 import { CHECKOUT_ENDPOINT } from "./request";
@@ -101,7 +101,7 @@ async function restoredFromProvider(deps: CheckoutDeps, record: AbandonedRecord)
     select: { createdAt: true },
   });
   if (!claimed) return false;
-  const id = attemptId({ subjectId: record.subjectId, endpoint: CHECKOUT_ENDPOINT, key: record.key });
+  const { id } = knownAttempt(record.subjectId, record.key);
   const intent = await findAttemptIntent(deps.stripe, id, claimed.createdAt, isAttemptIntentOf(deps.identity, id));
   if (intent?.status !== "succeeded") return false;
   const owner = judgeIntent(deps.identity, intent);

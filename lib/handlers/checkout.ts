@@ -1,3 +1,4 @@
+import { knownAttempt } from "@/lib/checkout/attempt";
 import { checkout, UNAVAILABLE_RETRY_AFTER_SECONDS } from "@/lib/checkout/checkout";
 import { CHECKOUT_ENDPOINT, checkoutRequestSchema, INVALID_CHECKOUT, paymentCredential } from "@/lib/checkout/request";
 import { readKey } from "@checkout/idempotency/next";
@@ -53,12 +54,7 @@ async function handle(request: Request): Promise<Response> {
     const card = await cardCheck()
       .admit(admission, paymentCredential(body.value), {
         subject: customerId,
-        known: async () =>
-          (await checkoutDeps().idempotency.find({
-            subjectId: customerId,
-            endpoint: CHECKOUT_ENDPOINT,
-            key: key,
-          })) !== null,
+        known: async () => (await checkoutDeps().idempotency.find(knownAttempt(customerId, key).scope)) !== null,
         spend: () => gate.spend(address),
       })
       .catch((err: unknown) => {
