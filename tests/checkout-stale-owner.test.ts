@@ -12,7 +12,7 @@ import { TEST_IDENTITY } from "@/tests/helpers/identity";
 
 /**
  * The fence at the use-case level (the engine-level test is in
- * lib/idempotency/engine.test.ts): an owner presumed dead, whose claim was
+ * packages/idempotency/src/engine.test.ts): an owner presumed dead, whose claim was
  * retaken, comes back late with a successful charge. Its outcome write must
  * be refused, and the payment must still converge on that one charge.
  *

@@ -1,6 +1,8 @@
 import { closedGate, sql, type Gate, type KeyScope, type Refusal } from "@checkout/idempotency";
 import { queryRows } from "../db";
 import type { PrismaClient } from "../generated/prisma/client";
+import type { CardCheck } from "./card-check";
+import type { CheckoutGate } from "./checkout-gate";
 
 /**
  * Admission: whether a fresh checkout key may start an attempt (the session's
@@ -146,4 +148,49 @@ export async function countDecline(
      on conflict (rule, bucket, window_start, shard) do update set hits = admission_counters.hits + 1`,
     [subjectId, address, windowSeconds, Math.floor(Math.random() * ADDRESS_SHARDS), card],
   );
+}
+
+/** A checkout request's admission, and what its answer tells the gate. */
+export interface CheckoutTicket {
+  /** For the claim's gate (admissionGate). */
+  admission: Admission;
+  /** The request made no provider call: its reserved unit of the provider budget goes back. */
+  giveBack(): void;
+  /** The use case's answer: a refusal is remembered until its window ends, a busy provider sheds fresh attempts. */
+  answered(result: { kind: string; rule?: AdmissionRule; retryAfterSeconds?: number; providerBusy?: true }): void;
+}
+
+/**
+ * Admits a checkout request: reserves the provider call a fresh key or a
+ * retake would make, and looks the card up when a fresh key could be
+ * admitted (its declines are counted per card too). `known` says whether the
+ * key already has a record (then the card does not matter).
+ */
+export async function admitCheckout(
+  gate: CheckoutGate,
+  cards: CardCheck,
+  request: { customerId: string; address: string; credential: string; known: () => Promise<boolean> },
+): Promise<CheckoutTicket> {
+  const { customerId, address } = request;
+  const reserved = gate.admission(customerId, address);
+  const card = await cards
+    .admit(reserved, request.credential, {
+      subject: customerId,
+      known: request.known,
+      spend: () => gate.spend(address),
+    })
+    .catch((err: unknown) => {
+      reserved.giveBack();
+      throw err;
+    });
+  if (card.providerBusy) gate.providerBusy();
+  return {
+    admission: card.admission,
+    giveBack: reserved.giveBack,
+    answered(result) {
+      if (result.kind === "refused" && result.rule && result.retryAfterSeconds !== undefined)
+        gate.refused(customerId, address, result.rule, result.retryAfterSeconds);
+      if (result.kind === "unavailable" && result.providerBusy) gate.providerBusy();
+    },
+  };
 }

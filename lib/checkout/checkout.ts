@@ -1,4 +1,4 @@
-import { knownAttempt } from "./attempt";
+import { knownAttempt, type CheckoutAttempt } from "./attempt";
 import { shopperDecline } from "../payments/shopper-decline";
 import type Stripe from "stripe";
 import type { PrismaClient } from "../generated/prisma/client";
@@ -343,6 +343,14 @@ async function countDecline(deps: CheckoutDeps, ids: AttemptIds, outcome: FinalO
         error: err instanceof Error ? err.message : String(err),
       }),
   );
+}
+
+/** Whether `attempt` has a record: a retry, a duplicate or a replay, which admission does not limit. */
+export async function attemptKnown(
+  deps: Pick<CheckoutDeps, "idempotency">,
+  attempt: CheckoutAttempt,
+): Promise<boolean> {
+  return (await deps.idempotency.find(attempt.scope)) !== null;
 }
 
 /** Past its deadline, an attempt that never got as far as an order: nothing was charged, and the key only replays. */

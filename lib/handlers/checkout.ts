@@ -1,5 +1,6 @@
 import { knownAttempt } from "@/lib/checkout/attempt";
-import { checkout, UNAVAILABLE_RETRY_AFTER_SECONDS } from "@/lib/checkout/checkout";
+import { admitCheckout } from "@/lib/abuse/admission";
+import { attemptKnown, checkout, UNAVAILABLE_RETRY_AFTER_SECONDS } from "@/lib/checkout/checkout";
 import { CHECKOUT_ENDPOINT, checkoutRequestSchema, INVALID_CHECKOUT, paymentCredential } from "@/lib/checkout/request";
 import { readKey } from "@checkout/idempotency/next";
 import {
@@ -47,35 +48,24 @@ async function handle(request: Request): Promise<Response> {
   try {
     // A fresh key costs provider calls: the claim admits it against the limits, or refuses it with nothing stored.
     const address = requestAddress(request);
-    const gate = checkoutGate();
-    // Reserves the provider call a fresh key or a retake would make; given back when none is made.
-    const admission = gate.admission(customerId, address);
-    // The card is looked up only when a fresh key could be admitted: its declines are counted per card too.
-    const card = await cardCheck()
-      .admit(admission, paymentCredential(body.value), {
-        subject: customerId,
-        known: async () => (await checkoutDeps().idempotency.find(knownAttempt(customerId, key).scope)) !== null,
-        spend: () => gate.spend(address),
-      })
-      .catch((err: unknown) => {
-        admission.giveBack();
-        throw err;
-      });
-    if (card.providerBusy) gate.providerBusy();
+    const ticket = await admitCheckout(checkoutGate(), cardCheck(), {
+      customerId,
+      address,
+      credential: paymentCredential(body.value),
+      known: () => attemptKnown(checkoutDeps(), knownAttempt(customerId, key)),
+    });
     const result = await checkout(checkoutDeps(), {
       customerId,
-      key: key,
+      key,
       body: body.value,
       origin: publicOrigin(request),
-      admission: card.admission,
-      noProviderCall: admission.giveBack,
+      admission: ticket.admission,
+      noProviderCall: ticket.giveBack,
       address,
     });
-    if (result.kind === "refused") {
-      gate.refused(customerId, address, result.rule, result.retryAfterSeconds);
+    ticket.answered(result);
+    if (result.kind === "refused")
       observe("rate_limited", { rule: result.rule, retryAfterSeconds: result.retryAfterSeconds });
-    }
-    if (result.kind === "unavailable" && result.providerBusy) gate.providerBusy();
     // A token Stripe does not know may be a publishable key of another account: find out before answering
     // (the answer is stored already; at most one probe a minute, bounded by its timeouts).
     if (
