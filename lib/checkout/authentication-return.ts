@@ -1,6 +1,6 @@
 import { knownAttempt } from "./attempt";
 import { IN_PROGRESS_RETRY_AFTER_SECONDS } from "@checkout/idempotency";
-import { settleAttempt, type CheckoutDeps, type CheckoutResult } from "./checkout";
+import { resumeAttempt, type CheckoutDeps, type CheckoutResult } from "./checkout";
 import { findAttemptOrder } from "./orders";
 
 /**
@@ -25,14 +25,13 @@ export async function returnFromAuthentication(
   if (state.status !== "in_progress" && state.response)
     return { kind: "response", response: state.response, replayed: true };
 
-  const owner = await deps.idempotency.takeOver({ recordId: state.recordId });
-  // A live owner (a webhook, the reconciler, another tab) is settling it right now.
-  if (!owner) return { kind: "in_progress", retryAfterSeconds: IN_PROGRESS_RETRY_AFTER_SECONDS };
-  const settled = await settleAttempt(
+  const resumed = await resumeAttempt<never>(
     deps,
-    owner,
-    { ...order, paymentMethod: order.paymentMethod ?? "" },
+    { recordId: state.recordId, order },
     { customerId: input.customerId, key: input.key, address: input.address },
+    async () => ({ settle: { ...order, paymentMethod: order.paymentMethod ?? "" } }),
   );
-  return settled.result;
+  // A live owner (a webhook, the reconciler, another tab) is settling it right now.
+  if (resumed.kind !== "settled") return { kind: "in_progress", retryAfterSeconds: IN_PROGRESS_RETRY_AFTER_SECONDS };
+  return resumed.settled.result;
 }

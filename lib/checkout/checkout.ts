@@ -17,7 +17,7 @@ import { attemptExpired, loggable, type FinalOutcome, type PaymentOutcome } from
 import { settleForGood } from "../payments/settle-for-good";
 import type { ActionAnswer, CheckoutAnswer, DeclinedAnswer, FailedAnswer, PaidAnswer } from "./answers";
 import { attemptMetadata, isAttemptIntentOf, type ShopIdentity } from "./intent-ownership";
-import { createAttemptOrder, markAttemptOrder, type PendingOrder } from "./orders";
+import { createAttemptOrder, findAttemptOrder, markAttemptOrder, type PendingOrder } from "./orders";
 import { paymentCredential, type CheckoutRequest, type ValidationIssue } from "./request";
 
 /**
@@ -187,6 +187,31 @@ async function pay(
       return settled.result;
     }
   }
+}
+
+/** What to do with an attempt taken over: settle its order, or leave it as `plan` left it (released, abandoned, expired). */
+export type ResumePlan<T> = { settle: SettleableOrder; options?: SettleOptions } | { leave: T };
+
+/**
+ * The one way to resume an attempt nobody is working on (the 3-D Secure
+ * return, a webhook, the reconciler): take it over — with the lock token it
+ * was seen with, or from whoever left it — then read its order as its last
+ * owner left it (taken over first: an owner still writing the order either
+ * committed it or no longer can), and let `plan` say whether to settle it.
+ * `record.order`: already read (and checked) by the caller.
+ */
+export async function resumeAttempt<T>(
+  deps: CheckoutDeps,
+  record: { recordId: string; lockToken?: string | null; order?: PendingOrder },
+  ids: AttemptIds,
+  plan: (order: PendingOrder | null, owner: Ownership) => Promise<ResumePlan<T>>,
+): Promise<{ kind: "busy" } | { kind: "left"; value: T } | { kind: "settled"; settled: Settled }> {
+  const owner = await deps.idempotency.takeOver(record);
+  if (!owner) return { kind: "busy" };
+  const order = record.order ?? (await findAttemptOrder(deps.prisma, record.recordId));
+  const next = await plan(order, owner);
+  if ("leave" in next) return { kind: "left", value: next.leave };
+  return { kind: "settled", settled: await settleAttempt(deps, owner, next.settle, ids, next.options) };
 }
 
 /**
