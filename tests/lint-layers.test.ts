@@ -4,6 +4,8 @@
  * ESLint's Node API and the repository's own config) and must report it, and
  * the allowed neighbour of each violation must pass.
  */
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { ESLint } from "eslint";
 import { beforeAll, describe, expect, it } from "vitest";
 
@@ -151,5 +153,21 @@ describe("the layers, enforced by lint", () => {
     ]);
     expect(await reported("lib/checkout-client/x.ts", client, DIRECTIVE)).toEqual([]);
     expect(await reported("app/checkout/x.tsx", client, DIRECTIVE)).toEqual([]);
+  });
+});
+
+describe("the claim's one home", () => {
+  it("no production file writes idempotency_keys: claims, outcomes and cleanup are the package's", () => {
+    const files = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory()) return entry.name === "generated" ? [] : files(full);
+        return /\.tsx?$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name) ? [full] : [];
+      });
+    const writes = /(insert\s+into|update|delete\s+from)\s+idempotency_keys/i;
+    const scanned = [...files("lib"), ...files("app")];
+    expect(scanned.length).toBeGreaterThan(100);
+    expect(scanned.filter((file) => writes.test(readFileSync(file, "utf8")))).toEqual([]);
+    expect(writes.test(readFileSync("packages/idempotency/src/engine.ts", "utf8"))).toBe(true);
   });
 });
