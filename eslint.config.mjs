@@ -22,10 +22,12 @@ const root = import.meta.dirname;
 const LAYERS = {
   /** What `next build` ships: pages, routes, the domain, the runtime hooks. */
   production: ["app", "lib", "proxy.ts", "instrumentation.ts", "next.config.ts"],
-  /** Demo and measuring tools, run beside the app, never by it. */
+  /** Demo and measuring tools, run beside the app, never by it (a package in `libraries` is not one). */
   tooling: ["scripts", "tools", "packages"],
-  /** What the app runs from packages/: the idempotency package's browser half. */
-  packagesInProduction: ["packages/idempotency/src/client"],
+  /** Packages the app ships, each reached only through the entry files its package.json exports. */
+  libraries: {
+    "packages/idempotency": ["src/index.ts", "src/next.ts", "src/client/index.ts"],
+  },
   /** Test code: the suites, their helpers, and the test files beside the code. */
   tests: ["tests", "e2e"],
   testFiles: ["**/*.test.ts", "**/*.test.tsx"],
@@ -50,6 +52,7 @@ const LAYERS = {
   /** What browser code may import values from, beside its own folder. */
   browserImports: ["app/_components", "lib/checkout-client", "lib/lab/browser"],
   shared: [
+    "lib/checkout/answers.ts",
     "lib/money.ts",
     "lib/sleep.ts",
     "lib/lab/lab-event.ts",
@@ -80,30 +83,44 @@ const routeZones = ["app", ...routeFolders()].map((folder) => ({
   message: "No route imports another route's folder: move the shared code into lib/, where both can import it.",
 }));
 
-const toolingZone = {
+const toolingMessage = "Production code imports no tooling: move what both need into lib/.";
+/** One zone per tooling folder, so that a library under it (LAYERS.libraries) can be let through. */
+const toolingZones = LAYERS.tooling.map((folder) => ({
   target: ".",
-  from: LAYERS.tooling,
-  except: LAYERS.packagesInProduction.map((p) => `./${path.relative("packages", p)}`),
-  message: "Production code imports no tooling: move what both need into lib/.",
-};
+  from: folder,
+  except: Object.keys(LAYERS.libraries)
+    .filter((library) => library.startsWith(`${folder}/`))
+    .map((library) => `./${path.relative(folder, library)}`),
+  message: toolingMessage,
+}));
+/** A library's insides stay its own: only its exported entry files may be imported. */
+const libraryZones = Object.entries(LAYERS.libraries).map(([library, entries]) => ({
+  target: ".",
+  from: library,
+  except: entries.map((entry) => `./${entry}`),
+  message: `Reach ${library} only through its package's exports (${entries.join(", ")}): its engine is not the shop's to open.`,
+}));
 const productionZones = [
-  toolingZone,
+  ...toolingZones,
+  ...libraryZones,
   { target: ".", from: LAYERS.tests, message: "Production code imports no test code." },
   { target: ".", from: LAYERS.testFiles.map(underRoot), message: "Production code imports no test code." },
   ...routeZones,
 ];
 
-/** The lab's zones: the production ones, but the tooling zone lets LAYERS.labTypesFrom through. */
-const labZones = productionZones.flatMap((zone) =>
-  zone !== toolingZone
-    ? [zone]
-    : LAYERS.tooling.map((folder) => ({
+/** The lab's zones: the production ones, but the tooling zones also let LAYERS.labTypesFrom through. */
+const labZones = productionZones.map((zone) =>
+  !toolingZones.includes(zone)
+    ? zone
+    : {
         ...zone,
-        from: folder,
-        except: LAYERS.labTypesFrom
-          .filter((file) => file.startsWith(`${folder}/`))
-          .map((file) => `./${path.relative(folder, file)}`),
-      })),
+        except: [
+          ...zone.except,
+          ...LAYERS.labTypesFrom
+            .filter((file) => file.startsWith(`${zone.from}/`))
+            .map((file) => `./${path.relative(zone.from, file)}`),
+        ],
+      },
 );
 
 /** What LAYERS.labTypesFrom may give: types, which the build erases. */

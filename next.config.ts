@@ -22,6 +22,8 @@ const config: NextConfig = {
   experimental: { proxyClientMaxBodySize: PROXY_BODY_BUFFER_BYTES },
   // Server-only packages with native or dynamic requires stay out of the bundle.
   serverExternalPackages: ["pg", "@prisma/adapter-pg", "pino", "prom-client"],
+  // The idempotency engine is a workspace package shipped as TypeScript source.
+  transpilePackages: ["@checkout/idempotency"],
   // `npm run typecheck` (part of `npm test`) checks the whole project once;
   // repeating it in every build only slows the demo down.
   typescript: { ignoreBuildErrors: true, ...(distDir !== ".next" && { tsconfigPath: BUILD_TSCONFIG }) },

@@ -121,7 +121,6 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^@\//, replacement: root },
-      { find: /^@checkout\/idempotency\/client$/, replacement: `${root}packages/idempotency/src/client/index.ts` },
       // Server modules are marked `import "server-only"`; tests run them outside Next (see scripts/lib/allow-server-only.mjs).
       {
         find: /^server-only$/,

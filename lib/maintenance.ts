@@ -6,6 +6,7 @@
  * `npm run reconcile` / `db:cleanup` does the same from outside. Each step
  * runs even when another failed.
  */
+import { engineDatabase } from "./db";
 import "server-only";
 import { deleteStaleAdmissionCounters } from "./abuse/admission-cleanup";
 import { auditStripeClient } from "./audit/client";
@@ -13,7 +14,7 @@ import { runScheduledAudit } from "./audit/schedule";
 import { reconcileAbandoned } from "./checkout/reconcile";
 import { deleteIdleCustomers } from "./customers/expire";
 import { env } from "./env";
-import { deleteExpiredKeys } from "./idempotency/cleanup";
+import { deleteExpiredKeys } from "@checkout/idempotency";
 import { observe, observeError } from "./observability";
 import { webhookDeps } from "./services";
 import { SESSION_TTL_SECONDS } from "./session";
@@ -45,7 +46,7 @@ export function startMaintenance(intervalMs: number, catchUpIntervalMs: number, 
       await step("webhooks", () => processDueEvents(deps));
       await step("reconcile", () => reconcileAbandoned(deps));
       await step("cleanup", async () => {
-        const { deleted } = await deleteExpiredKeys(deps.prisma, { maxBatches: 10 });
+        const { deleted } = await deleteExpiredKeys(engineDatabase(deps.prisma), { maxBatches: 10 });
         if (deleted > 0) observe("cleanup", { deleted });
         const events = await deleteProcessedEvents(deps.prisma);
         if (events > 0) observe("webhook_cleanup", { deleted: events });

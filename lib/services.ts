@@ -5,10 +5,10 @@ import type { CheckoutDeps } from "./checkout/checkout";
 import { CardCheck } from "./abuse/card-check";
 import { CheckoutGate } from "./abuse/checkout-gate";
 import { AbuseLimits } from "./abuse/limits";
-import { db, poolOf } from "./db";
+import { db, poolOf, engineDatabase } from "./db";
 import { env, type Env } from "./env";
 import type { PrismaClient } from "./generated/prisma/client";
-import { IdempotencyEngine } from "./idempotency/engine";
+import { IdempotencyEngine } from "@checkout/idempotency";
 import { configuredShopIdentity } from "./checkout/intent-ownership";
 import { cardFingerprint } from "./payments/card-fingerprint";
 import { worstCaseStripeCallMs } from "./payments/limits";
@@ -20,7 +20,7 @@ export function createCheckoutDeps(config: Env, prisma: PrismaClient, stripeClie
   return {
     prisma,
     stripe: stripeClient,
-    idempotency: new IdempotencyEngine(prisma, {
+    idempotency: new IdempotencyEngine(engineDatabase(prisma), {
       inProgressTtlMs: config.IDEMPOTENCY_IN_PROGRESS_TTL_MS,
       retentionHours: config.IDEMPOTENCY_RETENTION_HOURS,
       attemptDeadlineMs: config.PAYMENT_ATTEMPT_DEADLINE_MS,

@@ -4,13 +4,13 @@
 // Safe from cron every minute and from several hosts at once, e.g.
 //   * * * * *  cd /srv/checkout && npm run -s db:cleanup >> /var/log/checkout-cleanup.log 2>&1
 import "./lib/dotenv";
-import { createPrismaClient } from "@/lib/db";
+import { createPrismaClient, engineDatabase } from "@/lib/db";
 import { provisionDatabase } from "@/lib/db/provision";
 import { parseEnv } from "@/lib/env";
 import { withShopIdentity } from "@/lib/shop-identity";
 import { deleteIdleCustomers } from "@/lib/customers/expire";
 import { deleteStaleAdmissionCounters } from "@/lib/abuse/admission-cleanup";
-import { deleteExpiredKeys } from "@/lib/idempotency/cleanup";
+import { deleteExpiredKeys } from "@checkout/idempotency";
 import { SESSION_TTL_SECONDS } from "@/lib/session";
 import { deleteProcessedEvents } from "@/lib/webhooks/inbox";
 import { runScript } from "./lib/run-script";
@@ -22,7 +22,7 @@ runScript(async () => {
     // Deletes only what has expired, whoever's; refusing without an identity keeps every production process alike.
     await withShopIdentity(parseEnv(), database);
     const started = Date.now();
-    const { deleted, batches } = await deleteExpiredKeys(prisma);
+    const { deleted, batches } = await deleteExpiredKeys(engineDatabase(prisma));
     const webhookEvents = await deleteProcessedEvents(prisma, { maxBatches: Number.POSITIVE_INFINITY });
     const customers = await deleteIdleCustomers(prisma, {
       olderThanSeconds: SESSION_TTL_SECONDS,

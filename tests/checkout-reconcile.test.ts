@@ -7,7 +7,7 @@ import { useTestApp } from "./helpers/harness";
 import { randomUUID } from "node:crypto";
 import { attemptId } from "@/lib/checkout/attempt-id";
 import { CHECKOUT_ENDPOINT } from "@/lib/checkout/request";
-import { fingerprint } from "@/lib/idempotency/fingerprint";
+import { fingerprint } from "@checkout/idempotency";
 import { CART_TOTAL_CENTS, cart, newKey, waitFor, type Shopper } from "./helpers/shopper";
 
 /**

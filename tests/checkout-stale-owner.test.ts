@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { checkout, type CheckoutDeps } from "@/lib/checkout/checkout";
-import { createPrismaClient } from "@/lib/db";
-import { IdempotencyEngine } from "@/lib/idempotency/engine";
+import { createPrismaClient, engineDatabase } from "@/lib/db";
+import { IdempotencyEngine } from "@checkout/idempotency";
 import { createStripeClient } from "@/lib/payments/stripe-client";
 import { startStripeEmulator, type StripeEmulator } from "@checkout/stripe-emulator";
 import { TestDb } from "./helpers/db";
@@ -12,7 +12,7 @@ import { TEST_IDENTITY } from "@/tests/helpers/identity";
 
 /**
  * The fence at the use-case level (the engine-level test is in
- * lib/idempotency/engine.test.ts): an owner presumed dead, whose claim was
+ * packages/idempotency/src/engine.test.ts): an owner presumed dead, whose claim was
  * retaken, comes back late with a successful charge. Its outcome write must
  * be refused, and the payment must still converge on that one charge.
  *
@@ -41,7 +41,7 @@ beforeAll(async () => {
       timeoutMs: 10_000,
       maxNetworkRetries: 0,
     }),
-    idempotency: new IdempotencyEngine(prisma, {
+    idempotency: new IdempotencyEngine(engineDatabase(prisma), {
       inProgressTtlMs: TTL_MS,
       retentionHours: 24,
       attemptDeadlineMs: 1_800_000,

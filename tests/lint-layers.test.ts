@@ -4,6 +4,8 @@
  * ESLint's Node API and the repository's own config) and must report it, and
  * the allowed neighbour of each violation must pass.
  */
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { ESLint } from "eslint";
 import { beforeAll, describe, expect, it } from "vitest";
 
@@ -32,6 +34,22 @@ describe("the layers, enforced by lint", () => {
     ).toEqual([expect.stringContaining("Production code imports no tooling")]);
     // Tooling may use production code.
     expect(await reported("scripts/x.ts", `export { env } from "@/lib/env";`, PATHS)).toEqual([]);
+  });
+
+  it("production code reaches the idempotency package only through its exports", async () => {
+    expect(
+      await reported("lib/checkout/x.ts", `export { IdempotencyEngine } from "@checkout/idempotency";`, PATHS),
+    ).toEqual([]);
+    expect(
+      await reported(
+        "lib/checkout/x.ts",
+        `export { IdempotencyEngine } from "../../packages/idempotency/src/engine";`,
+        PATHS,
+      ),
+    ).toEqual([expect.stringContaining("Reach packages/idempotency only through its package's exports")]);
+    expect(
+      await reported("app/api/x/route.ts", `export { withIdempotency } from "@checkout/idempotency/next";`, PATHS),
+    ).toEqual([]);
   });
 
   it("production code imports no test code, while a test beside the code may", async () => {
@@ -135,5 +153,21 @@ describe("the layers, enforced by lint", () => {
     ]);
     expect(await reported("lib/checkout-client/x.ts", client, DIRECTIVE)).toEqual([]);
     expect(await reported("app/checkout/x.tsx", client, DIRECTIVE)).toEqual([]);
+  });
+});
+
+describe("the claim's one home", () => {
+  it("no production file writes idempotency_keys: claims, outcomes and cleanup are the package's", () => {
+    const files = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory()) return entry.name === "generated" ? [] : files(full);
+        return /\.tsx?$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name) ? [full] : [];
+      });
+    const writes = /(insert\s+into|update|delete\s+from)\s+idempotency_keys/i;
+    const scanned = [...files("lib"), ...files("app")];
+    expect(scanned.length).toBeGreaterThan(100);
+    expect(scanned.filter((file) => writes.test(readFileSync(file, "utf8")))).toEqual([]);
+    expect(writes.test(readFileSync("packages/idempotency/src/engine.ts", "utf8"))).toBe(true);
   });
 });

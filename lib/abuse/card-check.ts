@@ -1,4 +1,4 @@
-import type { Admission } from "../idempotency/types";
+import type { Admission } from "./admission";
 import { isStripeError } from "../payments/stripe-errors";
 
 /** How long a fresh checkout whose card Stripe could not name waits before asking again. */

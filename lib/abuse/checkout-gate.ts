@@ -1,10 +1,10 @@
-import type { Admission, AdmissionRule } from "../idempotency/types";
+import type { Admission, AdmissionRule } from "./admission";
 import { ProviderBudget, type Reservation } from "./provider-budget";
 
 /**
  * Whether a checkout request may start a new attempt (docs/contract.md §10,
  * docs/decisions/0013-the-gate-in-the-claim.md). The limits are counted and
- * checked by the claim's own statement (lib/idempotency/engine.ts), so a
+ * checked by the claim's own statement (the gate of admission.ts), so a
  * fresh checkout pays no round trip for them and a known key (a duplicate, a
  * reload) is never limited. This process remembers a bucket it saw spent
  * until its window ends: meanwhile the claim only reads (a known key is

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { createPrismaClient, poolOf } from "../db";
-import { IdempotencyEngine, OPEN_ATTEMPTS_RETRY_AFTER_SECONDS } from "../idempotency/engine";
-import type { Admission } from "../idempotency/types";
+import { createPrismaClient, poolOf, engineDatabase } from "../db";
+import { IdempotencyEngine } from "@checkout/idempotency";
+import { admissionGate, countDecline, OPEN_ATTEMPTS_RETRY_AFTER_SECONDS, type Admission } from "./admission";
 import { CheckoutGate, type CheckoutLimits } from "./checkout-gate";
 import type { Observe } from "../observability";
 import { AbuseLimits, type LimitSettings } from "./limits";
@@ -80,7 +80,7 @@ describe("the abuse limits", () => {
 
 describe("the checkout's admission, in the claim", () => {
   const ENDPOINT = "POST /api/gate-test";
-  const engine = new IdempotencyEngine(first, {
+  const engine = new IdempotencyEngine(engineDatabase(first), {
     inProgressTtlMs: 90_000,
     retentionHours: 24,
     attemptDeadlineMs: 1_800_000,
@@ -99,8 +99,10 @@ describe("the checkout's admission, in the claim", () => {
     providerBreakerSeconds: 5,
     ...overrides,
   });
-  const claim = (customerId: string, key: string, admission: Admission) =>
-    engine.claim({ subjectId: customerId, endpoint: ENDPOINT, key }, "g".repeat(64), admission);
+  const claim = (customerId: string, key: string, admission: Admission) => {
+    const scope = { subjectId: customerId, endpoint: ENDPOINT, key };
+    return engine.claim(scope, "g".repeat(64), admissionGate(scope, admission));
+  };
   const finish = (owner: Parameters<IdempotencyEngine["finish"]>[0]) =>
     engine.finish(owner, { status: "completed", response: { statusCode: 201, body: "{}", headers: {} } });
   const stored = async (customerId: string) =>
@@ -181,7 +183,7 @@ describe("the checkout's admission, in the claim", () => {
     const from = address();
     const known = randomUUID();
     expect((await claim(customerId, known, gate.admission(customerId, from))).kind).toBe("claimed");
-    for (let i = 0; i < 2; i++) await engine.countDecline(customerId, from, 3600);
+    for (let i = 0; i < 2; i++) await countDecline(first, customerId, from, 3600);
     const refused = await claim(customerId, randomUUID(), gate.admission(customerId, from));
     expect(refused).toMatchObject({ kind: "refused", rule: "too_many_declines" });
     expect(refused.kind === "refused" && refused.retryAfterSeconds).toBeGreaterThan(0);
@@ -189,7 +191,7 @@ describe("the checkout's admission, in the claim", () => {
     // Another session behind the same address: refused once the address has had 3.
     const other = randomUUID();
     expect((await claim(other, randomUUID(), gate.admission(other, from))).kind).toBe("claimed");
-    await engine.countDecline(other, from, 3600);
+    await countDecline(first, other, from, 3600);
     expect(await claim(other, randomUUID(), gate.admission(other, from))).toMatchObject({
       kind: "refused",
       rule: "too_many_declines",

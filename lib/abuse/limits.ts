@@ -1,6 +1,6 @@
 /**
  * Abuse limits (docs/contract.md §10) other than the checkout's own (those
- * are checked in the claim: checkout-gate.ts): how many sessions and 3-D
+ * are checked in the claim: admission.ts): how many sessions and 3-D
  * Secure returns one client address and one session may start per window.
  * Counted by rate-limiter-flexible in the shop's own PostgreSQL, so every
  * instance shares one count, in `rate_limit.counters`, which a migration

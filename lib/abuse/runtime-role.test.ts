@@ -1,10 +1,11 @@
+import { admissionGate } from "./admission";
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPrismaClient, poolOf } from "../db";
+import { createPrismaClient, poolOf, engineDatabase } from "../db";
 import { migrate } from "../db/migrate";
 import type { PrismaClient } from "../generated/prisma/client";
-import { IdempotencyEngine } from "../idempotency/engine";
+import { IdempotencyEngine } from "@checkout/idempotency";
 import { CheckoutGate } from "./checkout-gate";
 import { AbuseLimits } from "./limits";
 
@@ -92,7 +93,7 @@ describe.skipIf(reachable !== null)(title, () => {
   });
 
   it("still admits and refuses fresh checkout keys in the claim", async () => {
-    const engine = new IdempotencyEngine(runtime, {
+    const engine = new IdempotencyEngine(engineDatabase(runtime), {
       inProgressTtlMs: 90_000,
       retentionHours: 24,
       attemptDeadlineMs: 1_800_000,
@@ -113,7 +114,10 @@ describe.skipIf(reachable !== null)(title, () => {
     const kinds = [];
     for (let i = 0; i < 3; i++) {
       const scope = { subjectId: customerId, endpoint: "POST /api/checkout", key: randomUUID() };
-      kinds.push((await engine.claim(scope, "r".repeat(64), gate.admission(customerId, "203.0.113.1"))).kind);
+      kinds.push(
+        (await engine.claim(scope, "r".repeat(64), admissionGate(scope, gate.admission(customerId, "203.0.113.1"))))
+          .kind,
+      );
     }
     expect(kinds).toEqual(["claimed", "claimed", "refused"]);
   });

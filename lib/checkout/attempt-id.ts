@@ -1,5 +1,4 @@
-import { createHash } from "node:crypto";
-import type { KeyScope } from "../idempotency/types";
+import { deriveId, type KeyScope } from "@checkout/idempotency";
 
 /**
  * The id of one checkout attempt — and of its order — derived from what the
@@ -11,11 +10,5 @@ import type { KeyScope } from "../idempotency/types";
  * request and gets the first PaymentIntent back. A UUID (version 8, SHA-256).
  */
 export function attemptId(scope: KeyScope): string {
-  const digest = createHash("sha256")
-    .update(`checkout-attempt\n${scope.subjectId}\n${scope.endpoint}\n${scope.key.toLowerCase()}`)
-    .digest();
-  digest[6] = (digest[6]! & 0x0f) | 0x80;
-  digest[8] = (digest[8]! & 0x3f) | 0x80;
-  const hex = digest.subarray(0, 16).toString("hex");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return deriveId("checkout-attempt", scope);
 }

@@ -1,7 +1,7 @@
-import { IN_PROGRESS_RETRY_AFTER_SECONDS } from "../idempotency/engine";
-import { settleAttempt, type CheckoutDeps, type CheckoutResult } from "./checkout";
+import { knownAttempt } from "./attempt";
+import { IN_PROGRESS_RETRY_AFTER_SECONDS } from "@checkout/idempotency";
+import { resumeAttempt, type CheckoutDeps, type CheckoutResult } from "./checkout";
 import { findAttemptOrder } from "./orders";
-import { CHECKOUT_ENDPOINT } from "./request";
 
 /**
  * The shopper is back from 3-D Secure (docs/contract.md, "3-D Secure"). The
@@ -16,11 +16,7 @@ export async function returnFromAuthentication(
   deps: CheckoutDeps,
   input: { customerId: string; key: string; paymentIntentId: string | null; address?: string },
 ): Promise<AuthenticationReturn> {
-  const state = await deps.idempotency.find({
-    subjectId: input.customerId,
-    endpoint: CHECKOUT_ENDPOINT,
-    key: input.key,
-  });
+  const state = await deps.idempotency.find(knownAttempt(input.customerId, input.key).scope);
   if (!state) return { kind: "not_found" };
   const order = await findAttemptOrder(deps.prisma, state.recordId);
   // Only the intent recorded for this key and customer: another one's id in the query is not ours to settle.
@@ -29,14 +25,13 @@ export async function returnFromAuthentication(
   if (state.status !== "in_progress" && state.response)
     return { kind: "response", response: state.response, replayed: true };
 
-  const owner = await deps.idempotency.takeOver({ recordId: state.recordId });
-  // A live owner (a webhook, the reconciler, another tab) is settling it right now.
-  if (!owner) return { kind: "in_progress", retryAfterSeconds: IN_PROGRESS_RETRY_AFTER_SECONDS };
-  const settled = await settleAttempt(
+  const resumed = await resumeAttempt<never>(
     deps,
-    owner,
-    { ...order, paymentMethod: order.paymentMethod ?? "" },
+    { recordId: state.recordId, order },
     { customerId: input.customerId, key: input.key, address: input.address },
+    async () => ({ settle: { ...order, paymentMethod: order.paymentMethod ?? "" } }),
   );
-  return settled.result;
+  // A live owner (a webhook, the reconciler, another tab) is settling it right now.
+  if (resumed.kind !== "settled") return { kind: "in_progress", retryAfterSeconds: IN_PROGRESS_RETRY_AFTER_SECONDS };
+  return resumed.settled.result;
 }

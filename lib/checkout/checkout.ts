@@ -1,18 +1,24 @@
+import { knownAttempt, type CheckoutAttempt } from "./attempt";
 import { shopperDecline } from "../payments/shopper-decline";
 import type Stripe from "stripe";
 import type { PrismaClient } from "../generated/prisma/client";
-import { IN_PROGRESS_RETRY_AFTER_SECONDS, type IdempotencyEngine } from "../idempotency/engine";
-import { fingerprint } from "../idempotency/fingerprint";
-import type { Admission, AdmissionRule, Ownership, StoredResponse } from "../idempotency/types";
+import {
+  IN_PROGRESS_RETRY_AFTER_SECONDS,
+  type IdempotencyEngine,
+  type Ownership,
+  type StoredResponse,
+  fingerprint,
+} from "@checkout/idempotency";
+import { admissionGate, countDecline as countDeclineIn, type Admission, type AdmissionRule } from "../abuse/admission";
 import type { CheckoutPhase } from "../observability";
 import { paymentKeys } from "../payments/attempt-intent";
 import { drivePayment } from "../payments/drive";
 import { attemptExpired, loggable, type FinalOutcome, type PaymentOutcome } from "../payments/outcome";
 import { settleForGood } from "../payments/settle-for-good";
-import { attemptId } from "./attempt-id";
+import type { ActionAnswer, CheckoutAnswer, DeclinedAnswer, FailedAnswer, PaidAnswer } from "./answers";
 import { attemptMetadata, isAttemptIntentOf, type ShopIdentity } from "./intent-ownership";
-import { createAttemptOrder, markAttemptOrder, type PendingOrder } from "./orders";
-import { CHECKOUT_ENDPOINT, paymentCredential, type CheckoutRequest, type ValidationIssue } from "./request";
+import { createAttemptOrder, findAttemptOrder, markAttemptOrder, type PendingOrder } from "./orders";
+import { paymentCredential, type CheckoutRequest, type ValidationIssue } from "./request";
 
 /**
  * The checkout use case (docs/contract.md, "The idempotency state machine"):
@@ -98,10 +104,11 @@ export async function checkout(
   },
 ): Promise<CheckoutResult> {
   // The claim comes before pricing: a replay never depends on today's catalogue.
-  const scope = { subjectId: input.customerId, endpoint: CHECKOUT_ENDPOINT, key: input.key };
+  const { scope } = knownAttempt(input.customerId, input.key);
   const claimStarted = performance.now();
   // A fresh key is admitted (or refused) by the claim's own statement: a known key is never limited.
-  const claim = await deps.idempotency.claim(scope, fingerprint(input.body), input.admission).catch((err: unknown) => {
+  const gate = input.admission && admissionGate(scope, input.admission);
+  const claim = await deps.idempotency.claim(scope, fingerprint(input.body), gate).catch((err: unknown) => {
     input.noProviderCall?.();
     throw err;
   });
@@ -152,7 +159,7 @@ async function pay(
   const orderStarted = performance.now();
   const written = await createAttemptOrder(deps.prisma, {
     owner,
-    orderId: attemptId({ subjectId: input.customerId, endpoint: CHECKOUT_ENDPOINT, key: input.key }),
+    orderId: knownAttempt(input.customerId, input.key).id,
     customerId: input.customerId,
     items: input.body.items,
     paymentMethod: paymentCredential(input.body),
@@ -180,6 +187,31 @@ async function pay(
       return settled.result;
     }
   }
+}
+
+/** What to do with an attempt taken over: settle its order, or leave it as `plan` left it (released, abandoned, expired). */
+export type ResumePlan<T> = { settle: SettleableOrder; options?: SettleOptions } | { leave: T };
+
+/**
+ * The one way to resume an attempt nobody is working on (the 3-D Secure
+ * return, a webhook, the reconciler): take it over — with the lock token it
+ * was seen with, or from whoever left it — then read its order as its last
+ * owner left it (taken over first: an owner still writing the order either
+ * committed it or no longer can), and let `plan` say whether to settle it.
+ * `record.order`: already read (and checked) by the caller.
+ */
+export async function resumeAttempt<T>(
+  deps: CheckoutDeps,
+  record: { recordId: string; lockToken?: string | null; order?: PendingOrder },
+  ids: AttemptIds,
+  plan: (order: PendingOrder | null, owner: Ownership) => Promise<ResumePlan<T>>,
+): Promise<{ kind: "busy" } | { kind: "left"; value: T } | { kind: "settled"; settled: Settled }> {
+  const owner = await deps.idempotency.takeOver(record);
+  if (!owner) return { kind: "busy" };
+  const order = record.order ?? (await findAttemptOrder(deps.prisma, record.recordId));
+  const next = await plan(order, owner);
+  if ("leave" in next) return { kind: "left", value: next.leave };
+  return { kind: "settled", settled: await settleAttempt(deps, owner, next.settle, ids, next.options) };
 }
 
 /**
@@ -282,7 +314,7 @@ async function record(
         status: "requires_action",
         orderId: order.id,
         nextAction: outcome.action,
-      });
+      } satisfies ActionAnswer);
       const parked = await idempotency.park(
         owner,
         response,
@@ -327,16 +359,23 @@ async function countDecline(deps: CheckoutDeps, ids: AttemptIds, outcome: FinalO
   if (!counted) return;
   // The card as the decline names it; else as looked up before the claim.
   const card = outcome.card ?? ids.card ?? null;
-  await deps.idempotency
-    .countDecline(ids.customerId, ids.address ?? null, deps.declineWindowSeconds, card)
-    .catch((err: unknown) =>
+  await countDeclineIn(deps.prisma, ids.customerId, ids.address ?? null, deps.declineWindowSeconds, card).catch(
+    (err: unknown) =>
       // A brake that could not count is an operator's matter; the outcome stands.
       deps.log?.("decline_count_error", {
         alarm: true,
         customerId: ids.customerId,
         error: err instanceof Error ? err.message : String(err),
       }),
-    );
+  );
+}
+
+/** Whether `attempt` has a record: a retry, a duplicate or a replay, which admission does not limit. */
+export async function attemptKnown(
+  deps: Pick<CheckoutDeps, "idempotency">,
+  attempt: CheckoutAttempt,
+): Promise<boolean> {
+  return (await deps.idempotency.find(attempt.scope)) !== null;
 }
 
 /** Past its deadline, an attempt that never got as far as an order: nothing was charged, and the key only replays. */
@@ -361,7 +400,7 @@ function responseFor(order: { id: string } | null, outcome: FinalOutcome): Store
           amountCents: outcome.amountCents,
           currency: outcome.currency,
           paymentIntentId: outcome.paymentIntentId,
-        },
+        } satisfies PaidAnswer,
         { Location: `/orders/${orderId}` },
       );
     case "declined":
@@ -369,16 +408,21 @@ function responseFor(order: { id: string } | null, outcome: FinalOutcome): Store
         error: "card_declined",
         ...shopperDecline(outcome.declineCode, outcome.message),
         orderId,
-      });
+      } satisfies DeclinedAnswer);
     case "failed":
-      return stored(402, { error: outcome.error, message: outcome.message, code: outcome.code, orderId });
+      return stored(402, {
+        error: outcome.error,
+        message: outcome.message,
+        code: outcome.code,
+        orderId,
+      } satisfies FailedAnswer);
   }
 }
 
-/** The body is serialised once, here: the first answer and every replay send these bytes. */
+/** The body is serialised once, here: the first answer and every replay send these bytes (answers.ts). */
 function stored(
-  statusCode: number,
-  body: Record<string, unknown>,
+  statusCode: 201 | 202 | 402,
+  body: CheckoutAnswer,
   headers: Record<string, string> = {},
 ): StoredResponse {
   return { statusCode, body: JSON.stringify(body), headers };
@@ -388,11 +432,7 @@ async function answerAsDuplicate(
   deps: CheckoutDeps,
   input: { customerId: string; key: string },
 ): Promise<CheckoutResult> {
-  const state = await deps.idempotency.find({
-    subjectId: input.customerId,
-    endpoint: CHECKOUT_ENDPOINT,
-    key: input.key,
-  });
+  const state = await deps.idempotency.find(knownAttempt(input.customerId, input.key).scope);
   if (state?.response) return { kind: "response", response: state.response, replayed: true };
   return { kind: "in_progress", retryAfterSeconds: IN_PROGRESS_RETRY_AFTER_SECONDS };
 }

@@ -7,9 +7,9 @@ import { EmulatorClient, type FaultStats } from "@checkout/stripe-emulator/clien
 import { TestDb } from "../../tests/helpers/db";
 import { createOwnDatabase, type OwnDatabase } from "../../tests/helpers/own-database";
 import { authenticate } from "../../tests/helpers/three-d-secure";
-import { createPrismaClient } from "../db";
+import { createPrismaClient, engineDatabase } from "../db";
 import type { PrismaClient } from "../generated/prisma/client";
-import { IdempotencyEngine } from "../idempotency/engine";
+import { IdempotencyEngine } from "@checkout/idempotency";
 import { createStripeClient } from "../payments/stripe-client";
 import { returnFromAuthentication } from "./authentication-return";
 import { checkout, type CheckoutDeps, type CheckoutResult } from "./checkout";
@@ -53,7 +53,7 @@ function depsFor(url: string): CheckoutDeps {
       timeoutMs: 5_000,
       maxNetworkRetries: 0,
     }),
-    idempotency: new IdempotencyEngine(prisma, {
+    idempotency: new IdempotencyEngine(engineDatabase(prisma), {
       inProgressTtlMs: TTL_MS,
       retentionHours: 24,
       attemptDeadlineMs: DEADLINE_MS,

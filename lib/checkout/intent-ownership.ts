@@ -1,10 +1,9 @@
+import { knownAttempt } from "./attempt";
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type Stripe from "stripe";
 import { linesMetadata, linesOf, type AttemptMetadata, type MetadataLine } from "../payments/attempt-intent";
 import { ConfigError, SHOP_ID_ADVICE } from "../env";
 import { isUuid } from "../uuid";
-import { attemptId } from "./attempt-id";
-import { CHECKOUT_ENDPOINT } from "./request";
 
 /**
  * Whose PaymentIntent is this? The one rule, for everything that acts on an
@@ -122,7 +121,7 @@ export function judgeIntent(identity: ShopIdentity, intent: Judged): IntentOwner
   if (!verifies) return { kind: "tampered", reason: "the MAC does not verify" };
   if (!customerId || !idempotencyKey || !isUuid(customerId) || !isUuid(idempotencyKey))
     return { kind: "tampered", reason: "no customer or key" };
-  if (orderId.toLowerCase() !== attemptId({ subjectId: customerId, endpoint: CHECKOUT_ENDPOINT, key: idempotencyKey }))
+  if (orderId.toLowerCase() !== knownAttempt(customerId, idempotencyKey).id)
     return { kind: "tampered", reason: "orderId is not the attempt id of its customer and key" };
   const lines = linesOf(metadata);
   if (!lines) return { kind: "tampered", reason: "no order lines" };

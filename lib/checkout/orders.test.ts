@@ -1,14 +1,19 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createPrismaClient } from "../db";
-import { IdempotencyEngine } from "../idempotency/engine";
-import type { ClaimResult, KeyScope, Ownership } from "../idempotency/types";
+import { createPrismaClient, engineDatabase } from "../db";
+import {
+  deleteExpiredKeys,
+  IdempotencyEngine,
+  type ClaimResult,
+  type KeyScope,
+  type Ownership,
+} from "@checkout/idempotency";
 import { attemptId } from "./attempt-id";
 import { createAttemptOrder } from "./orders";
 import { CHECKOUT_ENDPOINT } from "./request";
 
 const prisma = createPrismaClient(inject("databaseUrl"));
-const engine = new IdempotencyEngine(prisma, {
+const engine = new IdempotencyEngine(engineDatabase(prisma), {
   inProgressTtlMs: 60_000,
   retentionHours: 24,
   attemptDeadlineMs: 1_800_000,
@@ -166,5 +171,28 @@ describe("writing an attempt's order in one statement", () => {
     expect(attemptId(scope)).not.toBe(attemptId({ ...scope, subjectId: randomUUID() }));
     expect(attemptId(scope)).not.toBe(attemptId({ ...scope, endpoint: "POST /api/other" }));
     expect(attemptId(scope)).not.toBe(attemptId({ ...scope, key: randomUUID() }));
+  });
+});
+
+describe("an order whose key expired", () => {
+  it("is kept by the cleanup, unlinked from its key", async () => {
+    const customer = await prisma.customer.create({ data: {} });
+    const key = await prisma.idempotencyKey.create({
+      data: {
+        subjectId: customer.id,
+        endpoint: "POST /api/cleanup-order-test",
+        key: randomUUID(),
+        requestHash: "d".repeat(64),
+        status: "completed",
+        expiresAt: new Date(Date.now() - 3600_000),
+      },
+    });
+    const order = await prisma.order.create({
+      data: { customerId: customer.id, idempotencyKeyId: key.id, amountCents: 100, currency: "usd", status: "paid" },
+    });
+    await deleteExpiredKeys(engineDatabase(prisma));
+    expect(
+      await prisma.order.findUnique({ where: { id: order.id }, select: { status: true, idempotencyKeyId: true } }),
+    ).toEqual({ status: "paid", idempotencyKeyId: null });
   });
 });

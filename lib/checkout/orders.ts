@@ -1,7 +1,7 @@
 import { shopperDeclineCode } from "../payments/shopper-decline";
-import { Prisma, type PrismaClient } from "../generated/prisma/client";
-import { heldBy, type OutcomeEffect } from "../idempotency/engine";
-import type { Ownership } from "../idempotency/types";
+import { heldBy, run, sql, type OutcomeEffect, type Ownership } from "@checkout/idempotency";
+import { engineDatabase } from "../db";
+import type { PrismaClient } from "../generated/prisma/client";
 import type { MetadataLine } from "../payments/attempt-intent";
 import { refundedInFull } from "./refunds";
 import type { CheckoutRequest, ValidationIssue } from "./request";
@@ -76,7 +76,9 @@ export async function createAttemptOrder(
   },
 ): Promise<AttemptOrder> {
   const items = JSON.stringify(input.items.map((item, line) => ({ line, sku: item.sku, quantity: item.quantity })));
-  const rows = await prisma.$queryRaw<AttemptOrderRow[]>`
+  const rows = await run<AttemptOrderRow>(
+    engineDatabase(prisma),
+    sql`
     with ${heldBy(input.owner)},
     existing as (
       select o.* from orders o join owner on o.id = ${input.orderId}::uuid
@@ -102,7 +104,7 @@ export async function createAttemptOrder(
       insert into orders (id, customer_id, idempotency_key_id, amount_cents, currency, payment_method, return_url)
       select ${input.orderId}::uuid, ${input.customerId}::uuid, owner.id,
              (select sum(price_cents * quantity) from priced), (select min(currency) from priced),
-             ${input.paymentMethod}, ${input.returnUrl}
+             ${input.paymentMethod}::text, ${input.returnUrl}::text
         from owner, valid
        where valid.ok and not exists (select 1 from existing)
       returning *
@@ -133,7 +135,8 @@ export async function createAttemptOrder(
     union all
     select 'currencies', null, null, null, null, null, null, null, null, null, null from valid, owner
      where not exists (select 1 from existing) and not valid.ok
-       and (select count(*) from priced) = (select count(*) from wanted)`;
+       and (select count(*) from priced) = (select count(*) from wanted)`,
+  );
   const order = rows.find((row) => row.kind === "order");
   if (order) return { kind: "order", order: toPending(order) };
   if (rows.length === 0) return { kind: "fenced" };
@@ -175,11 +178,11 @@ export function markAttemptOrder(outcome: {
   declineCode?: string;
   amountCents?: number;
 }): OutcomeEffect {
-  return (finishedId) => Prisma.sql`
+  return (finishedId) => sql`
     update orders
        set status = coalesce(${outcome.status ?? null}::order_status, status),
-           payment_intent_id = coalesce(${outcome.paymentIntentId}, payment_intent_id),
-           decline_code = ${outcome.status === undefined ? Prisma.sql`decline_code` : Prisma.sql`${outcome.declineCode ?? null}`},
+           payment_intent_id = coalesce(${outcome.paymentIntentId}::text, payment_intent_id),
+           decline_code = ${outcome.status === undefined ? sql`decline_code` : sql`${outcome.declineCode ?? null}::text`},
            amount_cents = coalesce(${outcome.amountCents ?? null}::int, amount_cents),
            updated_at = now()
      where idempotency_key_id = ${finishedId}`;

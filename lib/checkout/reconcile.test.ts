@@ -6,10 +6,8 @@ import { TestDb } from "../../tests/helpers/db";
 import { createOwnDatabase, type OwnDatabase } from "../../tests/helpers/own-database";
 import { waitFor } from "../../tests/helpers/shopper";
 import type { PrismaClient } from "../generated/prisma/client";
-import { createPrismaClient } from "../db";
-import { IdempotencyEngine, type IdempotencyOptions } from "../idempotency/engine";
-import { fingerprint } from "../idempotency/fingerprint";
-import type { Ownership } from "../idempotency/types";
+import { createPrismaClient, engineDatabase } from "../db";
+import { IdempotencyEngine, type IdempotencyOptions, type Ownership, fingerprint } from "@checkout/idempotency";
 import { drivePayment } from "../payments/drive";
 import { createStripeClient } from "../payments/stripe-client";
 import { checkout, type CheckoutDeps } from "./checkout";
@@ -46,7 +44,7 @@ const nothing = { paid: 0, declined: 0, failed: 0, waiting: 0, unknown: 0, aband
 function depsWith(options: Partial<IdempotencyOptions>): CheckoutDeps {
   return {
     ...deps,
-    idempotency: new IdempotencyEngine(prisma, {
+    idempotency: new IdempotencyEngine(engineDatabase(prisma), {
       inProgressTtlMs: TTL_MS,
       retentionHours: 24,
       attemptDeadlineMs: 1_800_000,
@@ -95,7 +93,7 @@ beforeAll(async () => {
       timeoutMs: 5_000,
       maxNetworkRetries: 0,
     }),
-    idempotency: new IdempotencyEngine(prisma, {
+    idempotency: new IdempotencyEngine(engineDatabase(prisma), {
       inProgressTtlMs: TTL_MS,
       retentionHours: 24,
       attemptDeadlineMs: 1_800_000,

@@ -1,10 +1,10 @@
-import type { AbandonedRecord } from "../idempotency/types";
+import { knownAttempt } from "./attempt";
+import type { AbandonedRecord, Ownership } from "@checkout/idempotency";
 import type { PaymentOutcome } from "../payments/outcome";
-import { recordExpired, settleAttempt, type CheckoutDeps } from "./checkout";
+import { recordExpired, resumeAttempt, type CheckoutDeps, type ResumePlan } from "./checkout";
 import { findAttemptIntent } from "../payments/attempt-intent";
-import { attemptId } from "./attempt-id";
 import { isAttemptIntentOf, judgeIntent } from "./intent-ownership";
-import { findAttemptOrder } from "./orders";
+import { findAttemptOrder, type PendingOrder } from "./orders";
 import { CHECKOUT_ENDPOINT } from "./request";
 import { restoreOrder } from "./restore-order";
 
@@ -53,11 +53,25 @@ async function reconcileOne(
   deps: CheckoutDeps,
   record: AbandonedRecord,
 ): Promise<{ outcome: ReconcileOutcome; code?: string }> {
-  const owner = await deps.idempotency.takeOver(record);
-  if (!owner) return { outcome: "skipped" }; // a retry or another reconciler got there first
-  // Taken over first, then read: an owner that was still creating the order
-  // either committed it before the take-over (found here) or can no longer.
-  let order = await findAttemptOrder(deps.prisma, record.recordId);
+  const resumed = await resumeAttempt<Counted>(
+    deps,
+    record,
+    { customerId: record.subjectId, key: record.key },
+    (order, owner) => planReconcile(deps, record, order, owner),
+  );
+  if (resumed.kind === "busy") return { outcome: "skipped" }; // a retry or another reconciler got there first
+  return resumed.kind === "left" ? resumed.value : countAs(resumed.settled.outcome);
+}
+
+type Counted = { outcome: ReconcileOutcome; code?: string };
+
+async function planReconcile(
+  deps: CheckoutDeps,
+  record: AbandonedRecord,
+  found: PendingOrder | null,
+  owner: Ownership,
+): Promise<ResumePlan<Counted>> {
+  let order = found;
   if (!order) {
     // Nothing was charged (the charge comes after the order), unless the shop
     // lost the order after its charge. Before the deadline, forget the claim
@@ -70,28 +84,24 @@ async function reconcileOne(
     // open is the lost-order path's (lib/webhooks/lost-order.ts).
     if (!owner.pastDeadline) {
       await deps.idempotency.abandon(owner);
-      return { outcome: "abandoned" };
+      return { leave: { outcome: "abandoned" } };
     }
     order = (await restoredFromProvider(deps, record)) ? await findAttemptOrder(deps.prisma, record.recordId) : null;
     if (!order) {
       await recordExpired(deps, owner);
-      return { outcome: "failed", code: "attempt_expired" };
+      return { leave: { outcome: "failed", code: "attempt_expired" } };
     }
   }
   if (!order.paymentMethod && !owner.pastDeadline) {
     // Written before orders recorded their payment method: leave it to a retry until the deadline.
     await deps.idempotency.release(owner, "backoff");
-    return { outcome: "skipped" };
+    return { leave: { outcome: "skipped" } };
   }
-  const { outcome } = await settleAttempt(
-    deps,
-    owner,
-    { ...order, paymentMethod: order.paymentMethod ?? "" },
-    { customerId: record.subjectId, key: record.key },
+  return {
+    settle: { ...order, paymentMethod: order.paymentMethod ?? "" },
     // A parked record is due only once its authentication timed out.
-    { final: owner.pastDeadline || record.parked, onUnknown: "backoff" },
-  );
-  return countAs(outcome);
+    options: { final: owner.pastDeadline || record.parked, onUnknown: "backoff" },
+  };
 }
 
 /** The attempt's order restored from its succeeded intent at Stripe, if it has one this shop signed. */
@@ -101,7 +111,7 @@ async function restoredFromProvider(deps: CheckoutDeps, record: AbandonedRecord)
     select: { createdAt: true },
   });
   if (!claimed) return false;
-  const id = attemptId({ subjectId: record.subjectId, endpoint: CHECKOUT_ENDPOINT, key: record.key });
+  const { id } = knownAttempt(record.subjectId, record.key);
   const intent = await findAttemptIntent(deps.stripe, id, claimed.createdAt, isAttemptIntentOf(deps.identity, id));
   if (intent?.status !== "succeeded") return false;
   const owner = judgeIntent(deps.identity, intent);

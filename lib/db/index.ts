@@ -2,6 +2,7 @@ import "server-only";
 import { createHash } from "node:crypto";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
+import type { Database } from "@checkout/idempotency";
 import { PrismaClient } from "../generated/prisma/client";
 import { env } from "../env";
 import { behindTransactionPooler } from "./pooler";
@@ -103,6 +104,11 @@ export async function queryRows<T extends pg.QueryResultRow>(
   if (!pool) throw new Error("queryRows needs a client made by createPrismaClient");
   const result = await pool.query<T>({ name: statementName({ sql: text }), text, values });
   return result.rows;
+}
+
+/** The idempotency engine's database: the client's own pool, statements named as `queryRows` names them. */
+export function engineDatabase(client: PrismaClient): Database {
+  return { query: (text, values) => queryRows(client, text, [...values]) };
 }
 
 /** The pg pool under a client made by createPrismaClient (the rate limiter counts on the same connections). */

@@ -1,32 +1,27 @@
 import type { CheckoutResult } from "@/lib/checkout/checkout";
-import type { AdmissionRule } from "@/lib/idempotency/types";
+import type { AdmissionRule } from "@/lib/abuse/admission";
 import { INVALID_CHECKOUT } from "@/lib/checkout/request";
 import { invalidRequest, jsonError, rateLimited } from "@/lib/http";
+import { conflictResponse, storedResponse } from "@checkout/idempotency/next";
 
 /** Every answer about a checkout attempt, in one place: the use case's result mapped to HTTP one-to-one. */
 export function toResponse(result: CheckoutResult): Response {
   switch (result.kind) {
-    case "response": {
+    case "response":
       // The stored bytes, as first sent: a replay is byte-identical.
-      const headers = new Headers(result.response.headers);
-      headers.set("Content-Type", "application/json");
-      if (result.replayed) headers.set("Idempotent-Replayed", "true");
-      return new Response(result.response.body, { status: result.response.statusCode, headers });
-    }
+      return storedResponse(result.response, result.replayed);
     case "invalid":
       return invalidRequest(INVALID_CHECKOUT, result.issues);
     case "in_progress":
-      return jsonError(
-        409,
-        "in_progress",
+      return conflictResponse(
+        result,
+        undefined,
         "This checkout attempt is still being processed. Ask again shortly with the same key.",
-        { retryAfterSeconds: result.retryAfterSeconds },
-        { "Retry-After": String(result.retryAfterSeconds) },
       );
     case "mismatch":
-      return jsonError(
-        422,
-        "idempotency_key_reuse",
+      return conflictResponse(
+        result,
+        undefined,
         "This Idempotency-Key was already used with a different request. Use a new key for a new checkout attempt.",
       );
     case "refused":

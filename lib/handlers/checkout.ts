@@ -1,10 +1,11 @@
-import { checkout, UNAVAILABLE_RETRY_AFTER_SECONDS } from "@/lib/checkout/checkout";
+import { knownAttempt } from "@/lib/checkout/attempt";
+import { admitCheckout } from "@/lib/abuse/admission";
+import { attemptKnown, checkout, UNAVAILABLE_RETRY_AFTER_SECONDS } from "@/lib/checkout/checkout";
 import { CHECKOUT_ENDPOINT, checkoutRequestSchema, INVALID_CHECKOUT, paymentCredential } from "@/lib/checkout/request";
+import { readKey } from "@checkout/idempotency/next";
 import {
   forbiddenOrigin,
   isForeignOrigin,
-  isUuid,
-  jsonError,
   publicOrigin,
   readValidJson,
   requestAddress,
@@ -35,58 +36,36 @@ async function handle(request: Request): Promise<Response> {
   const customerId = await currentCustomerId(request);
   if (!customerId) return unauthenticated();
 
-  const key = request.headers.get("idempotency-key");
-  if (key === null || key.trim() === "") {
-    return jsonError(
-      400,
-      "idempotency_key_missing",
-      "Send an Idempotency-Key header (a UUID) with every checkout attempt.",
-    );
-  }
-  if (!isUuid(key.trim()))
-    return jsonError(400, "idempotency_key_invalid", "The Idempotency-Key header must be a UUID.");
+  const read = readKey(request, {
+    missingMessage: "Send an Idempotency-Key header (a UUID) with every checkout attempt.",
+  });
+  if (!read.ok) return read.response;
+  const key = read.key!;
 
   const body = await readValidJson(request, checkoutRequestSchema, INVALID_CHECKOUT);
   if (!body.ok) return body.response;
 
   try {
     // A fresh key costs provider calls: the claim admits it against the limits, or refuses it with nothing stored.
-    const customerKey = key.trim().toLowerCase();
     const address = requestAddress(request);
-    const gate = checkoutGate();
-    // Reserves the provider call a fresh key or a retake would make; given back when none is made.
-    const admission = gate.admission(customerId, address);
-    // The card is looked up only when a fresh key could be admitted: its declines are counted per card too.
-    const card = await cardCheck()
-      .admit(admission, paymentCredential(body.value), {
-        subject: customerId,
-        known: async () =>
-          (await checkoutDeps().idempotency.find({
-            subjectId: customerId,
-            endpoint: CHECKOUT_ENDPOINT,
-            key: customerKey,
-          })) !== null,
-        spend: () => gate.spend(address),
-      })
-      .catch((err: unknown) => {
-        admission.giveBack();
-        throw err;
-      });
-    if (card.providerBusy) gate.providerBusy();
+    const ticket = await admitCheckout(checkoutGate(), cardCheck(), {
+      customerId,
+      address,
+      credential: paymentCredential(body.value),
+      known: () => attemptKnown(checkoutDeps(), knownAttempt(customerId, key)),
+    });
     const result = await checkout(checkoutDeps(), {
       customerId,
-      key: customerKey,
+      key,
       body: body.value,
       origin: publicOrigin(request),
-      admission: card.admission,
-      noProviderCall: admission.giveBack,
+      admission: ticket.admission,
+      noProviderCall: ticket.giveBack,
       address,
     });
-    if (result.kind === "refused") {
-      gate.refused(customerId, address, result.rule, result.retryAfterSeconds);
+    ticket.answered(result);
+    if (result.kind === "refused")
       observe("rate_limited", { rule: result.rule, retryAfterSeconds: result.retryAfterSeconds });
-    }
-    if (result.kind === "unavailable" && result.providerBusy) gate.providerBusy();
     // A token Stripe does not know may be a publishable key of another account: find out before answering
     // (the answer is stored already; at most one probe a minute, bounded by its timeouts).
     if (

@@ -1,3 +1,4 @@
+import { downstreamKey } from "@checkout/idempotency";
 import type Stripe from "stripe";
 
 /**
@@ -86,10 +87,10 @@ export function linesOf(metadata: Record<string, string>): MetadataLine[] | null
 /** The downstream idempotency keys of one attempt: the same for every owner, retry and instance. */
 export function paymentKeys(attemptId: string) {
   return {
-    create: `${attemptId}:create`,
+    create: downstreamKey(attemptId, "create"),
     /** Per owner: Stripe replays a stored 500 forever for one key, and the intent's state already prevents a second charge. */
-    confirm: (owner: number) => `${attemptId}:confirm:${owner}`,
-    cancel: `${attemptId}:cancel`,
+    confirm: (owner: number) => downstreamKey(attemptId, `confirm:${owner}`),
+    cancel: downstreamKey(attemptId, "cancel"),
   };
 }
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStripeEmulator, type StripeEmulator } from "@checkout/stripe-emulator";
 import { createOwnDatabase, type OwnDatabase } from "@/tests/helpers/own-database";
-import { createPrismaClient } from "../db";
+import { createPrismaClient, engineDatabase } from "../db";
 import type { PrismaClient } from "../generated/prisma/client";
-import { IdempotencyEngine } from "../idempotency/engine";
+import { IdempotencyEngine } from "@checkout/idempotency";
 import { createStripeClient } from "../payments/stripe-client";
 import { CATCH_UP_OVERLAP_SECONDS, catchUpEvents } from "./catch-up";
 import type { WebhookDeps } from "./deps";
@@ -28,7 +28,7 @@ beforeAll(async () => {
   deps = {
     prisma,
     stripe: createStripeClient({ secretKey: "sk_test_catch_up", apiBase: emulator.url, maxNetworkRetries: 0 }),
-    idempotency: new IdempotencyEngine(prisma, {
+    idempotency: new IdempotencyEngine(engineDatabase(prisma), {
       inProgressTtlMs: 60_000,
       retentionHours: 24,
       attemptDeadlineMs: 1_800_000,

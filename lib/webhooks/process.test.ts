@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStripeEmulator, type StripeEmulator } from "@checkout/stripe-emulator";
 import { EmulatorClient } from "@checkout/stripe-emulator/client";
 import { createOwnDatabase, type OwnDatabase } from "@/tests/helpers/own-database";
-import { createPrismaClient } from "../db";
+import { createPrismaClient, engineDatabase } from "../db";
 import type { PrismaClient } from "../generated/prisma/client";
-import { IdempotencyEngine } from "../idempotency/engine";
+import { IdempotencyEngine } from "@checkout/idempotency";
 import { createStripeClient } from "../payments/stripe-client";
 import type { WebhookDeps } from "./deps";
 import { storeEvent } from "./inbox";
@@ -34,7 +34,7 @@ beforeAll(async () => {
       timeoutMs: 5_000,
       maxNetworkRetries: 0,
     }),
-    idempotency: new IdempotencyEngine(prisma, {
+    idempotency: new IdempotencyEngine(engineDatabase(prisma), {
       inProgressTtlMs: 60_000,
       retentionHours: 24,
       attemptDeadlineMs: 1_800_000,

@@ -1,7 +1,6 @@
 import type Stripe from "stripe";
-import { settleAttempt } from "../checkout/checkout";
+import { resumeAttempt } from "../checkout/checkout";
 import { paymentKeys } from "../payments/attempt-intent";
-import { findAttemptOrder } from "../checkout/orders";
 import {
   recordPartialRefund,
   recordRefund,
@@ -196,27 +195,29 @@ async function driveAttempt(
   record: NonNullable<PaymentAttempt["record"]>,
   intent: Stripe.PaymentIntent,
 ): Promise<Verdict> {
-  const owner = await deps.idempotency.takeOver({ recordId: record.id, lockToken: record.lockToken });
-  if (!owner) return { later: "attempt owned by a live request" };
-  // Read after the take-over, as the reconciler does: the order as its last owner left it.
-  const found = await findAttemptOrder(deps.prisma, record.id);
-  const paymentMethod = found?.paymentMethod;
-  if (!found || !paymentMethod) {
-    await deps.idempotency.release(owner, "backoff");
-    return { later: "attempt has no order with a payment method" };
-  }
-  // An owner that died before recording the intent's id: this is the attempt's
-  // intent (its metadata names the attempt), so the attempt resumes with it.
-  const order = { ...found, paymentMethod, paymentIntentId: found.paymentIntentId ?? intent.id };
-  // Not `final` unless past the deadline: a webhook never cancels an intent
-  // the shopper may still complete (3-D Secure); the reconciler does, on time.
-  const { outcome } = await settleAttempt(
+  const resumed = await resumeAttempt<Verdict>(
     deps,
-    owner,
-    order,
+    { recordId: record.id, lockToken: record.lockToken },
     { customerId: record.subjectId, key: record.key },
-    { onUnknown: "backoff" },
+    async (found, owner) => {
+      const paymentMethod = found?.paymentMethod;
+      if (!found || !paymentMethod) {
+        await deps.idempotency.release(owner, "backoff");
+        return { leave: { later: "attempt has no order with a payment method" } };
+      }
+      // An owner that died before recording the intent's id: this is the attempt's
+      // intent (its metadata names the attempt), so the attempt resumes with it.
+      // Not `final` unless past the deadline: a webhook never cancels an intent
+      // the shopper may still complete (3-D Secure); the reconciler does, on time.
+      return {
+        settle: { ...found, paymentMethod, paymentIntentId: found.paymentIntentId ?? intent.id },
+        options: { onUnknown: "backoff" },
+      };
+    },
   );
+  if (resumed.kind === "busy") return { later: "attempt owned by a live request" };
+  if (resumed.kind === "left") return resumed.value;
+  const { outcome } = resumed.settled;
   switch (outcome.kind) {
     case "succeeded":
       return { done: "paid" };

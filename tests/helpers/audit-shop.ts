@@ -4,9 +4,9 @@ import { startStripeEmulator, type StripeEmulator } from "@checkout/stripe-emula
 import { EmulatorClient } from "@checkout/stripe-emulator/client";
 import { checkout } from "@/lib/checkout/checkout";
 import type { CheckoutRequest } from "@/lib/checkout/request";
-import { createPrismaClient } from "@/lib/db";
+import { createPrismaClient, engineDatabase } from "@/lib/db";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
-import { IdempotencyEngine } from "@/lib/idempotency/engine";
+import { IdempotencyEngine } from "@checkout/idempotency";
 import { createStripeClient } from "@/lib/payments/stripe-client";
 import { catchUpEvents } from "@/lib/webhooks/catch-up";
 import type { WebhookDeps } from "@/lib/webhooks/deps";
@@ -40,7 +40,7 @@ export async function startAuditShop(label: string, apiKey: string): Promise<Aud
   const deps: WebhookDeps = {
     prisma,
     stripe: createStripeClient({ secretKey: apiKey, apiBase: emulator.url, maxNetworkRetries: 0 }),
-    idempotency: new IdempotencyEngine(prisma, {
+    idempotency: new IdempotencyEngine(engineDatabase(prisma), {
       inProgressTtlMs: 60_000,
       retentionHours: 24,
       attemptDeadlineMs: HOUR,

@@ -1,9 +1,9 @@
 import { createHash, randomUUID } from "node:crypto";
 import pg from "pg";
 import { CHECKOUT_ENDPOINT } from "@/lib/checkout/request";
-import { createPrismaClient, POOL_SIZE } from "@/lib/db";
+import { createPrismaClient, POOL_SIZE, engineDatabase } from "@/lib/db";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
-import { IdempotencyEngine } from "@/lib/idempotency/engine";
+import { IdempotencyEngine } from "@checkout/idempotency";
 
 /**
  * The bench's connections to the bench database: the app's own Prisma client
@@ -32,7 +32,7 @@ export function openDb(url: string, options: { countStatements?: boolean } = {})
     });
   }
   const prisma = createPrismaClient(options.countStatements ? pool : url);
-  const engine = new IdempotencyEngine(prisma, {
+  const engine = new IdempotencyEngine(engineDatabase(prisma), {
     inProgressTtlMs: 90_000,
     retentionHours: 24,
     attemptDeadlineMs: 1_800_000,

@@ -1,8 +1,8 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { CHECKOUT_ENDPOINT } from "@/lib/checkout/request";
-import { fingerprint } from "@/lib/idempotency/fingerprint";
-import type { Admission } from "@/lib/idempotency/types";
+import { admissionGate, type Admission } from "@/lib/abuse/admission";
+import { fingerprint } from "@checkout/idempotency";
 import { openDb } from "./database";
 
 /**
@@ -38,7 +38,8 @@ const server = createServer(async (request, response) => {
   for await (const chunk of request) chunks.push(chunk as Buffer);
   const key = String(request.headers["idempotency-key"] ?? "");
   const body: unknown = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-  const claim = await db.engine.claim({ subjectId, endpoint: CHECKOUT_ENDPOINT, key }, fingerprint(body), admission);
+  const scope = { subjectId, endpoint: CHECKOUT_ENDPOINT, key };
+  const claim = await db.engine.claim(scope, fingerprint(body), admissionGate(scope, admission));
   if (claim.kind !== "in_progress") {
     response.writeHead(500).end(claim.kind);
     return;

@@ -1,3 +1,4 @@
+import { admissionGate } from "@/lib/abuse/admission";
 import { randomUUID } from "node:crypto";
 import { CHECKOUT_ENDPOINT } from "@/lib/checkout/request";
 import { createStripeClient } from "@/lib/payments/stripe-client";
@@ -72,11 +73,8 @@ async function concurrentFreshKeys(databaseUrl: string, emulatorUrl: string): Pr
       Array.from({ length: CONCURRENT }, async () => {
         const customerId = randomUUID();
         const admission = gate.admission(customerId, "203.0.113.60");
-        const claim = await db.engine.claim(
-          { subjectId: customerId, endpoint: CHECKOUT_ENDPOINT, key: randomUUID() },
-          "a".repeat(64),
-          admission,
-        );
+        const scope = { subjectId: customerId, endpoint: CHECKOUT_ENDPOINT, key: randomUUID() };
+        const claim = await db.engine.claim(scope, "a".repeat(64), admissionGate(scope, admission));
         if (claim.kind !== "claimed") return admission.giveBack();
         await stripe.paymentIntents.create({
           amount: 1000,

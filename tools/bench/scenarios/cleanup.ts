@@ -1,4 +1,5 @@
-import { deleteExpiredKeys } from "@/lib/idempotency/cleanup";
+import { engineDatabase } from "@/lib/db";
+import { deleteExpiredKeys } from "@checkout/idempotency";
 import { bulkLoadKeys, checkpoint, claim, keyRow, openDb, resetKeys } from "../lib/database";
 import { Recorder, runConcurrent } from "../lib/measure";
 import { goal, type Scenario } from "../lib/scenario";
@@ -38,7 +39,7 @@ export const cleanup: Scenario = {
         const started = performance.now();
         const maxBatches =
           round === ROUNDS - 1 ? Number.POSITIVE_INFINITY : Math.ceil(sizes.storedKeys / BATCH / ROUNDS);
-        const deleting = deleteExpiredKeys(cleaner.prisma, { batchSize: BATCH, maxBatches });
+        const deleting = deleteExpiredKeys(engineDatabase(cleaner.prisma), { batchSize: BATCH, maxBatches });
         await probe({ until: deleting, recorder: during });
         deleted += (await deleting).deleted;
         seconds += (performance.now() - started) / 1000;

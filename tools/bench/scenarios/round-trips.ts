@@ -2,7 +2,7 @@ import { shopIdentity } from "@/lib/checkout/intent-ownership";
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { checkout } from "@/lib/checkout/checkout";
-import type { Ownership } from "@/lib/idempotency/types";
+import type { Ownership } from "@checkout/idempotency";
 import { naiveCheckout } from "@/lib/lab/server/naive-checkout";
 import { createStripeClient } from "@/lib/payments/stripe-client";
 import { claim, keyRow, keyRows, openDb, rawInsert, resetKeys, type BenchDb } from "../lib/database";

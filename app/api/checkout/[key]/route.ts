@@ -1,5 +1,5 @@
-import { CHECKOUT_ENDPOINT } from "@/lib/checkout/request";
-import { isUuid, json, jsonError, unauthenticated } from "@/lib/http";
+import { checkoutAttempt } from "@/lib/checkout/attempt";
+import { json, jsonError, unauthenticated } from "@/lib/http";
 import { checkoutDeps } from "@/lib/services";
 import { currentCustomerId } from "@/lib/session";
 
@@ -9,12 +9,9 @@ export async function GET(request: Request, ctx: { params: Promise<{ key: string
   if (!customerId) return unauthenticated();
   const { key } = await ctx.params;
   const notFound = () => jsonError(404, "not_found", "No checkout attempt with this key for this customer.");
-  if (!isUuid(key)) return notFound();
-  const state = await checkoutDeps().idempotency.find({
-    subjectId: customerId,
-    endpoint: CHECKOUT_ENDPOINT,
-    key: key.toLowerCase(),
-  });
+  const attempt = checkoutAttempt(customerId, key);
+  if (!attempt) return notFound();
+  const state = await checkoutDeps().idempotency.find(attempt.scope);
   if (!state) return notFound();
   return json(
     state.response

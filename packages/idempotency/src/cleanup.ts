@@ -1,5 +1,4 @@
-import type { PrismaClient } from "../generated/prisma/client";
-import { sleep } from "../sleep";
+import { run, sql, type Database } from "./sql";
 
 /**
  * Deletes finished records whose retention ran out, in bounded batches. Each
@@ -18,32 +17,38 @@ export interface CleanupOptions {
   maxBatches?: number;
   /**
    * After each batch, rest this many times as long as the batch took (the
-   * default 2: at most a third of one database core, about 20 000 keys/s on
-   * two cores), so that claims on the same server keep their latency while a
-   * large backlog drains (`npm run bench -- cleanup`).
+   * default 2: at most a third of one database core), so that claims on the
+   * same server keep their latency while a large backlog drains.
    */
   restRatio?: number;
   /** How to rest; tests record the pauses instead. */
   rest?: (ms: number) => Promise<void>;
 }
 
-export async function deleteExpiredKeys(prisma: PrismaClient, options: CleanupOptions = {}): Promise<CleanupResult> {
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export async function deleteExpiredKeys(db: Database, options: CleanupOptions = {}): Promise<CleanupResult> {
   const batchSize = options.batchSize ?? 1000;
   const maxBatches = options.maxBatches ?? Number.POSITIVE_INFINITY;
   const restRatio = options.restRatio ?? 2;
-  const rest = options.rest ?? sleep;
+  const rest = options.rest ?? pause;
   let deleted = 0;
   let batches = 0;
   while (batches < maxBatches) {
     const started = performance.now();
-    // Raw SQL: Prisma's deleteMany has no LIMIT and no SKIP LOCKED.
-    const count = await prisma.$executeRaw`
-      delete from idempotency_keys
-       where id in (select id from idempotency_keys
-                     where expires_at < now()
-                     order by expires_at
-                     limit ${batchSize}
-                     for update skip locked)`;
+    const rows = await run<{ n: number }>(
+      db,
+      sql`with gone as (
+            delete from idempotency_keys
+             where id in (select id from idempotency_keys
+                           where expires_at < now()
+                           order by expires_at
+                           limit ${batchSize}::int
+                           for update skip locked)
+            returning 1)
+          select count(*)::int as n from gone`,
+    );
+    const count = Number(rows[0]?.n ?? 0);
     batches += 1;
     deleted += count;
     if (count < batchSize || batches >= maxBatches) break;

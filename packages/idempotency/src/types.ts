@@ -38,51 +38,15 @@ export interface Ownership {
 /**
  * `replay` answers with a stored response: a finished record's outcome, or
  * the `202` of an attempt that waits for the shopper (3-D Secure), which is
- * still `in_progress` but owned by nobody.
+ * still `in_progress` but owned by nobody. `refused`: a gate (gate.ts) kept a
+ * fresh key out, or a retake; `rule` is the gate's own name for why.
  */
-export type ClaimResult =
+export type ClaimResult<Rule extends string = string> =
   | { kind: "claimed"; owner: Ownership }
   | { kind: "replay"; status: IdempotencyStatus; response: StoredResponse }
   | { kind: "in_progress"; retryAfterSeconds: number }
   | { kind: "mismatch" }
-  | { kind: "refused"; rule: AdmissionRule; retryAfterSeconds: number };
-
-/** Why a fresh key was not admitted (docs/decisions/0013-the-gate-in-the-claim.md). */
-export type AdmissionRule =
-  | "open_attempts"
-  | "checkout_per_address"
-  | "checkout_per_session"
-  | "too_many_declines"
-  | "provider_budget"
-  | "provider_busy";
-
-/**
- * The limits a fresh key must pass, checked by the claim's own statement: a
- * key the subject already has is never limited. `admit: false` (a bucket
- * this process already saw spent) only reads: a known key is answered, a
- * fresh one refused as `blockedBy`, nothing written.
- */
-export interface Admission {
-  address: string;
-  perAddress: number;
-  perSession: number;
-  maxOpenAttempts: number;
-  windowSeconds: number;
-  /** Declined payments allowed per session, per address and per card in `declineWindowSeconds`. */
-  declinesPerSession: number;
-  declinesPerAddress: number;
-  declinesPerCard: number;
-  declineWindowSeconds: number;
-  /** The fingerprint of the card the fresh key would pay with; null or absent: not counted per card. */
-  card?: string | null;
-  admit: true | { blockedBy: AdmissionRule; retryAfterSeconds: number };
-  /**
-   * Whether a known key whose attempt must ask the provider again (a retake
-   * after an unknown outcome) may: it spends the provider budget like a fresh
-   * key. Absent: it may.
-   */
-  retake?: true | { blockedBy: AdmissionRule; retryAfterSeconds: number };
-}
+  | { kind: "refused"; rule: Rule; retryAfterSeconds: number };
 
 /** An unfinished record nobody is working on, as the reconciler sees it. */
 export interface AbandonedRecord {

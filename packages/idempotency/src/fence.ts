@@ -1,10 +1,10 @@
 /**
  * The fence: SQL that lets a write land only while its owner still holds the
- * claim. Every outcome write (engine.ts) and every write between claim and
- * outcome (the attempt's order, lib/checkout/orders.ts) goes through it, so
- * an owner that was presumed dead and retaken writes nothing.
+ * claim. Every outcome write (engine.ts) goes through it, and so can the
+ * caller's own writes between claim and outcome (`heldBy`), so an owner that
+ * was presumed dead and retaken writes nothing.
  */
-import { Prisma } from "../generated/prisma/client";
+import { sql, type Sql } from "./sql";
 import type { Ownership } from "./types";
 
 /**
@@ -13,11 +13,11 @@ import type { Ownership } from "./types";
  * if this owner's outcome was written, NULL if it was fenced out — to match
  * its rows by, so a fenced-out owner's effect touches nothing.
  */
-export type OutcomeEffect = (finishedId: Prisma.Sql) => Prisma.Sql;
+export type OutcomeEffect = (finishedId: Sql) => Sql;
 
 /** The predicate on `idempotency_keys` that is true only for `owner`'s own record while it holds it. */
-export function heldRecord(owner: Ownership): Prisma.Sql {
-  return Prisma.sql`id = ${owner.recordId}::uuid and lock_token = ${owner.lockToken}::uuid and status = 'in_progress'`;
+export function heldRecord(owner: Ownership): Sql {
+  return sql`id = ${owner.recordId}::uuid and lock_token = ${owner.lockToken}::uuid and status = 'in_progress'`;
 }
 
 /**
@@ -29,10 +29,10 @@ export function heldRecord(owner: Ownership): Prisma.Sql {
  * claim is theirs. Two complementary clauses, because a data-modifying one
  * cannot be nested: exactly one of them sees the row.
  */
-export function heldBy(owner: Ownership): Prisma.Sql {
+export function heldBy(owner: Ownership): Sql {
   const mine = heldRecord(owner);
-  const old = Prisma.sql`locked_at < now() - ${owner.renewAfterMs} * interval '1 millisecond'`;
-  return Prisma.sql`
+  const old = sql`locked_at < now() - ${owner.renewAfterMs}::float8 * interval '1 millisecond'`;
+  return sql`
     renewed as (update idempotency_keys set locked_at = now() where ${mine} and ${old} returning id),
     kept as (select id from idempotency_keys where ${mine} and not (${old}) for update),
     owner as (select id from renewed union all select id from kept)`;
