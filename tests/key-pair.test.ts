@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startApp, type AppProcess } from "@/scripts/lib/app-process";
 import { startStripeEmulator, type StripeEmulator } from "@checkout/stripe-emulator";
@@ -91,6 +92,15 @@ describe("keys of two accounts", () => {
     expect(retry.headers.get("idempotent-replayed")).toBe("true");
     expect(retry.body).toEqual(answer.body);
     expect(await new EmulatorClient(emulator.url, { apiKey: shop.secretKey }).stat("charges")).toBe(0);
+    // Not the shopper's doing: not counted toward too_many_declines while the keys are of two accounts.
+    const db = new pg.Client({ connectionString: inject("databaseUrl") });
+    await db.connect();
+    const { rows } = await db.query<{ hits: string | null }>(
+      `select sum(hits) as hits from admission_counters where rule = 'declines_per_session' and bucket = $1`,
+      [shopper.customerId],
+    );
+    await db.end();
+    expect(rows[0]?.hits ?? null).toBeNull();
   }, 120_000);
 
   it("of one account leave the shop ready", async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { useTestApp } from "./helpers/harness";
-import { cart, newKey, Shopper } from "./helpers/shopper";
+import { authenticate } from "./helpers/three-d-secure";
+import { cart, newKey, Shopper, sleep } from "./helpers/shopper";
 
 /**
  * The provider budget at the shop's door, counted where it matters: at the
@@ -49,5 +50,45 @@ describe("the provider budget", () => {
     expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(10);
     // One address alone draws on its share, half of the budget: 5 at once and 5 a second after.
     expect(admitted.length).toBeLessThanOrEqual(5 * perSecond.size + 5);
+  });
+
+  it("draws on it for a return from 3-D Secure that asks Stripe: twenty at once from one address are not all let through", async () => {
+    // Twenty attempts parked at the bank, each from an address of its own and a second apart in fives.
+    const parked: Array<{ shopper: Shopper; key: string; paymentIntent: string }> = [];
+    for (let i = 0; i < 20; i++) {
+      const from = `198.18.9.${i + 1}`;
+      const shopper = new Shopper(h.url);
+      expect((await shopper.startSession({ "x-forwarded-for": from })).status).toBe(201);
+      const key = newKey();
+      let answer = await shopper.checkout(key, cart("pm_card_threeDSecure2Required"), { "x-forwarded-for": from });
+      while (answer.status === 429) {
+        await sleep(Number(answer.headers.get("retry-after")) * 1000);
+        answer = await shopper.checkout(key, cart("pm_card_threeDSecure2Required"), { "x-forwarded-for": from });
+      }
+      expect(answer.status, JSON.stringify(answer.body)).toBe(202);
+      const url = String(answer.body.nextAction.url);
+      await authenticate(url, "complete");
+      parked.push({
+        shopper,
+        key,
+        paymentIntent: new URL(url).searchParams.get("client_secret")!.split("_secret_")[0]!,
+      });
+    }
+    await sleep(1_100); // a second of the budget with nothing in it
+    const returns = await Promise.all(
+      parked.map(({ shopper, key, paymentIntent }) =>
+        shopper.request("POST", `/api/checkout/${key}/return`, {
+          body: { paymentIntent },
+          headers: { "x-forwarded-for": "203.0.113.77" },
+        }),
+      ),
+    );
+    const paid = returns.filter((r) => r.status === 201);
+    const refused = returns.filter((r) => r.status === 429);
+    expect(paid.length + refused.length).toBe(20);
+    // One address's share of the second: never all twenty at once.
+    expect(paid.length).toBeGreaterThanOrEqual(1);
+    expect(paid.length).toBeLessThanOrEqual(10);
+    for (const answer of refused) expect(Number(answer.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
   });
 });

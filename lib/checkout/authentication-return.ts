@@ -1,3 +1,4 @@
+import type { Admission } from "../abuse/admission";
 import { knownAttempt } from "./attempt";
 import { IN_PROGRESS_RETRY_AFTER_SECONDS } from "@checkout/idempotency";
 import { resumeAttempt, type CheckoutDeps, type CheckoutResult } from "./checkout";
@@ -14,7 +15,14 @@ export type AuthenticationReturn = CheckoutResult | { kind: "not_found" };
 
 export async function returnFromAuthentication(
   deps: CheckoutDeps,
-  input: { customerId: string; key: string; paymentIntentId: string | null; address?: string },
+  input: {
+    customerId: string;
+    key: string;
+    paymentIntentId: string | null;
+    address?: string;
+    /** Whether the shoppers' provider budget has a unit for the calls a resume makes (lib/abuse/checkout-gate.ts). */
+    retake?: Admission["retake"];
+  },
 ): Promise<AuthenticationReturn> {
   const state = await deps.idempotency.find(knownAttempt(input.customerId, input.key).scope);
   if (!state) return { kind: "not_found" };
@@ -25,6 +33,9 @@ export async function returnFromAuthentication(
   if (state.status !== "in_progress" && state.response)
     return { kind: "response", response: state.response, replayed: true };
 
+  // Resuming asks Stripe (a retrieve, perhaps a confirm): only with a unit of the shoppers' budget.
+  if (input.retake !== undefined && input.retake !== true)
+    return { kind: "refused", rule: input.retake.blockedBy, retryAfterSeconds: input.retake.retryAfterSeconds };
   const resumed = await resumeAttempt<never>(
     deps,
     { recordId: state.recordId, order },

@@ -1,3 +1,4 @@
+import { unknownCredentialsAreTheShoppers } from "../payments/key-pair";
 import { knownAttempt, type CheckoutAttempt } from "./attempt";
 import { shopperDecline } from "../payments/shopper-decline";
 import type Stripe from "stripe";
@@ -352,10 +353,13 @@ async function record(
  */
 async function countDecline(deps: CheckoutDeps, ids: AttemptIds, outcome: FinalOutcome): Promise<void> {
   if (deps.declineWindowSeconds === undefined) return;
-  // Made-up credentials are what a card tester sends between cards: counted as declines.
+  // Made-up credentials are what a card tester sends between cards: counted as declines, unless the shop's
+  // own keys are of two accounts (then every shopper's token is unknown, and the alarm says so).
   const counted =
     outcome.kind === "declined" ||
-    (outcome.kind === "failed" && (outcome.error === "authentication_failed" || outcome.unknownCredential === true));
+    (outcome.kind === "failed" &&
+      (outcome.error === "authentication_failed" ||
+        (outcome.unknownCredential === true && unknownCredentialsAreTheShoppers())));
   if (!counted) return;
   // The card as the decline names it; else as looked up before the claim.
   const card = outcome.card ?? ids.card ?? null;

@@ -103,6 +103,15 @@ export function keyPairProblem(): string | null {
   return state.keyPair?.verdict === "two_accounts" ? KEYS_OF_TWO_ACCOUNTS : null;
 }
 
+/**
+ * Whether a credential Stripe does not know may be held against the shopper
+ * (the card-testing brake): not while the keys are known to be of two
+ * accounts, when every shopper's token is unknown through no doing of theirs.
+ */
+export function unknownCredentialsAreTheShoppers(): boolean {
+  return state.keyPair?.verdict !== "two_accounts";
+}
+
 /** Whether the last check ran (a verdict, or one running). */
 export function keyPairChecked(): boolean {
   return state.keyPair !== undefined;

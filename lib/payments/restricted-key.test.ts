@@ -66,6 +66,8 @@ async function restrictedKey(permissions: Partial<Record<Resource, string>>) {
 /** What the shop (and, with `smoke`, `smoke:stripe`) asks of Stripe under these settings; throws at the first refusal. */
 async function journey(settings: readonly KeySetting[], stripe: Stripe, publishableKey: string): Promise<void> {
   const token = await typedCard(publishableKey);
+  // The key-pair check reads a token the publishable key made.
+  await stripe.confirmationTokens.retrieve(token);
   if (settings.includes("declines_per_card")) {
     expect(await cardFingerprint(stripe, token)).toEqual(expect.any(String));
     expect(await cardFingerprint(stripe, "pm_card_visa")).toEqual(expect.any(String));

@@ -48,8 +48,9 @@ export const RESTRICTED_KEY_PERMISSIONS: readonly PermissionRow[] = [
     resource: "confirmation_tokens",
     label: "ConfirmationTokens",
     access: "read",
-    when: "declines_per_card",
-    usedBy: "the checkout reads the card of each typed-card payment before it pays (its fingerprint)",
+    when: "always",
+    usedBy:
+      "the check that the publishable and the secret key are one account's (health, and a checkout whose token Stripe does not know); with `RATE_LIMIT_DECLINES_PER_CARD` above 0, the card of each typed-card payment (its fingerprint)",
   },
   {
     resource: "payment_methods",

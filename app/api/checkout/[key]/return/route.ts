@@ -11,7 +11,7 @@ import {
   unauthenticated,
 } from "@/lib/http";
 import { observeError } from "@/lib/observability";
-import { abuseLimits, checkoutDeps } from "@/lib/services";
+import { abuseLimits, checkoutDeps, checkoutGate } from "@/lib/services";
 import { currentCustomerId } from "@/lib/session";
 import { toResponse, unavailable } from "@/lib/handlers/checkout-response";
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from "@/lib/checkout/checkout";
@@ -50,12 +50,17 @@ export async function POST(request: Request, ctx: { params: Promise<{ key: strin
       { failOpen: true },
     );
     if (!admitted.ok) return rateLimited(admitted.retryAfterSeconds, "Too many returns; reloading shortly is safe.");
+    // A return that resumes its attempt calls Stripe: it takes a unit of the shoppers' budget, as a retake does.
+    const budget = checkoutGate().admission(customerId, requestAddress(request));
     const result = await returnFromAuthentication(checkoutDeps(), {
       customerId,
       key: key.toLowerCase(),
       paymentIntentId: body.value.paymentIntent,
       address: requestAddress(request),
+      retake: budget.retake,
     });
+    // Answered without asking Stripe (a replay, another owner at work, refused): the unit goes back.
+    if (result.kind !== "response" || result.replayed) budget.giveBack();
     return result.kind === "not_found" ? notFound() : toResponse(result);
   } catch (err) {
     observeError("checkout_return_error", err, { key, customerId });
