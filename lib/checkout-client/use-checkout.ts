@@ -174,7 +174,7 @@ export function useCheckout(stripeJs?: () => Promise<Stripe | null>) {
      * `createToken` turns the card into a ConfirmationToken (field errors stay
      * in the element) and a new attempt, with a new key, is sent.
      */
-    payWithCard: (items: CartItem[], createToken: () => Promise<TokenResult>) => {
+    payWithCard: (items: CartItem[], createToken: () => Promise<TokenResult>, receiptEmail?: string) => {
       const customerId = client.getQueryData(sessionQuery.queryKey)?.customerId;
       const open = store.resumable(items);
       if (open) return start(open, true);
@@ -188,7 +188,8 @@ export function useCheckout(stripeJs?: () => Promise<Stripe | null>) {
         (made) => {
           if (made.kind === "refused") setOutcome(refusedCard(made));
           if (made.kind !== "token") return null;
-          const attempt = store.begin({ items, confirmationToken: made.confirmationToken }, customerId);
+          const receipt = receiptEmail ? { receiptEmail } : {};
+          const attempt = store.begin({ items, confirmationToken: made.confirmationToken, ...receipt }, customerId);
           start(attempt, true);
           return attempt;
         },

@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useRef } from "react";
 import { ApiError } from "@/lib/checkout-client/api";
+import { cardLabel } from "@/lib/checkout-client/card-label";
 import { orderQuery } from "@/lib/checkout-client/queries";
 import type { OrderView } from "@/lib/checkout-client/types";
 import { formatDate, OrderLines, StatusBadge } from "@/app/_components/order-lines";
@@ -52,6 +53,18 @@ export function OrderConfirmation({ id }: { id: string }) {
       <div className="panel">
         <OrderLines order={o} />
         <dl className="payment-facts">
+          {o.status === "paid" && cardLabel(o.cardBrand, o.cardLast4) && (
+            <div>
+              <dt>Paid with</dt>
+              <dd>{cardLabel(o.cardBrand, o.cardLast4)}</dd>
+            </div>
+          )}
+          {o.receiptEmail && (
+            <div>
+              <dt>Receipt to</dt>
+              <dd>{o.receiptEmail}</dd>
+            </div>
+          )}
           <div>
             <dt>Payment reference</dt>
             <dd>
