@@ -62,11 +62,21 @@ export function TimelineChart({
             <path d={`M ${x(c.at)} 7 l 7 7 l -7 7 l -7 -7 z`} />
           </g>
         ))}
-        {chargeLabels.map((l) => (
-          <text key={l.text} x={l.x + 10} y={19} className="lab-tl-charge-label">
-            {l.text}
-          </text>
-        ))}
+        {chargeLabels.map((l) => {
+          // After the cluster's last mark where it fits, else before its first: never cut off at the edge.
+          const fits = l.x + 10 + l.text.length * CHAR_PX <= width - PAD_RIGHT;
+          return (
+            <text
+              key={l.text}
+              x={fits ? l.x + 10 : l.start - 10}
+              y={19}
+              textAnchor={fits ? "start" : "end"}
+              className="lab-tl-charge-label"
+            >
+              {l.text}
+            </text>
+          );
+        })}
         {bars.length === 0 && (
           <text x={GUTTER} y={BAND + 15} className="lab-tl-empty">
             No requests yet
@@ -142,16 +152,21 @@ function Bar({
 
 /**
  * Charge numbers, one label per cluster of marks closer than `gap` px, placed
- * after the cluster's last mark: "1", or "1–2" for two charges a few ms apart.
+ * after the cluster's last mark (`x`) or before its first (`start`): "1", or
+ * "1–2" for two charges a few ms apart.
  */
-function clusterLabels(positions: number[], gap: number): Array<{ x: number; text: string }> {
-  const labels: Array<{ x: number; first: number; last: number }> = [];
+function clusterLabels(positions: number[], gap: number): Array<{ x: number; start: number; text: string }> {
+  const labels: Array<{ x: number; start: number; first: number; last: number }> = [];
   positions.forEach((p, i) => {
     const open = labels.at(-1);
     if (open && p - open.x < gap) Object.assign(open, { x: p, last: i + 1 });
-    else labels.push({ x: p, first: i + 1, last: i + 1 });
+    else labels.push({ x: p, start: p, first: i + 1, last: i + 1 });
   });
-  return labels.map((l) => ({ x: l.x, text: l.first === l.last ? String(l.first) : `${l.first}–${l.last}` }));
+  return labels.map((l) => ({
+    x: l.x,
+    start: l.start,
+    text: l.first === l.last ? String(l.first) : `${l.first}–${l.last}`,
+  }));
 }
 
 function summary(t: LaneTimeline): string {
