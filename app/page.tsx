@@ -1,10 +1,9 @@
-import Image from "next/image";
-import { productImage } from "@/lib/checkout-client/product-images";
 import { listProducts } from "@/lib/catalogue/products";
 import { db } from "@/lib/db";
 import { formatMoney } from "@/lib/money";
 import { AddToCart } from "./_components/add-to-cart";
 import { CartCallout } from "./_components/cart-callout";
+import { ProductPicture } from "./_components/product-picture";
 
 // The catalogue is read from the database on every request, never at build time.
 export const dynamic = "force-dynamic";
@@ -29,27 +28,5 @@ export default async function CataloguePage() {
         ))}
       </ul>
     </section>
-  );
-}
-
-/**
- * Vector pictures are served as they are (`unoptimized`: there is nothing for
- * the image optimizer to resize); the first is fetched early, as it is what a
- * phone shows first, and the rest load as they scroll into view.
- */
-function ProductPicture({ sku, first }: { sku: string; first: boolean }) {
-  const image = productImage(sku);
-  if (!image) return null;
-  return (
-    <Image
-      className="product-image"
-      src={image.src}
-      alt={image.alt}
-      width={320}
-      height={240}
-      unoptimized
-      preload={first}
-      loading={first ? "eager" : "lazy"}
-    />
   );
 }

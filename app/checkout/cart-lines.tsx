@@ -1,7 +1,6 @@
 "use client";
 
-import Image from "next/image";
-import { productImage } from "@/lib/checkout-client/product-images";
+import { ProductThumbnail } from "@/app/_components/product-picture";
 import type { PricedLine } from "@/lib/checkout-client/price-lines";
 import { formatMoney } from "@/lib/money";
 import { QuantityInput } from "./quantity-input";
@@ -19,7 +18,7 @@ export function CartLines(props: {
     <ul className="cart-lines" aria-label="Items in your cart">
       {props.lines.map((line) => (
         <li key={line.sku} className="cart-line" aria-label={line.name}>
-          <Thumbnail sku={line.sku} />
+          <ProductThumbnail sku={line.sku} />
           <div className="cart-line-name">
             <strong>{line.name}</strong>
             <span className="muted">{formatMoney(line.unitPriceCents, props.currency)} each</span>
@@ -50,11 +49,4 @@ export function CartLines(props: {
       ))}
     </ul>
   );
-}
-
-/** The product's picture beside its line; decorative there (the line names the product). */
-function Thumbnail({ sku }: { sku: string }) {
-  const image = productImage(sku);
-  if (!image) return <span className="cart-thumb" aria-hidden="true" />;
-  return <Image className="cart-thumb" src={image.src} alt="" width={64} height={48} unoptimized />;
 }
