@@ -105,9 +105,6 @@ function PayForm({ total, locked, held, pending, onPay }: CardFormProps) {
           {held}
         </p>
       )}
-      <p className="fine-print muted">
-        Prices are the shop’s own. However often you press Pay, this cart is charged at most once.
-      </p>
     </form>
   );
 }

@@ -142,9 +142,14 @@ function inCartOrder(items: CartItem[], cart: CartItem[]): CartItem[] {
 }
 
 function Shell({ children }: { children: ReactNode }) {
+  // The promise is rendered with the page: on a slow phone it is what shows while the cart and the card form load.
   return (
     <section aria-labelledby="checkout-heading">
       <h1 id="checkout-heading">Checkout</h1>
+      <p className="checkout-promise muted">
+        Prices are the shop’s own: the cart is priced when you pay. However often you press Pay, this cart is charged at
+        most once.
+      </p>
       {children}
     </section>
   );

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
+import type { OrderView } from "@/lib/checkout-client/types";
 import { findOrder } from "@/lib/checkout/orders";
 import { db } from "@/lib/db";
 import { isUuid } from "@/lib/http";
@@ -12,7 +13,8 @@ export const metadata: Metadata = { title: "Your order" };
 export default async function OrderPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const customerId = await pageCustomerId();
-  const known = customerId !== null && isUuid(id) && (await findOrder(db(), customerId, id.toLowerCase())) !== null;
-  if (!known) notFound();
-  return <OrderConfirmation id={id} />;
+  const order = customerId !== null && isUuid(id) ? await findOrder(db(), customerId, id.toLowerCase()) : null;
+  if (!order) notFound();
+  // Rendered with the page, as the API would answer it: the confirmation is on screen before any script runs.
+  return <OrderConfirmation id={id} initial={JSON.parse(JSON.stringify(order)) as OrderView} />;
 }
