@@ -1,4 +1,5 @@
 import type { Page } from "@playwright/test";
+import { expectNoSeriousA11yViolations } from "./accessibility";
 import { expect, recordCheckoutTraffic, test } from "./fixtures";
 import { expectChargedOnce, onlyKey, orderIdOf } from "./reliability/evidence";
 import { addToCart, confirmationHeading, goToCheckout, payButton, watchPresses } from "./shop";
@@ -47,6 +48,7 @@ test("On a 360 px phone the lab's result is on the first screen", { tag: "@phone
   await expect(naive.getByLabel("Charges at the gateway", { exact: true })).toHaveText("2");
   await expect(naive.getByLabel("Charges at the gateway", { exact: true })).toBeInViewport();
   await expectFitsScreen(page, "the lab after a run");
+  await expectNoSeriousA11yViolations(page, "the lab on a phone after a run");
 });
 
 test(
