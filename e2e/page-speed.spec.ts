@@ -19,6 +19,7 @@ test(
       test.info().annotations.push({ type: `page-speed ${s.page}`, description: line });
       console.log(`[page-speed] ${s.page}: ${line}; LCP element ${s.lcpElement ?? "none"}`);
       for (const shifted of s.shifted ?? []) console.log(`[page-speed] ${s.page}: shifted ${shifted}`);
+      for (const task of s.longTasks ?? []) console.log(`[page-speed] ${s.page}: long task ${task}`);
     }
     const broken = speeds.flatMap((s) =>
       overBudget(s, s.page === "/checkout" ? PAGE_SPEED_BUDGET.checkoutScriptBytes : undefined),

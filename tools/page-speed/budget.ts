@@ -35,6 +35,8 @@ export interface PageSpeed {
   lcpElement?: string | null;
   /** The elements that shifted, with each one's share of the CLS. */
   shifted?: string[];
+  /** The longest main-thread tasks, with the script each is attributed to. */
+  longTasks?: string[];
 }
 
 /** What a page broke of the budget, one line each; empty when it kept all of it. */

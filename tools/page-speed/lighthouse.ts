@@ -64,6 +64,7 @@ export async function launchSpeedBrowser(): Promise<SpeedBrowser> {
         score: Math.round((lhr.categories.performance?.score ?? 0) * 100),
         lcpElement: lcpElementOf(lhr.audits["largest-contentful-paint-element"]?.details),
         shifted: shiftedOf(lhr.audits["layout-shifts"]?.details),
+        longTasks: longTasksOf(lhr.audits["long-tasks"]?.details),
       };
     },
     async close() {
@@ -101,4 +102,10 @@ function lcpElementOf(details: unknown): string | null {
 function shiftedOf(details: unknown): string[] {
   const items = (details as { items?: Array<{ node?: { snippet?: string }; score?: number }> } | undefined)?.items;
   return (items ?? []).flatMap((item) => (item.node?.snippet ? [`${item.node.snippet} (${item.score ?? "?"})`] : []));
+}
+
+/** The main thread's longest tasks (simulated), with the script each is attributed to. */
+function longTasksOf(details: unknown): string[] {
+  const items = (details as { items?: Array<{ url?: string; duration?: number }> } | undefined)?.items;
+  return (items ?? []).slice(0, 5).map((task) => `${Math.round(task.duration ?? 0)} ms ${task.url ?? "?"}`);
 }
