@@ -1,6 +1,6 @@
 import type Stripe from "stripe";
 import { findAttemptIntent, paymentKeys, type AttemptMetadata } from "./attempt-intent";
-import { outcomeOf, outcomeOfError, type PaymentOutcome } from "./outcome";
+import { EXPAND_CARD, outcomeOf, outcomeOfError, type PaymentOutcome } from "./outcome";
 import { isStripeError } from "./stripe-errors";
 
 /**
@@ -40,9 +40,6 @@ export interface PaymentRequest {
 export interface Fence {
   refresh(): Promise<boolean>;
 }
-
-/** The card that pays comes back in the same answer (outcome.ts, cardOf): no call of its own. */
-const EXPAND_CARD = { expand: ["payment_method"] };
 
 type Intent = Stripe.PaymentIntent & Partial<Pick<Stripe.Response<Stripe.PaymentIntent>, "lastResponse">>;
 

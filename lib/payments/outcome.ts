@@ -75,6 +75,9 @@ export interface CardFacts {
   last4: string;
 }
 
+/** What the shop's calls that return an attempt's intent ask for, so the card comes back in the same answer. */
+export const EXPAND_CARD = { expand: ["payment_method"] };
+
 /**
  * The card an intent paid with, read from its PaymentMethod when the answer
  * carries the object (the shop asks for it with `expand: ["payment_method"]`
