@@ -6,6 +6,7 @@ import { labEnabled } from "@/lib/lab/enabled";
 import type { ReactNode } from "react";
 import { CartLink } from "./_components/cart-link";
 import { NavLink } from "./_components/nav-link";
+import { POLICY_LINKS } from "./_components/policies";
 import "./globals.css";
 import { Providers } from "./providers";
 
@@ -42,6 +43,18 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
           <main id="content" className="page" tabIndex={-1}>
             {children}
           </main>
+          <footer className="site-footer">
+            <nav aria-label="Policies">
+              <ul>
+                {POLICY_LINKS.map((link) => (
+                  <li key={link.href}>
+                    <Link href={link.href}>{link.title}</Link>
+                  </li>
+                ))}
+              </ul>
+            </nav>
+            <p className="muted">Never Twice supply co. is a demonstration shop: nothing is shipped.</p>
+          </footer>
         </Providers>
       </body>
     </html>

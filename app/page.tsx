@@ -3,6 +3,7 @@ import { db } from "@/lib/db";
 import { formatMoney } from "@/lib/money";
 import { AddToCart } from "./_components/add-to-cart";
 import { CartCallout } from "./_components/cart-callout";
+import { ProductPicture } from "./_components/product-picture";
 
 // The catalogue is read from the database on every request, never at build time.
 export const dynamic = "force-dynamic";
@@ -16,8 +17,9 @@ export default async function CataloguePage() {
         <CartCallout />
       </div>
       <ul className="product-grid" aria-label="Products">
-        {products.map((p) => (
+        {products.map((p, index) => (
           <li key={p.sku} className="product-card" aria-label={p.name}>
+            <ProductPicture sku={p.sku} first={index === 0} />
             <h2>{p.name}</h2>
             <p className="muted">{p.description}</p>
             <p className="price">{formatMoney(p.priceCents, p.currency)}</p>

@@ -116,3 +116,46 @@ test(
     await expectNoSeriousA11yViolations(page, "the checkout after a failed authentication");
   },
 );
+
+test(
+  "The policies, an unknown order and a refused quantity have no serious accessibility violation",
+  { tag: "@phone" },
+  async ({ page }) => {
+    await page.goto("/");
+    const footer = page.getByRole("navigation", { name: "Policies" });
+    for (const [link, heading] of [
+      ["Shipping", "Shipping"],
+      ["Returns and refunds", "Returns and refunds"],
+      ["Privacy", "Privacy"],
+      ["Terms", "Terms"],
+    ] as const) {
+      await footer.getByRole("link", { name: link }).click();
+      await expect(page.getByRole("heading", { name: heading, level: 1 })).toBeVisible();
+      await expectNoSeriousA11yViolations(page, `the ${link} policy`);
+    }
+
+    // An order this browser has none under is not found: the status says so, not only the page.
+    const unknown = await page.goto("/orders/00000000-0000-4000-8000-000000000000");
+    expect(unknown?.status()).toBe(404);
+    await expect(page.getByRole("heading", { name: "Order not found", level: 1 })).toBeVisible();
+    await expectNoSeriousA11yViolations(page, "an unknown order");
+    expect((await page.goto("/orders/not-an-id"))?.status()).toBe(404);
+
+    // 100 is refused where it was typed, stays on screen, and holds Pay until it is fixed.
+    await page.goto("/");
+    await addToCart(page, "Classic Tee");
+    await goToCheckout(page);
+    const quantity = page.getByLabel("Quantity of Classic Tee");
+    await quantity.fill("100");
+    await quantity.blur();
+    await expect(page.getByRole("alert").filter({ hasText: "Choose 1 to 99." })).toBeVisible();
+    await expect(quantity).toHaveValue("100");
+    await expect(quantity).toHaveAttribute("aria-invalid", "true");
+    await expect(payButton(page)).toBeDisabled();
+    await expectNoSeriousA11yViolations(page, "the checkout with a refused quantity");
+    await quantity.fill("3");
+    await expect(page.getByRole("alert").filter({ hasText: "Choose 1 to 99." })).toHaveCount(0);
+    await expect(payButton(page)).toHaveText("Pay $75.00");
+    await expect(payButton(page)).toBeEnabled();
+  },
+);

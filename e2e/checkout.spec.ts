@@ -24,6 +24,7 @@ test("A shopper buys two products and sees the confirmation and the order in his
   await expect(page.getByLabel("Quantity of Classic Tee")).toHaveValue("2");
   await expect(page.getByLabel("Quantity of Enamel Mug")).toHaveValue("1");
   await expect(cardFrame(page).locator('input[name="number"]')).toHaveValue(CARDS.visa);
+  await page.getByLabel("Email for your receipt").fill("jo@example.com");
   // 2 × $25.00 + $18.00, priced by the server's catalogue.
   await payButton(page).click();
 
@@ -32,6 +33,9 @@ test("A shopper buys two products and sees the confirmation and the order in his
   const orderId = new URL(page.url()).pathname.split("/").pop();
   await expect(page.getByRole("row", { name: /Classic Tee/ })).toContainText("$50.00");
   await expect(page.getByRole("row", { name: /Total/ })).toContainText("$68.00");
+  // Which card paid, as Stripe named it to the shop, and where the receipt goes.
+  await expect(page.getByRole("definition").filter({ hasText: "Visa ending in 4242" })).toBeVisible();
+  await expect(page.getByRole("definition").filter({ hasText: "jo@example.com" })).toBeVisible();
   await expect(nav.getByRole("link", { name: /^Cart/ })).toHaveAccessibleName("Cart 0 items");
 
   const intents = await shopper.paymentIntents();
@@ -41,6 +45,7 @@ test("A shopper buys two products and sees the confirmation and the order in his
     amount: 6800,
     currency: "usd",
     metadata: { orderId, idempotencyKey: keys[0] },
+    receipt_email: "jo@example.com",
   });
   expect(new Set(keys).size).toBe(1);
   await expect(page.getByText(intents[0]!.id)).toBeVisible();

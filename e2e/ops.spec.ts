@@ -61,7 +61,12 @@ test(
     await page.getByLabel("Your name").fill("Robin");
     await page.getByLabel("Operator token (OPS_TOKEN)").fill("not-the-token");
     await page.getByRole("button", { name: "Sign in" }).click();
-    await expect(page.getByRole("alert").filter({ hasText: "not this shop's OPS_TOKEN" })).toBeVisible();
+    const refusal = page.getByRole("alert").filter({ hasText: "not this shop's OPS_TOKEN" });
+    await expect(refusal).toBeVisible();
+    // Styled as the error it is (the shop's danger colours), not as news.
+    await expect(refusal).toHaveCSS("background-color", "rgb(251, 236, 234)");
+    await expect(refusal).toHaveCSS("color", "rgb(162, 59, 42)");
+    await expectNoSeriousA11yViolations(page, "the operator's sign-in, refused");
 
     await page.getByLabel("Your name").fill("Robin");
     await page.getByLabel("Operator token (OPS_TOKEN)").fill(TEST_OPS_TOKEN);
@@ -98,6 +103,19 @@ test(
     await page.setViewportSize({ width: 360, height: 740 });
     await expect(page.getByRole("heading", { name: "Operations", level: 1 })).toBeVisible();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    // The audit table fits too: nothing of it hidden off to the side of its box.
+    const table = page.getByRole("region", { name: "Audit runs, scrollable" });
+    await expect(table).toBeVisible();
+    const overflow = await table.evaluate((box) => box.scrollWidth - box.clientWidth);
+    expect(overflow, "the audit table's hidden width").toBeLessThanOrEqual(0);
     await expectNoSeriousA11yViolations(page, "the operator's page at 360 px");
+
+    // Signing out ends the operator's session on this browser.
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "Signed out." })).toBeVisible();
+    await expect(page.getByRole("button", { name: "Sign in" })).toBeVisible();
+    await page.goto("/ops");
+    await expect(page.getByLabel("Operator token (OPS_TOKEN)")).toBeVisible();
+    await expect(page.getByText("Signed in as Robin.")).toHaveCount(0);
   },
 );

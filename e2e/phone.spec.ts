@@ -1,4 +1,5 @@
 import type { Page } from "@playwright/test";
+import { expectNoSeriousA11yViolations } from "./accessibility";
 import { expect, recordCheckoutTraffic, test } from "./fixtures";
 import { expectChargedOnce, onlyKey, orderIdOf } from "./reliability/evidence";
 import { addToCart, confirmationHeading, goToCheckout, payButton, watchPresses } from "./shop";
@@ -31,6 +32,23 @@ test("On a 360 px phone every page fits the screen", { tag: "@phone" }, async ({
   await page.goto("/lab");
   await expect(page.getByRole("heading", { name: "Reliability lab", level: 1 })).toBeVisible();
   await expectFitsScreen(page, "the lab");
+  await page.goto("/policies/privacy");
+  await expect(page.getByRole("heading", { name: "Privacy", level: 1 })).toBeVisible();
+  await expectFitsScreen(page, "a policy");
+});
+
+test("On a 360 px phone the lab's result is on the first screen", { tag: "@phone" }, async ({ page }) => {
+  await page.goto("/lab");
+  await page.getByRole("button", { name: "Double click", exact: true }).tap();
+  await expect(page.getByText("“Double click” finished")).toBeVisible({ timeout: 45_000 });
+  // Without scrolling: the run's status and the naive lane's count, the result the lab exists to show.
+  expect(await page.evaluate(() => window.scrollY)).toBe(0);
+  await expect(page.getByText("“Double click” finished")).toBeInViewport();
+  const naive = page.getByRole("region", { name: "Naive checkout" });
+  await expect(naive.getByLabel("Charges at the gateway", { exact: true })).toHaveText("2");
+  await expect(naive.getByLabel("Charges at the gateway", { exact: true })).toBeInViewport();
+  await expectFitsScreen(page, "the lab after a run");
+  await expectNoSeriousA11yViolations(page, "the lab on a phone after a run");
 });
 
 test(

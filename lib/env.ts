@@ -45,6 +45,8 @@ const schema = z
   .object({
     NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
     PORT: port(3000),
+    /** The address the server listens on; unset: `localhost` for the demo and dev, every interface for `npm start`. */
+    HOST: z.string().trim().min(1).optional(),
     DATABASE_URL: z
       .string()
       .trim()

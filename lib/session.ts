@@ -5,7 +5,7 @@
  */
 import "server-only";
 import { sealData, unsealData } from "iron-session";
-import { cookies } from "next/headers";
+import { cookies, headers } from "next/headers";
 import type { PrismaClient } from "./generated/prisma/client";
 import { ConfigError, env } from "./env";
 import { cookieName, secureCookies } from "./secure-cookies";
@@ -60,7 +60,16 @@ async function unsealCustomer(seal: string, now: number): Promise<string | null>
 
 /** The signed-in customer, or null for a missing, expired or forged cookie. */
 export async function currentCustomerId(request: Request): Promise<string | null> {
-  const seal = sessionCookieOf(request.headers.get("cookie"), cookieNameFor(request));
+  return customerOfSeal(sessionCookieOf(request.headers.get("cookie"), cookieNameFor(request)));
+}
+
+/** The customer of the page being rendered (a page has its headers and cookies, not a Request). */
+export async function pageCustomerId(): Promise<string | null> {
+  const name = cookieName(COOKIE_NAME, secureCookies(await headers()));
+  return customerOfSeal((await cookies()).get(name)?.value ?? null);
+}
+
+async function customerOfSeal(seal: string | null): Promise<string | null> {
   if (!seal) return null;
   const now = Date.now();
   const known = unsealed.get(seal);

@@ -19,6 +19,8 @@ runUntilSignal(async () => {
   const stack = await startStack({
     env,
     appPort: env.PORT,
+    // This machine only (the lab's naive route charges twice on purpose), unless HOST says otherwise.
+    hostname: env.HOST ?? "localhost",
     startEmulator: true,
     // Like Stripe, the emulator tells the app about every payment by webhook, and keeps its ledger
     // beside the database's orders: a restart on the same DATA_DIR finds both.

@@ -13,6 +13,7 @@ runUntilSignal(async () => {
   const stack = await startStack({
     env,
     appPort: env.PORT,
+    hostname: env.HOST ?? "localhost",
     startEmulator: true,
     emulatorWebhooks: true,
     generateSessionSecret: true,

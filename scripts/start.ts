@@ -26,7 +26,7 @@ runUntilSignal(async () => {
   // The shop its database records (named by SHOP_ID the first time); the server checks it again as it starts.
   await establishShopIdentity(env.DATABASE_URL!, env.SHOP_ID, { mayName: false });
   console.log(`[start] stripe ${env.stripeApiBase ?? "api.stripe.com (test mode)"}`);
-  const app = await startApp({ port: env.PORT, env: {}, log: (line) => console.log(line) });
+  const app = await startApp({ port: env.PORT, hostname: env.HOST, env: {}, log: (line) => console.log(line) });
   console.log(`[start] Ready on ${app.url}`);
   return { apps: [app], stop: () => app.stop() };
 });

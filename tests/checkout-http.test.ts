@@ -157,6 +157,25 @@ describe("a shopper who pays", () => {
     expect(await h.db.stored(shopper.customerId, key)).toEqual({ keys: 1, orders: 1 });
   });
 
+  it("records the card that paid and passes the receipt email to Stripe on the one create", async () => {
+    const shopper = await h.shopper();
+    const answer = await shopper.checkout(newKey(), { ...cart("pm_card_mastercard"), receiptEmail: "jo@example.com" });
+    expect(answer.status).toBe(201);
+    expect(await h.db.order(answer.body.orderId)).toMatchObject({
+      receipt_email: "jo@example.com",
+      card_brand: "mastercard",
+      card_last4: "4444",
+    });
+    expect((await shopper.order(answer.body.orderId)).body).toMatchObject({
+      cardBrand: "mastercard",
+      cardLast4: "4444",
+      receiptEmail: "jo@example.com",
+    });
+    const [intent] = await h.emulator.ledger();
+    expect(intent).toMatchObject({ id: answer.body.paymentIntentId, receipt_email: "jo@example.com" });
+    expect((await h.emulator.stats()).charges).toBe(1);
+  });
+
   it("pays from a browser page on the app's own origin", async () => {
     const shopper = await h.shopper();
     const answer = await shopper.checkout(newKey(), cart(), { origin: h.url });
@@ -228,6 +247,7 @@ describe("a checkout refused before anything is stored", () => {
     ],
     ["a token that is not a ctoken_ id", { items: CART, confirmationToken: "tok_visa" }, ["confirmationToken"]],
     ["a payment method that is not a pm_ id", { items: CART, paymentMethod: "4242424242424242" }, ["paymentMethod"]],
+    ["a receipt email that is not an address", { ...cart(), receiptEmail: "jo at example" }, ["receiptEmail"]],
   ];
 
   it.each(invalidBodies)("400 invalid_request with issues for %s", async (_, body, path) => {
@@ -558,7 +578,8 @@ describe("a key used again", () => {
       { sku: "mug-enamel", quantity: 1 },
     ]);
     const changedCard = cart("pm_card_mastercard");
-    for (const body of [changedQuantity, changedCard]) {
+    const changedEmail = { ...cart(), receiptEmail: "jo@example.com" };
+    for (const body of [changedQuantity, changedCard, changedEmail]) {
       const answer = await shopper.checkout(key, body);
       expectError(answer, 422, "idempotency_key_reuse");
       expect(answer.body.orderId).toBeUndefined(); // never another purchase's confirmation

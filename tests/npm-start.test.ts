@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { createRequire } from "node:module";
+import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { SESSION_TTL_SECONDS } from "../lib/session";
@@ -328,9 +329,45 @@ describe("npm start", () => {
       });
       expect((await fetch(`${start.url}/lab`)).status).toBe(404);
       expect((await fetch(`${start.url}/api/lab/events`)).status).toBe(404);
+      // Without HOST, every interface: the machine's network address answers too.
+      if (NETWORK_ADDRESS) expect(await liveAt(NETWORK_ADDRESS, start.url)).toBe(200);
     } finally {
       start.child.kill("SIGTERM");
       await start.exited;
     }
   });
+
+  it.skipIf(!NETWORK_ADDRESS)(
+    "listens on HOST alone: localhost answers, the machine's network address does not",
+    async () => {
+      const start = await runStart({ SESSION_SECRET: TEST_SESSION_SECRET, HOST: "localhost" });
+      try {
+        expect(await start.outcome, start.output()).toBe("ready");
+        expect(await liveAt("localhost", start.url)).toBe(200);
+        expect(await liveAt(NETWORK_ADDRESS!, start.url)).toBe("refused");
+      } finally {
+        start.child.kill("SIGTERM");
+        await start.exited;
+      }
+    },
+  );
 });
+
+/** This machine's first IPv4 address that is not loopback (where a neighbour would reach it), if it has one. */
+const NETWORK_ADDRESS = Object.values(os.networkInterfaces())
+  .flat()
+  .find((a) => a && !a.internal && a.family === "IPv4")?.address;
+
+/** The liveness probe's status at `host` on the started server's port, or "refused". */
+async function liveAt(host: string, url: string): Promise<number | "refused"> {
+  const at = new URL("/api/health/live", url);
+  at.hostname = host;
+  return fetch(at, { signal: AbortSignal.timeout(5_000) }).then(
+    (r) => r.status,
+    (err: unknown) => {
+      const code = (err as { cause?: { code?: string } }).cause?.code;
+      if (code === "ECONNREFUSED") return "refused";
+      throw err;
+    },
+  );
+}

@@ -21,5 +21,7 @@ describe("the operator's page without OPS_TOKEN", () => {
       body: "name=x&token=y",
     });
     expect(signIn.status).toBe(404);
+    const signOut = await fetch(`${h.url}/api/ops/sign-out`, { method: "POST", redirect: "manual" });
+    expect(signOut.status).toBe(404);
   });
 });

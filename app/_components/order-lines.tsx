@@ -57,3 +57,16 @@ export function StatusBadge({ status }: { status: OrderView["status"] }) {
 export function formatDate(iso: string): string {
   return new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeStyle: "short" }).format(new Date(iso));
 }
+
+/**
+ * A moment in the reader's time zone. A page rendered on the server says it
+ * in the server's zone; the browser's differs, so the text may differ once
+ * hydrated (allowed here), and is the reader's from the next render on.
+ */
+export function LocalTime({ iso }: { iso: string }) {
+  return (
+    <time dateTime={iso} suppressHydrationWarning>
+      {formatDate(iso)}
+    </time>
+  );
+}

@@ -11,9 +11,15 @@ interface CardFormProps {
   currency: string;
   total: string;
   locked: boolean;
+  /** Why Pay is held (a refused quantity in the cart); null when it is not. */
+  held: string | null;
   pending: boolean;
-  /** Pay was pressed: `createToken` turns the element's card into a ConfirmationToken when a new attempt needs one. */
-  onPay: (createToken: () => Promise<TokenResult>) => void;
+  /**
+   * Pay was pressed: `createToken` turns the element's card into a
+   * ConfirmationToken when a new attempt needs one; `receiptEmail`, where
+   * Stripe emails the receipt (empty: no receipt).
+   */
+  onPay: (createToken: () => Promise<TokenResult>, receiptEmail: string | undefined) => void;
 }
 
 /**
@@ -38,7 +44,7 @@ export function CardForm(props: CardFormProps) {
   );
 }
 
-function PayForm({ total, locked, pending, onPay }: CardFormProps) {
+function PayForm({ total, locked, held, pending, onPay }: CardFormProps) {
   const stripe = useStripe();
   const elements = useElements();
 
@@ -59,24 +65,46 @@ function PayForm({ total, locked, pending, onPay }: CardFormProps) {
     return { kind: "token", confirmationToken: made.confirmationToken.id };
   };
 
-  const onSubmit = (event: FormEvent) => {
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    onPay(createToken);
+    const email = new FormData(event.currentTarget).get("receipt-email");
+    onPay(createToken, typeof email === "string" && email.trim() ? email.trim() : undefined);
   };
   return (
     <form onSubmit={onSubmit} className="pay-form">
+      <div className="field">
+        <label htmlFor="receipt-email">
+          Email for your receipt <span className="muted">(optional)</span>
+        </label>
+        <input
+          id="receipt-email"
+          name="receipt-email"
+          type="email"
+          autoComplete="email"
+          maxLength={254}
+          readOnly={locked}
+          placeholder="you@example.com"
+        />
+      </div>
       <div className="card-field">
         <PaymentElement options={{ layout: "tabs", readOnly: locked }} />
       </div>
       <p className="total">
         <span>Total</span> <strong>{total}</strong>
       </p>
-      <button type="submit" className="pay-button" disabled={pending || locked}>
+      <button
+        type="submit"
+        className="pay-button"
+        disabled={pending || locked || held !== null}
+        aria-describedby={held ? "pay-held" : undefined}
+      >
         Pay {total}
       </button>
-      <p className="fine-print muted">
-        Prices are the shop’s own. However often you press Pay, this cart is charged at most once.
-      </p>
+      {held && (
+        <p id="pay-held" className="field-error">
+          {held}
+        </p>
+      )}
     </form>
   );
 }

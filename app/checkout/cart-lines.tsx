@@ -1,5 +1,6 @@
 "use client";
 
+import { ProductThumbnail } from "@/app/_components/product-picture";
 import type { PricedLine } from "@/lib/checkout-client/price-lines";
 import { formatMoney } from "@/lib/money";
 import { QuantityInput } from "./quantity-input";
@@ -10,11 +11,14 @@ export function CartLines(props: {
   currency: string;
   locked: boolean;
   onQuantity: (sku: string, quantity: number) => void;
+  /** A line's field holds a quantity that was refused (or no longer does). */
+  onInvalid: (sku: string, invalid: boolean) => void;
 }) {
   return (
     <ul className="cart-lines" aria-label="Items in your cart">
       {props.lines.map((line) => (
         <li key={line.sku} className="cart-line" aria-label={line.name}>
+          <ProductThumbnail sku={line.sku} />
           <div className="cart-line-name">
             <strong>{line.name}</strong>
             <span className="muted">{formatMoney(line.unitPriceCents, props.currency)} each</span>
@@ -26,12 +30,16 @@ export function CartLines(props: {
               value={line.quantity}
               disabled={props.locked}
               onChange={(n) => props.onQuantity(line.sku, n)}
+              onInvalid={(invalid) => props.onInvalid(line.sku, invalid)}
             />
             <button
               type="button"
               className="link-button"
               disabled={props.locked}
-              onClick={() => props.onQuantity(line.sku, 0)}
+              onClick={() => {
+                props.onInvalid(line.sku, false);
+                props.onQuantity(line.sku, 0);
+              }}
             >
               Remove<span className="visually-hidden"> {line.name}</span>
             </button>

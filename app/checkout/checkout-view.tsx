@@ -27,6 +27,10 @@ export function CheckoutView({ stripe: config }: { stripe: StripeJsConfig | null
   // Stripe.js is asked for when the checkout renders in the browser, not before (`/pure`).
   const [stripe] = useState(() => (config && typeof window !== "undefined" ? stripeJs(config) : null));
   const checkout = useCheckout(stripe ? () => stripe : undefined);
+  // Lines whose quantity field holds a refused number: nothing is paid until they are fixed.
+  const [refused, setRefused] = useState<ReadonlySet<string>>(new Set());
+  const markRefused = (sku: string, invalid: boolean) =>
+    setRefused((now) => (invalid === now.has(sku) ? now : invalid ? new Set(now).add(sku) : without(now, sku)));
 
   // While an attempt is open the page shows what it is paying for, which is
   // what the shop will charge, even if the cart changed in another tab.
@@ -83,7 +87,13 @@ export function CheckoutView({ stripe: config }: { stripe: StripeJsConfig | null
       <div className="checkout-grid">
         <section aria-labelledby="cart-heading" className="panel">
           <h2 id="cart-heading">Your cart</h2>
-          <CartLines lines={priced.lines} currency={priced.currency} locked={locked} onQuantity={cart.setQuantity} />
+          <CartLines
+            lines={priced.lines}
+            currency={priced.currency}
+            locked={locked}
+            onQuantity={cart.setQuantity}
+            onInvalid={markRefused}
+          />
         </section>
         <section aria-labelledby="payment-heading" className="panel">
           <h2 id="payment-heading">Payment</h2>
@@ -94,11 +104,13 @@ export function CheckoutView({ stripe: config }: { stripe: StripeJsConfig | null
               currency={priced.currency}
               total={total}
               locked={locked}
+              held={refused.size > 0 ? "Fix the quantity marked in your cart to pay." : null}
               pending={checkout.isPending}
-              onPay={(createToken) =>
+              onPay={(createToken, receiptEmail) =>
                 checkout.payWithCard(
                   priced.lines.map(({ sku, quantity }) => ({ sku, quantity })),
                   createToken,
+                  receiptEmail,
                 )
               }
             />
@@ -114,6 +126,12 @@ export function CheckoutView({ stripe: config }: { stripe: StripeJsConfig | null
   );
 }
 
+function without(set: ReadonlySet<string>, sku: string): Set<string> {
+  const next = new Set(set);
+  next.delete(sku);
+  return next;
+}
+
 /** The attempt's lines in the order the shopper added them (its body is sorted by SKU). */
 function inCartOrder(items: CartItem[], cart: CartItem[]): CartItem[] {
   const position = (sku: string) => {
@@ -124,9 +142,14 @@ function inCartOrder(items: CartItem[], cart: CartItem[]): CartItem[] {
 }
 
 function Shell({ children }: { children: ReactNode }) {
+  // The promise is rendered with the page: on a slow phone it is what shows while the cart and the card form load.
   return (
     <section aria-labelledby="checkout-heading">
       <h1 id="checkout-heading">Checkout</h1>
+      <p className="checkout-promise muted">
+        Prices are the shop’s own: the cart is priced when you pay. However often you press Pay, this cart is charged at
+        most once.
+      </p>
       {children}
     </section>
   );

@@ -36,9 +36,9 @@ export function TimelineChart({
   const scale = Math.max(span, 1_000);
   const x = (t: number) => GUTTER + (t / scale) * (width - GUTTER - PAD_RIGHT);
   const id = `timeline-${lane}`;
-  const chargeLabels = clusterLabels(
+  const chargeLabels = labelCharges(
     charges.map((c) => x(c.at)),
-    30,
+    width - PAD_RIGHT,
   );
 
   return (
@@ -53,7 +53,7 @@ export function TimelineChart({
         <title id={`${id}-title`}>{title}</title>
         <desc id={`${id}-desc`}>{summary(timeline)}</desc>
         <text x={4} y={20} className="lab-tl-gutter">
-          Charges
+          {charges.length === 0 ? "Charges" : `${charges.length} ${charges.length === 1 ? "charge" : "charges"}`}
         </text>
         <line x1={GUTTER} x2={width - PAD_RIGHT} y1={BAND - 6} y2={BAND - 6} className="lab-tl-rule" />
         {charges.map((c, i) => (
@@ -63,7 +63,7 @@ export function TimelineChart({
           </g>
         ))}
         {chargeLabels.map((l) => (
-          <text key={l.text} x={l.x + 10} y={19} className="lab-tl-charge-label">
+          <text key={l.text} x={l.x} y={19} textAnchor={l.anchor} className="lab-tl-charge-label">
             {l.text}
           </text>
         ))}
@@ -141,17 +141,41 @@ function Bar({
 }
 
 /**
- * Charge numbers, one label per cluster of marks closer than `gap` px, placed
- * after the cluster's last mark: "1", or "1–2" for two charges a few ms apart.
+ * Charge numbers, one label per cluster of marks: "1", or "1–2" for two
+ * charges a few ms apart. A mark within 30 px of the cluster's last, or
+ * under its label, joins the cluster, so no two labels overlap. Each label
+ * goes after its cluster's last mark; the last one, where that would pass
+ * `right`, before its first mark (joining the cluster before it if it would
+ * run into that one's label), so no count is cut off at the edge.
  */
-function clusterLabels(positions: number[], gap: number): Array<{ x: number; text: string }> {
-  const labels: Array<{ x: number; first: number; last: number }> = [];
+function labelCharges(positions: number[], right: number): Array<{ x: number; anchor: "start" | "end"; text: string }> {
+  type Cluster = { start: number; end: number; first: number; last: number };
+  const text = (c: Cluster) => (c.first === c.last ? String(c.first) : `${c.first}–${c.last}`);
+  const after = (c: Cluster) => c.end + 10 + text(c).length * CHAR_PX;
+  const clusters: Cluster[] = [];
   positions.forEach((p, i) => {
-    const open = labels.at(-1);
-    if (open && p - open.x < gap) Object.assign(open, { x: p, last: i + 1 });
-    else labels.push({ x: p, first: i + 1, last: i + 1 });
+    const open = clusters.at(-1);
+    if (open && (p - open.end < 30 || p < after(open) + 6)) Object.assign(open, { end: p, last: i + 1 });
+    else clusters.push({ start: p, end: p, first: i + 1, last: i + 1 });
   });
-  return labels.map((l) => ({ x: l.x, text: l.first === l.last ? String(l.first) : `${l.first}–${l.last}` }));
+  let lastBefore = false;
+  for (let last = clusters.at(-1); last && after(last) > right; last = clusters.at(-1)) {
+    const previous = clusters.at(-2);
+    const before = last.start - 10 - text(last).length * CHAR_PX;
+    if (previous && before < after(previous) + 6) {
+      Object.assign(previous, { end: last.end, last: last.last });
+      clusters.pop();
+      continue;
+    }
+    lastBefore = before >= 0;
+    break;
+  }
+  return clusters.map((c, i) => {
+    const final = i === clusters.length - 1;
+    if (final && lastBefore) return { x: c.start - 10, anchor: "end" as const, text: text(c) };
+    if (final && after(c) > right) return { x: right, anchor: "end" as const, text: text(c) };
+    return { x: c.end + 10, anchor: "start" as const, text: text(c) };
+  });
 }
 
 function summary(t: LaneTimeline): string {

@@ -1,4 +1,5 @@
 import type { OpsOverview } from "@/lib/ops/overview";
+import { OpsNotice, type Notice } from "./ops-notice";
 
 const when = (date: Date) => date.toISOString().replace("T", " ").slice(0, 16) + " UTC";
 const money = (cents: number | undefined, currency: string | undefined) =>
@@ -12,19 +13,22 @@ export function OpsDashboard({
 }: {
   operator: string;
   overview: OpsOverview;
-  notice: string | undefined;
+  notice: Notice | undefined;
 }) {
   const { runs, findings, owed, stuck, inbox } = overview;
   const open = findings.filter((f) => f.handled === null);
   return (
     <section className="ops" aria-labelledby="ops-title">
-      <h1 id="ops-title">Operations</h1>
+      <div className="ops-head">
+        <h1 id="ops-title">Operations</h1>
+        <form method="post" action="/api/ops/sign-out">
+          <button type="submit" className="secondary">
+            Sign out
+          </button>
+        </form>
+      </div>
       <p className="muted">Signed in as {operator}.</p>
-      {notice && (
-        <p role="status" className="ops-notice">
-          {notice}
-        </p>
-      )}
+      <OpsNotice notice={notice} />
 
       <h2>Audits</h2>
       {runs.length === 0 ? (

@@ -60,10 +60,11 @@ export function tabAttemptStore(): AttemptStore {
  */
 export function serializeBody(body: CheckoutBody): string {
   const items = canonicalItems(body.items);
+  const receipt = body.receiptEmail ? { receiptEmail: body.receiptEmail } : {};
   return JSON.stringify(
     body.confirmationToken !== undefined
-      ? { items, confirmationToken: body.confirmationToken }
-      : { items, paymentMethod: body.paymentMethod },
+      ? { items, confirmationToken: body.confirmationToken, ...receipt }
+      : { items, paymentMethod: body.paymentMethod, ...receipt },
   );
 }
 

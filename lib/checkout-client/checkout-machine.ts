@@ -116,7 +116,7 @@ export class CheckoutMachine {
   };
 
   /** Pays for these items with the card in the Payment Element (see `useCheckout`). */
-  payWithCard = (items: CartItem[], createToken: () => Promise<TokenResult>): void => {
+  payWithCard = (items: CartItem[], createToken: () => Promise<TokenResult>, receiptEmail?: string): void => {
     const customerId = this.options.client.getQueryData(sessionQuery.queryKey)?.customerId;
     const open = this.options.store.resumable(items);
     if (open) return void this.send(open, { byPress: true });
@@ -130,7 +130,11 @@ export class CheckoutMachine {
       (made) => {
         if (made.kind === "refused") this.outcome = refusedCard(made);
         if (made.kind !== "token") return null;
-        const attempt = this.options.store.begin({ items, confirmationToken: made.confirmationToken }, customerId);
+        const receipt = receiptEmail ? { receiptEmail } : {};
+        const attempt = this.options.store.begin(
+          { items, confirmationToken: made.confirmationToken, ...receipt },
+          customerId,
+        );
         void this.send(attempt, { byPress: true });
         return attempt;
       },

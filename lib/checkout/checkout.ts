@@ -165,6 +165,7 @@ async function pay(
     items: input.body.items,
     paymentMethod: paymentCredential(input.body),
     returnUrl: returnUrlFor(input.origin ?? deps.appOrigin, input.key),
+    receiptEmail: input.body.receiptEmail ?? null,
   });
   deps.phase?.("order", orderStarted);
   switch (written.kind) {
@@ -263,6 +264,7 @@ export async function settleAttempt(
             }),
             accepts: isAttemptIntentOf(deps.identity, order.id),
             returnUrl: order.returnUrl ?? returnUrlFor(deps.appOrigin, ids.key),
+            receiptEmail: order.receiptEmail,
             since: order.createdAt,
           },
           fence,
@@ -333,7 +335,7 @@ async function record(
         markAttemptOrder({
           status: succeeded ? "paid" : "failed",
           paymentIntentId: outcome.paymentIntentId,
-          ...(outcome.kind === "succeeded" ? { amountCents: outcome.amountCents } : {}),
+          ...(outcome.kind === "succeeded" ? { amountCents: outcome.amountCents, card: outcome.card } : {}),
           ...(outcome.kind === "declined" ? { declineCode: outcome.declineCode } : {}),
           ...(outcome.kind === "failed" ? { declineCode: outcome.code } : {}),
         }),

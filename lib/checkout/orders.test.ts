@@ -81,6 +81,7 @@ describe("writing an attempt's order in one statement", () => {
         paymentMethod: "pm_card_visa",
         paymentIntentId: null,
         returnUrl: "http://127.0.0.1:3000/checkout/return?key=k",
+        receiptEmail: null,
         lines: lines.map(({ sku, quantity, unitPriceCents }) => ({ sku, quantity, unitPriceCents })),
         createdAt: expect.any(Date),
       },

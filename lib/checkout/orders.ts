@@ -3,6 +3,7 @@ import { heldBy, run, sql, type OutcomeEffect, type Ownership } from "@checkout/
 import { engineDatabase } from "../db";
 import type { PrismaClient } from "../generated/prisma/client";
 import type { MetadataLine } from "../payments/attempt-intent";
+import type { CardFacts } from "../payments/outcome";
 import { refundedInFull } from "./refunds";
 import type { CheckoutRequest, ValidationIssue } from "./request";
 
@@ -15,6 +16,8 @@ export interface PendingOrder {
   paymentIntentId: string | null;
   /** Where 3-D Secure returns the shopper, as the first request of the attempt sent it to Stripe. */
   returnUrl: string | null;
+  /** Where Stripe sends the receipt, as the first request of the attempt asked (null: no receipt). */
+  receiptEmail: string | null;
   /** What was priced, as the PaymentIntent's metadata carries it. */
   lines: MetadataLine[];
   /** When the attempt's order was written: its PaymentIntent cannot be older (attempt-intent.ts lists from here). */
@@ -28,6 +31,7 @@ const pendingSelect = {
   paymentMethod: true,
   paymentIntentId: true,
   returnUrl: true,
+  receiptEmail: true,
   lines: { select: { sku: true, quantity: true, unitPriceCents: true } },
   createdAt: true,
 } as const;
@@ -46,6 +50,7 @@ interface AttemptOrderRow {
   paymentMethod: string | null;
   paymentIntentId: string | null;
   returnUrl: string | null;
+  receiptEmail: string | null;
   lines: MetadataLine[] | null;
   createdAt: Date | null;
   line: number | null;
@@ -73,6 +78,7 @@ export async function createAttemptOrder(
     items: CheckoutRequest["items"];
     paymentMethod: string;
     returnUrl: string;
+    receiptEmail?: string | null;
   },
 ): Promise<AttemptOrder> {
   const items = JSON.stringify(input.items.map((item, line) => ({ line, sku: item.sku, quantity: item.quantity })));
@@ -101,10 +107,11 @@ export async function createAttemptOrder(
       on conflict (id) do nothing
     ),
     created as (
-      insert into orders (id, customer_id, idempotency_key_id, amount_cents, currency, payment_method, return_url)
+      insert into orders (id, customer_id, idempotency_key_id, amount_cents, currency, payment_method, return_url,
+                          receipt_email)
       select ${input.orderId}::uuid, ${input.customerId}::uuid, owner.id,
              (select sum(price_cents * quantity) from priced), (select min(currency) from priced),
-             ${input.paymentMethod}::text, ${input.returnUrl}::text
+             ${input.paymentMethod}::text, ${input.returnUrl}::text, ${input.receiptEmail ?? null}::text
         from owner, valid
        where valid.ok and not exists (select 1 from existing)
       returning *
@@ -119,7 +126,7 @@ export async function createAttemptOrder(
     ),
     found as (select * from created union all select * from existing)
     select 'order' as kind, id, amount_cents as "amountCents", currency, payment_method as "paymentMethod",
-           payment_intent_id as "paymentIntentId", return_url as "returnUrl",
+           payment_intent_id as "paymentIntentId", return_url as "returnUrl", receipt_email as "receiptEmail",
            -- An existing order keeps its own lines; a created one's are not visible to this statement yet.
            coalesce(
              (select jsonb_agg(jsonb_build_object('sku', l.sku, 'quantity', l.quantity, 'unitPriceCents', l.unit_price_cents) order by l.sku)
@@ -130,10 +137,10 @@ export async function createAttemptOrder(
            created_at as "createdAt", null::int as line, null as sku
       from found
     union all
-    select 'missing', null, null, null, null, null, null, null, null, w.line, w.sku from wanted w, owner
+    select 'missing', null, null, null, null, null, null, null, null, null, w.line, w.sku from wanted w, owner
      where not exists (select 1 from existing) and not exists (select 1 from priced where priced.line = w.line)
     union all
-    select 'currencies', null, null, null, null, null, null, null, null, null, null from valid, owner
+    select 'currencies', null, null, null, null, null, null, null, null, null, null, null from valid, owner
      where not exists (select 1 from existing) and not valid.ok
        and (select count(*) from priced) = (select count(*) from wanted)`,
   );
@@ -156,6 +163,7 @@ function toPending(row: AttemptOrderRow): PendingOrder {
     paymentMethod: row.paymentMethod,
     paymentIntentId: row.paymentIntentId,
     returnUrl: row.returnUrl,
+    receiptEmail: row.receiptEmail,
     lines: row.lines ?? [],
     createdAt: new Date(row.createdAt!),
   };
@@ -177,6 +185,8 @@ export function markAttemptOrder(outcome: {
   paymentIntentId: string | null;
   declineCode?: string;
   amountCents?: number;
+  /** The card that paid, when the intent's answer named it. */
+  card?: CardFacts | null;
 }): OutcomeEffect {
   return (finishedId) => sql`
     update orders
@@ -184,6 +194,8 @@ export function markAttemptOrder(outcome: {
            payment_intent_id = coalesce(${outcome.paymentIntentId}::text, payment_intent_id),
            decline_code = ${outcome.status === undefined ? sql`decline_code` : sql`${outcome.declineCode ?? null}::text`},
            amount_cents = coalesce(${outcome.amountCents ?? null}::int, amount_cents),
+           card_brand = coalesce(${outcome.card?.brand ?? null}, card_brand),
+           card_last4 = coalesce(${outcome.card?.last4 ?? null}, card_last4),
            updated_at = now()
      where idempotency_key_id = ${finishedId}`;
 }
@@ -206,6 +218,10 @@ export interface OrderView {
   refundFailedAt: Date | null;
   createdAt: Date;
   lines: Array<{ sku: string; name: string; unitPriceCents: number; quantity: number }>;
+  /** The card that paid (`visa`, last four `4242`); null when the shop did not learn it (see CardFacts). */
+  cardBrand: string | null;
+  cardLast4: string | null;
+  receiptEmail: string | null;
 }
 
 const viewSelect = {
@@ -220,6 +236,9 @@ const viewSelect = {
   refundedCents: true,
   refundFailedAt: true,
   createdAt: true,
+  cardBrand: true,
+  cardLast4: true,
+  receiptEmail: true,
   lines: { select: { sku: true, name: true, unitPriceCents: true, quantity: true }, orderBy: { name: "asc" } },
 } as const;
 

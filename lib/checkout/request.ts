@@ -4,8 +4,8 @@ import { z } from "zod";
 export const INVALID_CHECKOUT = "The checkout request is not valid.";
 
 /**
- * The body of `POST /api/checkout` (docs/contract.md §2): the cart, and how to
- * pay for it, exactly one of a ConfirmationToken Stripe.js made from the card
+ * The body of `POST /api/checkout` (docs/contract.md §2): the cart, where to
+ * send the receipt (optional), and how to pay for it, exactly one of a ConfirmationToken Stripe.js made from the card
  * the shopper typed (`ctoken_…`) or a PaymentMethod (a test token such as
  * `pm_card_visa`, or a saved `pm_…`). Prices never come from here.
  */
@@ -31,6 +31,8 @@ export const checkoutRequestSchema = z
       .string()
       .regex(/^ctoken_[A-Za-z0-9_]{1,200}$/, "must be a Stripe ConfirmationToken id (ctoken_…) from Stripe.js")
       .optional(),
+    /** Where Stripe emails the receipt (its `receipt_email`); part of the body, so of the key's fingerprint. */
+    receiptEmail: z.email("must be an email address").max(254).optional(),
   })
   .strict()
   .refine((body) => (body.paymentMethod === undefined) !== (body.confirmationToken === undefined), {

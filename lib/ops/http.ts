@@ -32,6 +32,15 @@ export function backToOps(request: Request, notice?: string): Response {
   });
 }
 
+/**
+ * The Set-Cookie that signs the operator out: under the name it was set
+ * with, Secure where it was (a browser ignores a `__Host-` cookie without).
+ */
+export function operatorCookieCleared(request: Request): string {
+  const cookie = operatorCookie(request.headers, new URL(request.url));
+  return `${cookie.name}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0${cookie.secure ? "; Secure" : ""}`;
+}
+
 /** The signed-in operator of a request, from the operator's cookie. */
 export async function requestOperator(request: Request): Promise<Operator | null> {
   const token = env().OPS_TOKEN;

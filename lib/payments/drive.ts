@@ -1,6 +1,6 @@
 import type Stripe from "stripe";
 import { findAttemptIntent, paymentKeys, type AttemptMetadata } from "./attempt-intent";
-import { outcomeOf, outcomeOfError, type PaymentOutcome } from "./outcome";
+import { EXPAND_CARD, outcomeOf, outcomeOfError, type PaymentOutcome } from "./outcome";
 import { isStripeError } from "./stripe-errors";
 
 /**
@@ -28,6 +28,8 @@ export interface PaymentRequest {
   metadata: AttemptMetadata;
   /** Where Stripe sends the shopper back after 3-D Secure. */
   returnUrl: string;
+  /** Where Stripe emails the receipt; null for none. Stored with the order, so every owner sends the same. */
+  receiptEmail?: string | null;
   /** When the attempt's order was written: its intent is looked for among those created since. */
   since: Date;
   /** Whether an intent found by its metadata is the attempt's own (never adopt another's). */
@@ -55,7 +57,7 @@ async function drive(stripe: Stripe, request: PaymentRequest, fence: Fence): Pro
   try {
     let intent: Intent;
     if (paymentIntentId) {
-      intent = await stripe.paymentIntents.retrieve(paymentIntentId);
+      intent = await stripe.paymentIntents.retrieve(paymentIntentId, EXPAND_CARD);
     } else {
       // The caller renewed the lock just before: this one call needs no renewal of its own.
       stage = "write";
@@ -65,7 +67,7 @@ async function drive(stripe: Stripe, request: PaymentRequest, fence: Fence): Pro
       intent = created.intent;
       // A replay is the intent as it was first answered; the shopper may have authenticated since.
       if (isReplay(intent) && intent.status !== "succeeded" && intent.status !== "canceled")
-        intent = await stripe.paymentIntents.retrieve(intent.id);
+        intent = await stripe.paymentIntents.retrieve(intent.id, EXPAND_CARD);
     }
     paymentIntentId = intent.id;
     if (needsConfirmation(intent)) {
@@ -118,6 +120,8 @@ async function createAndConfirm(stripe: Stripe, request: PaymentRequest): Promis
         return_url: request.returnUrl,
         allowed_payment_method_types: ["card"],
         metadata: request.metadata,
+        ...(request.receiptEmail ? { receipt_email: request.receiptEmail } : {}),
+        ...EXPAND_CARD,
       },
       { idempotencyKey: paymentKeys(request.attemptId).create },
     );
@@ -159,10 +163,10 @@ export async function confirm(
   returnUrl: string,
 ): Promise<Stripe.PaymentIntent> {
   try {
-    return await stripe.paymentIntents.confirm(id, { return_url: returnUrl }, { idempotencyKey });
+    return await stripe.paymentIntents.confirm(id, { return_url: returnUrl, ...EXPAND_CARD }, { idempotencyKey });
   } catch (err) {
     if (isStripeError(err, "StripeInvalidRequestError") && err.code === "payment_intent_unexpected_state") {
-      return stripe.paymentIntents.retrieve(id);
+      return stripe.paymentIntents.retrieve(id, EXPAND_CARD);
     }
     throw err;
   }

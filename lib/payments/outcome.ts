@@ -7,8 +7,8 @@ import { isStripeError } from "./stripe-errors";
  * Stripe's statuses and error types become the shop's outcomes.
  */
 export type PaymentOutcome =
-  /** Charged: `amountCents` and `currency` are what the intent charged. */
-  | { kind: "succeeded"; paymentIntentId: string; amountCents: number; currency: string }
+  /** Charged: `amountCents` and `currency` are what the intent charged; `card`, the card that paid when the answer names it. */
+  | { kind: "succeeded"; paymentIntentId: string; amountCents: number; currency: string; card?: CardFacts | null }
   /** The bank said no: `402 card_declined`. `card`: the declined card's fingerprint, as Stripe names it. */
   | { kind: "declined"; paymentIntentId: string | null; declineCode: string; message: string; card: string | null }
   /**
@@ -71,9 +71,39 @@ export function failed(
   return { kind: "failed", paymentIntentId, error, code, message };
 }
 
+/**
+ * The card a payment used, as the shopper knows it: Stripe's brand name
+ * (`visa`, `mastercard`, …) and its last four digits.
+ */
+export interface CardFacts {
+  brand: string;
+  last4: string;
+}
+
+/** What the shop's calls that return an attempt's intent ask for, so the card comes back in the same answer. */
+export const EXPAND_CARD = { expand: ["payment_method"] };
+
+/**
+ * The card an intent paid with, read from its PaymentMethod when the answer
+ * carries the object (the shop asks for it with `expand: ["payment_method"]`
+ * on the calls that charge, so learning it costs no call of its own); null
+ * when the answer names the PaymentMethod by id only (a webhook's intent).
+ */
+export function cardOf(intent: Stripe.PaymentIntent): CardFacts | null {
+  const method = intent.payment_method;
+  const card = typeof method === "object" && method !== null ? method.card : null;
+  return card?.brand && card.last4 ? { brand: card.brand, last4: card.last4 } : null;
+}
+
 export function outcomeOf(intent: Stripe.PaymentIntent): PaymentOutcome {
   if (intent.status === "succeeded") {
-    return { kind: "succeeded", paymentIntentId: intent.id, amountCents: intent.amount, currency: intent.currency };
+    return {
+      kind: "succeeded",
+      paymentIntentId: intent.id,
+      amountCents: intent.amount,
+      currency: intent.currency,
+      card: cardOf(intent),
+    };
   }
   const redirect = intent.next_action?.redirect_to_url?.url;
   if (intent.status === "requires_action" && redirect)

@@ -1,7 +1,7 @@
 import type Stripe from "stripe";
 import { findAttemptIntent, paymentKeys } from "./attempt-intent";
 import { confirm, type Fence } from "./drive";
-import { attemptExpired, failed, outcomeOf, outcomeOfError, type PaymentOutcome } from "./outcome";
+import { attemptExpired, EXPAND_CARD, failed, outcomeOf, outcomeOfError, type PaymentOutcome } from "./outcome";
 import { isStripeError } from "./stripe-errors";
 
 /**
@@ -29,7 +29,7 @@ export async function settleForGood(
   let intent: Stripe.PaymentIntent | null = null;
   try {
     intent = request.paymentIntentId
-      ? await stripe.paymentIntents.retrieve(request.paymentIntentId)
+      ? await stripe.paymentIntents.retrieve(request.paymentIntentId, EXPAND_CARD)
       : await findAttemptIntent(stripe, request.attemptId, request.since, request.accepts);
     if (!intent) return attemptExpired(null);
     if (intent.status === "succeeded" || intent.status === "canceled") return outcomeOf(intent);

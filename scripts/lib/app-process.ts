@@ -34,12 +34,15 @@ export async function startApp(options: {
   readyTimeoutMs?: number;
   /** `next dev` (hot reload, compiled on demand) instead of the production build. */
   dev?: boolean;
+  /** The address to listen on (HOST); unset, Next's default: every interface. */
+  hostname?: string;
 }): Promise<AppProcess> {
   const url = `http://localhost:${options.port}`;
   const tail: string[] = [];
+  const listen = ["-p", String(options.port), ...(options.hostname ? ["-H", options.hostname] : [])];
   const args = options.dev
-    ? ["dev", "-p", String(options.port)]
-    : ["start", "-p", String(options.port), "--keepAliveTimeout", String(KEEP_ALIVE_TIMEOUT_MS)];
+    ? ["dev", ...listen]
+    : ["start", ...listen, "--keepAliveTimeout", String(KEEP_ALIVE_TIMEOUT_MS)];
   const child: ChildProcess = spawn(process.execPath, [nextBin, ...args], {
     env: {
       ...process.env,

@@ -53,6 +53,8 @@ export interface StackOptions {
   generateSessionSecret?: boolean;
   /** `next dev` with hot reload instead of `next start` (implies no build). */
   dev?: boolean;
+  /** The address the app processes listen on (HOST); unset, every interface. */
+  hostname?: string;
   /** The npm command, for start-up messages (`npm run demo`). */
   command?: string;
   log: (line: string) => void;
@@ -144,6 +146,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         port,
         env: appEnv,
         dev: options.dev,
+        hostname: options.hostname,
         // `next dev` compiles each route on its first request.
         readyTimeoutMs: options.dev ? 180_000 : undefined,
         log: options.appLog && ((line) => options.appLog!(prefix + line)),

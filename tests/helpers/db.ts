@@ -54,6 +54,9 @@ export interface OrderRow {
   refund_reason: string | null;
   refund_failed_at: Date | null;
   refund_failure_reason: string | null;
+  receipt_email: string | null;
+  card_brand: string | null;
+  card_last4: string | null;
 }
 
 export interface WebhookEventRow {

@@ -18,6 +18,7 @@ import { engine } from "./scenarios/engine";
 import { fresh } from "./scenarios/fresh";
 import { providerLatency } from "./scenarios/provider-latency";
 import { growth } from "./scenarios/growth";
+import { pageSpeed } from "./scenarios/page-speed";
 import { replays } from "./scenarios/replays";
 import { roundTrips } from "./scenarios/round-trips";
 import { storm } from "./scenarios/storm";
@@ -37,6 +38,7 @@ const SCENARIOS: Scenario[] = [
   cleanup,
   audit,
   abuse,
+  pageSpeed,
 ];
 const RESULTS_FILE = new URL("./results.json", import.meta.url);
 

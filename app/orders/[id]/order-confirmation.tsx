@@ -4,9 +4,10 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useRef } from "react";
 import { ApiError } from "@/lib/checkout-client/api";
+import { cardLabel } from "@/lib/checkout-client/card-label";
 import { orderQuery } from "@/lib/checkout-client/queries";
 import type { OrderView } from "@/lib/checkout-client/types";
-import { formatDate, OrderLines, StatusBadge } from "@/app/_components/order-lines";
+import { LocalTime, OrderLines, StatusBadge } from "@/app/_components/order-lines";
 import { formatMoney } from "@/lib/money";
 
 const HEADINGS = {
@@ -15,9 +16,13 @@ const HEADINGS = {
   pending: "Payment in progress",
 } as const;
 
-/** The confirmation a shopper lands on after paying, and any order's page later. */
-export function OrderConfirmation({ id }: { id: string }) {
-  const order = useQuery(orderQuery(id));
+/**
+ * The confirmation a shopper lands on after paying, and any order's page
+ * later; `initial`, the order as the page was rendered with it (then kept
+ * fresh by the query).
+ */
+export function OrderConfirmation({ id, initial }: { id: string; initial?: OrderView }) {
+  const order = useQuery({ ...orderQuery(id), initialData: initial });
   const heading = useRef<HTMLHeadingElement>(null);
   const loaded = order.data !== undefined;
   // A client-side navigation leaves focus on the old page's button: start reading here.
@@ -46,12 +51,24 @@ export function OrderConfirmation({ id }: { id: string }) {
         {HEADINGS[o.status]}
       </h1>
       <p className="order-meta">
-        <StatusBadge status={o.status} /> Order <code>{o.id.slice(0, 8)}</code> · {formatDate(o.createdAt)}
+        <StatusBadge status={o.status} /> Order <code>{o.id.slice(0, 8)}</code> · <LocalTime iso={o.createdAt} />
       </p>
       <RefundNotice order={o} />
       <div className="panel">
         <OrderLines order={o} />
         <dl className="payment-facts">
+          {o.status === "paid" && cardLabel(o.cardBrand, o.cardLast4) && (
+            <div>
+              <dt>Paid with</dt>
+              <dd>{cardLabel(o.cardBrand, o.cardLast4)}</dd>
+            </div>
+          )}
+          {o.receiptEmail && (
+            <div>
+              <dt>Receipt to</dt>
+              <dd>{o.receiptEmail}</dd>
+            </div>
+          )}
           <div>
             <dt>Payment reference</dt>
             <dd>
@@ -61,7 +78,9 @@ export function OrderConfirmation({ id }: { id: string }) {
           {o.refundedAt && (
             <div>
               <dt>Refunded</dt>
-              <dd>{formatDate(o.refundedAt)}</dd>
+              <dd>
+                <LocalTime iso={o.refundedAt} />
+              </dd>
             </div>
           )}
           {o.declineCode && (

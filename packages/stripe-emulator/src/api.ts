@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { authenticate, wrongKind } from "./auth";
 import { DEFAULT_API_VERSION, type Ctx, type Outcome } from "./context";
+import { expanded } from "./expand";
 import { canonicalJson, parseForm, type Params } from "./form";
 import {
   idempotencyMismatch,
@@ -67,7 +68,10 @@ export async function handleApi(request: ApiRequest): Promise<Reply> {
   if (wrongKey) return send(wrongKey);
   const parsed = parseForm(request.method === "GET" ? request.url.search.slice(1) : request.body);
   if (!parsed.ok) return send(invalidRequest(parsed.message));
-  if (route.kind === "read") return send(route.run(contextFor(request, undefined), parsed.params));
+  if (route.kind === "read") {
+    const answer = route.run(contextFor(request, undefined), parsed.params);
+    return send(expanded(answer, parsed.params, request.state.ledger.paymentMethods));
+  }
   return write(request, route.run, route.create === true, parsed.params, auth.apiKey, withClientSecret);
 }
 
@@ -186,7 +190,8 @@ function finish(
 
 function execute(run: Run, ctx: Ctx, params: Params): Outcome {
   try {
-    return run(ctx, params);
+    const outcome = run(ctx, params);
+    return { ...outcome, response: expanded(outcome.response, params, ctx.ledger.paymentMethods) };
   } catch (error) {
     // Unknown how far the handler got, so treat it as executed: Stripe keeps and replays such 500s.
     const message = `Unexpected error in the Stripe emulator: ${error instanceof Error ? error.message : String(error)}`;

@@ -96,7 +96,8 @@ export interface PaymentIntent {
   on_behalf_of: null;
   payment_record: null;
   processing: null;
-  receipt_email: null;
+  /** Where Stripe would email the receipt; the emulator keeps it and sends nothing. */
+  receipt_email: string | null;
   review: null;
   setup_future_usage: null;
   shipping: null;

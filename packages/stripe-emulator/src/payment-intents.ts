@@ -73,6 +73,7 @@ export function createIntent(ctx: Ctx, params: Params): Outcome {
     allowedTypes: params.allowed_payment_method_types === undefined ? null : ["card"],
   });
   if (params.confirmation_method === "manual") intent.confirmation_method = "manual";
+  if (typeof params.receipt_email === "string") intent.receipt_email = params.receipt_email;
   emit(ctx, "payment_intent.created", intent);
   // Single use: confirming consumes the token, whatever the charge then does (a used token expires no more).
   if (token) Object.assign(token.token, { payment_intent: intent.id, expires_at: null });

@@ -2,7 +2,7 @@ import { env } from "@/lib/env";
 import { forbiddenOrigin, isForeignOrigin, requestAddress } from "@/lib/http";
 import { observe } from "@/lib/observability";
 import { isOpsToken, operatorCookie, OPERATOR_TTL_SECONDS, sealOperator } from "@/lib/ops/credential";
-import { backToOps, opsOff, readForm } from "@/lib/ops/http";
+import { backToOps, operatorCookieCleared, opsOff, readForm } from "@/lib/ops/http";
 import { abuseLimits } from "@/lib/services";
 
 /** POST /api/ops/session (the sign-in form of /ops): `token` and `name` → the operator's cookie, back to /ops. */
@@ -41,12 +41,5 @@ export async function POST(request: Request) {
 /** DELETE /api/ops/session: signs the operator out. */
 export function DELETE(request: Request) {
   if (!env().OPS_TOKEN) return opsOff();
-  // Under the name it was set with, Secure where it was: a browser ignores a `__Host-` cookie without.
-  const cookie = operatorCookie(request.headers, new URL(request.url));
-  return new Response(null, {
-    status: 204,
-    headers: {
-      "Set-Cookie": `${cookie.name}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0${cookie.secure ? "; Secure" : ""}`,
-    },
-  });
+  return new Response(null, { status: 204, headers: { "Set-Cookie": operatorCookieCleared(request) } });
 }

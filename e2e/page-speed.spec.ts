@@ -1,0 +1,29 @@
+import { overBudget, PAGE_SPEED_BUDGET, kib } from "@/tools/page-speed/budget";
+import { measureShop } from "@/tools/page-speed/pages";
+import { expect, test } from "./fixtures";
+
+// Lighthouse on the throttled mobile profile, once per page, against the
+// worker's production build and the emulator's Stripe.js: the checkout with a
+// cart, the shop and an order's confirmation keep the budget (tools/page-speed).
+// Serial: Lighthouse's figures are the page's, not the other journeys' CPU.
+
+test(
+  "The checkout, the shop and the confirmation keep the speed budget on a throttled phone",
+  { tag: "@serial" },
+  async ({ workerApp }) => {
+    test.setTimeout(300_000);
+    const speeds = await measureShop(workerApp.url);
+    expect(speeds.map((s) => s.page)).toEqual(["/", "/checkout", "/orders/{id}"]);
+    for (const s of speeds) {
+      const line = `LCP ${Math.round(s.lcpMs)} ms · CLS ${s.cls.toFixed(3)} · TBT ${Math.round(s.tbtMs)} ms · JS ${kib(s.scriptBytes)} in ${s.scripts} scripts · score ${s.score}`;
+      test.info().annotations.push({ type: `page-speed ${s.page}`, description: line });
+      console.log(`[page-speed] ${s.page}: ${line}; LCP element ${s.lcpElement ?? "none"}`);
+      for (const shifted of s.shifted ?? []) console.log(`[page-speed] ${s.page}: shifted ${shifted}`);
+      for (const task of s.longTasks ?? []) console.log(`[page-speed] ${s.page}: long task ${task}`);
+    }
+    const broken = speeds.flatMap((s) =>
+      overBudget(s, s.page === "/checkout" ? PAGE_SPEED_BUDGET.checkoutScriptBytes : undefined),
+    );
+    expect(broken, "past the speed budget").toEqual([]);
+  },
+);

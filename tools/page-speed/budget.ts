@@ -1,0 +1,54 @@
+/**
+ * The checkout's speed budget, measured by Lighthouse on its default mobile
+ * profile: a mid-range phone's screen, a 4× slower CPU and a slow 4G network,
+ * simulated from one load of the page (Lighthouse's "simulate" throttling).
+ * LCP under 2.5 s at the 75th percentile is Core Web Vitals' "good";
+ * checkout pages aim at 1.8 s. The JavaScript budget is what the browser
+ * downloads (compressed, every origin: the shop's bundles and Stripe.js) for
+ * one page.
+ */
+export const PAGE_SPEED_BUDGET = {
+  lcpMs: 1_800,
+  cls: 0.02,
+  tbtMs: 150,
+  /** Compressed script bytes of `/checkout`, Stripe.js included. */
+  checkoutScriptBytes: 250 * 1024,
+} as const;
+
+export interface PageSpeed {
+  page: string;
+  url: string;
+  /** Largest Contentful Paint, ms. */
+  lcpMs: number;
+  /** Cumulative Layout Shift. */
+  cls: number;
+  /** Total Blocking Time, ms. */
+  tbtMs: number;
+  /** First Contentful Paint, ms. */
+  fcpMs: number;
+  /** Compressed bytes of every script the page loaded, and how many. */
+  scriptBytes: number;
+  scripts: number;
+  /** Lighthouse's performance score, 0–100. */
+  score: number;
+  /** The element whose paint was the largest, as Lighthouse quotes it. */
+  lcpElement?: string | null;
+  /** The elements that shifted, with each one's share of the CLS. */
+  shifted?: string[];
+  /** The longest main-thread tasks, with the script each is attributed to. */
+  longTasks?: string[];
+}
+
+/** What a page broke of the budget, one line each; empty when it kept all of it. */
+export function overBudget(speed: PageSpeed, scriptBytes?: number): string[] {
+  const b = PAGE_SPEED_BUDGET;
+  const broken: string[] = [];
+  if (speed.lcpMs > b.lcpMs) broken.push(`${speed.page}: LCP ${Math.round(speed.lcpMs)} ms > ${b.lcpMs} ms`);
+  if (speed.cls > b.cls) broken.push(`${speed.page}: CLS ${speed.cls.toFixed(3)} > ${b.cls}`);
+  if (speed.tbtMs > b.tbtMs) broken.push(`${speed.page}: TBT ${Math.round(speed.tbtMs)} ms > ${b.tbtMs} ms`);
+  if (scriptBytes !== undefined && speed.scriptBytes > scriptBytes)
+    broken.push(`${speed.page}: JavaScript ${kib(speed.scriptBytes)} > ${kib(scriptBytes)}`);
+  return broken;
+}
+
+export const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
