@@ -103,6 +103,14 @@ describe("traces", () => {
     expect(valueOf(stripeCalls[0]!.attributes, "stripe.request_id")).toMatch(/^req_/);
     expect(await h.emulator.stats()).toMatchObject({ charges: 1 });
 
+    // The database's statements, under the stable database conventions, in the same trace.
+    const statements = spans.filter(
+      (s) => s.traceId === request.traceId && valueOf(s.attributes, "db.system.name") === "postgresql",
+    );
+    expect(statements.map((s) => String(valueOf(s.attributes, "db.query.text")))).toEqual(
+      expect.arrayContaining([expect.stringContaining("idempotency_keys")]),
+    );
+
     // Never the key itself.
     expect(JSON.stringify(spans)).not.toContain(key);
   });
