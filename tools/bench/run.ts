@@ -13,6 +13,7 @@ import { abuse } from "./scenarios/abuse";
 import { audit } from "./scenarios/audit";
 import { cleanup } from "./scenarios/cleanup";
 import { concurrent } from "./scenarios/concurrent";
+import { confirmationLag } from "./scenarios/confirmation-lag";
 import { duplicates } from "./scenarios/duplicates";
 import { engine } from "./scenarios/engine";
 import { fresh } from "./scenarios/fresh";
@@ -37,6 +38,7 @@ const SCENARIOS: Scenario[] = [
   cleanup,
   audit,
   abuse,
+  confirmationLag,
 ];
 const RESULTS_FILE = new URL("./results.json", import.meta.url);
 
