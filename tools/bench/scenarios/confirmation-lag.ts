@@ -23,8 +23,7 @@ export const confirmationLag: Scenario = {
   async run(ctx) {
     const pool = new TokenPool(ctx.emulatorUrl);
     await pool.fill(SHOPPERS);
-    const db = new pg.Client({ connectionString: ctx.databaseUrl });
-    await db.connect();
+    const db = new pg.Pool({ connectionString: ctx.databaseUrl, max: 2 });
     const lags = new Recorder();
     const samples: number[] = [];
     const before = await setFaults(ctx.emulatorUrl, { latencyMs: GATEWAY_MS });
