@@ -28,6 +28,9 @@ describe("the status endpoint's wait", () => {
     });
     expect(reads).toBe(2);
     expect(stillRunning(null)).toBe(false);
+    // Parked for the shopper (nobody holds it) is an answer; held while a 3-D Secure return settles it is not.
+    expect(stillRunning({ status: "in_progress", response: {}, owned: false })).toBe(false);
+    expect(stillRunning({ status: "in_progress", response: {}, owned: true })).toBe(true);
   });
 
   it("stops re-reading when the request is aborted", async () => {

@@ -11,9 +11,13 @@ export const STATUS_WAIT_MAX_MS = 4_000;
 /** How often a waiting request re-reads the attempt: the most a recorded outcome can wait to be seen by it. */
 export const STATUS_WAIT_INTERVAL_MS = 150;
 
-/** A state still worth waiting on: the attempt runs and nothing is stored for the shopper yet. */
-export function stillRunning(state: { status: string; response?: unknown } | null): boolean {
-  return state !== null && state.status === "in_progress" && state.response === undefined;
+/**
+ * A state still worth waiting on: the attempt runs with nothing stored for the
+ * shopper yet, or someone holds it right now (a 3-D Secure return settling
+ * it); one parked for the shopper, owned by nobody, is answered at once.
+ */
+export function stillRunning(state: { status: string; response?: unknown; owned?: boolean } | null): boolean {
+  return state !== null && state.status === "in_progress" && (state.response === undefined || state.owned === true);
 }
 
 /** The wait a request asked for, in ms: 0 (answer at once) unless `wait` is a whole number, capped. */
@@ -26,7 +30,7 @@ export function requestedWaitMs(value: string | null): number {
  * Reads the attempt until it stops running, `waitMs` passes, or `signal`
  * aborts (the page went away); returns the last state read.
  */
-export async function readUntilChanged<S extends { status: string; response?: unknown }>(
+export async function readUntilChanged<S extends { status: string; response?: unknown; owned?: boolean }>(
   read: () => Promise<S | null>,
   {
     waitMs,
