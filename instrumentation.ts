@@ -6,6 +6,9 @@
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  // Before anything loads pg or undici, so their instrumentations can wrap them; nothing at all without OTEL_*.
+  const { startTracing, tracingWanted } = await import("./lib/tracing/start");
+  if (tracingWanted()) startTracing();
   // Also for a bare `next start` (a container, say), not only `npm start`.
   const { configurationOrExit, shopIdentityOrExit } = await import("./lib/startup");
   const config = await shopIdentityOrExit(configurationOrExit());

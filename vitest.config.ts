@@ -32,6 +32,7 @@ const SERIAL = [
   "tests/multi-instance.test.ts",
   "tests/restricted-key.test.ts",
   "tests/checkout-crash.test.ts",
+  "tests/traces.test.ts",
   "tests/conformance-crash.test.ts",
   "tests/conformance-package.test.ts",
   "tests/fleet-identity.test.ts",

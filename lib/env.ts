@@ -196,6 +196,11 @@ const schema = z
     PROVIDER_BREAKER_SECONDS: z.coerce.number().int().min(0).max(300).default(5),
     /** The least severe log line written (pino's levels). */
     LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
+    /** Turns on OpenTelemetry traces over OTLP/HTTP (lib/tracing/start.ts reads it with the other OTEL_* variables). */
+    OTEL_EXPORTER_OTLP_ENDPOINT: z
+      .string()
+      .regex(/^https?:\/\/\S+$/, "an http(s) URL, e.g. http://localhost:4318")
+      .optional(),
   })
   .superRefine((env, ctx) => {
     if (env.CLIENT_IP_HEADER && env.TRUSTED_PROXY_HOPS > 0) {

@@ -8,6 +8,7 @@ import pino from "pino";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { activeAlarms } from "@/lib/alarms";
 import { env } from "@/lib/env";
+import { annotateSpan, traceFields } from "@/lib/tracing/spans";
 
 type Fields = Record<string, unknown>;
 
@@ -109,7 +110,8 @@ function create(): Observability {
   const counter = <L extends string>(name: string, help: string, labelNames: L[]) =>
     new Counter<L>({ name, help, labelNames, registers: [registry] });
   return {
-    logger: pino({ base: undefined, level: env().LOG_LEVEL }),
+    // Every line logged inside a traced request carries its trace and span ids.
+    logger: pino({ base: undefined, level: env().LOG_LEVEL, mixin: traceFields }),
     registry,
     claims: counter("checkout_claims_total", "Idempotency claim decisions", ["decision"]),
     responses: counter("checkout_responses_total", "POST /api/checkout responses by status code", ["status"]),
@@ -196,6 +198,7 @@ export const observe: Observe = (event, given) => {
     event,
     ...fields,
   });
+  annotateSpan(event, fields);
   if (!isNamed(event)) return;
   (COUNT[event] as (o: Observability, fields: Fields) => void)(o, fields);
   for (const listener of hooks().listeners) {

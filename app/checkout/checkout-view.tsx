@@ -82,6 +82,28 @@ export function CheckoutView({ stripe: config }: { stripe: StripeJsConfig | null
   }
 
   const total = formatMoney(priced.totalCents, priced.currency);
+  // A reload during a payment: the payment is what the page is about, first and
+  // without a card form (the card was sent already; a form would invite a second).
+  if (locked && checkout.resumed) {
+    return (
+      <Shell>
+        <section aria-labelledby="payment-heading" className="panel">
+          <h2 id="payment-heading">Payment</h2>
+          <PaymentStatus state={checkout.state} onCheckAgain={checkout.checkAgain} />
+        </section>
+        <section aria-labelledby="cart-heading" className="panel">
+          <h2 id="cart-heading">Your cart</h2>
+          <CartLines
+            lines={priced.lines}
+            currency={priced.currency}
+            locked
+            onQuantity={cart.setQuantity}
+            onInvalid={markRefused}
+          />
+        </section>
+      </Shell>
+    );
+  }
   return (
     <Shell>
       <div className="checkout-grid">

@@ -28,9 +28,13 @@ test("A shopper who clicks again and reloads while the gateway holds the payment
   // page's requests are the ones sent after the reload's navigation.
   const beforeReload = traffic.navigations();
   const fromReloadedPage = (e: CheckoutExchange) => e.document > beforeReload;
+  // On a phone: the reloaded page leads with the payment in progress, not an empty card form.
+  await page.setViewportSize({ width: 360, height: 740 });
   await page.reload();
   // The reloaded page resumes the open attempt by itself, with the same key.
   await expect(paymentStatus(page)).toContainText(/Paying…|Still processing — retry \d+/);
+  await expect(paymentStatus(page)).toBeInViewport();
+  await expect(payButton(page)).toHaveCount(0);
   await expect.poll(() => traffic.exchanges.find(fromReloadedPage)?.status, { timeout: 30_000 }).toBe(409);
   // Its body is read while the page is still there: the confirmation's navigation would discard it.
   await traffic.settled();

@@ -1,6 +1,7 @@
 import { queryOptions } from "@tanstack/react-query";
 import { ApiError } from "./api";
 import { CheckoutFailure, isRetryable, parseRetryAfter } from "./checkout-failure";
+import { waitForStatusChange } from "./checkout-mutation";
 import { sessionQuery } from "./queries";
 import type { PaidOrder } from "./types";
 
@@ -22,7 +23,14 @@ export const authenticationReturnQuery = (key: string, paymentIntent: string | n
     queryKey: ["checkout-return", key, paymentIntent],
     queryFn: async ({ client }) => {
       await client.ensureQueryData(sessionQuery);
-      return reportReturn(key, paymentIntent);
+      try {
+        return await reportReturn(key, paymentIntent);
+      } catch (error) {
+        // Being settled right now (409): wait on the status endpoint for it to end, then report again at once.
+        if (!(error instanceof CheckoutFailure) || error.status !== 409) throw error;
+        if (!(await waitForStatusChange({ url: "", key, bodyJson: "" }).catch(() => false))) throw error;
+        return reportReturn(key, paymentIntent);
+      }
     },
     staleTime: Infinity,
     refetchOnWindowFocus: false,

@@ -30,6 +30,8 @@ export interface CheckoutSnapshot {
   attempt: CheckoutAttempt | null;
   isPending: boolean;
   isPreparing: boolean;
+  /** The attempt was not begun by a press on this page (a reload resumed it): its card form is not on screen. */
+  resumed: boolean;
 }
 
 export interface CheckoutMachineOptions {
@@ -47,7 +49,13 @@ export interface CheckoutMachineOptions {
   cartItems?: () => CartItem[];
 }
 
-const IDLE: CheckoutSnapshot = { state: { kind: "idle" }, attempt: null, isPending: false, isPreparing: false };
+const IDLE: CheckoutSnapshot = {
+  state: { kind: "idle" },
+  attempt: null,
+  isPending: false,
+  isPreparing: false,
+  resumed: false,
+};
 
 /**
  * Paying for a cart (docs/contract.md §4), without React: every press, retry
@@ -294,6 +302,7 @@ export class CheckoutMachine {
       attempt: this.attempt,
       isPending,
       isPreparing: this.preparing !== null,
+      resumed: this.attempt !== null && !this.pressed,
     };
     for (const listener of this.listeners) listener();
   }

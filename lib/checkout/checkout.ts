@@ -20,6 +20,7 @@ import type { ActionAnswer, CheckoutAnswer, DeclinedAnswer, FailedAnswer, PaidAn
 import { attemptMetadata, isAttemptIntentOf, type ShopIdentity } from "./intent-ownership";
 import { createAttemptOrder, findAttemptOrder, markAttemptOrder, type PendingOrder } from "./orders";
 import { paymentCredential, type CheckoutRequest, type ValidationIssue } from "./request";
+import { inSpan, keyHash } from "../tracing/spans";
 
 /**
  * The checkout use case (docs/contract.md, "The idempotency state machine"):
@@ -171,6 +172,7 @@ async function pay(
   switch (written.kind) {
     case "fenced":
       input.noProviderCall?.();
+      deps.log?.("fence_refused", { recordId: owner.recordId, attempt: owner.attempt, write: "order", alarm: false });
       return answerAsDuplicate(deps, input);
     case "invalid":
       // Nothing was charged and nothing is kept: the same body would fail the same way.
@@ -208,12 +210,22 @@ export async function resumeAttempt<T>(
   ids: AttemptIds,
   plan: (order: PendingOrder | null, owner: Ownership) => Promise<ResumePlan<T>>,
 ): Promise<{ kind: "busy" } | { kind: "left"; value: T } | { kind: "settled"; settled: Settled }> {
-  const owner = await deps.idempotency.takeOver(record);
-  if (!owner) return { kind: "busy" };
-  const order = record.order ?? (await findAttemptOrder(deps.prisma, record.recordId));
-  const next = await plan(order, owner);
-  if ("leave" in next) return { kind: "left", value: next.leave };
-  return { kind: "settled", settled: await settleAttempt(deps, owner, next.settle, ids, next.options) };
+  // Its own span, carrying the attempt's record id and key hash as the checkout's request span does: the join.
+  const attributes = {
+    "checkout.attempt.record_id": record.recordId,
+    "checkout.idempotency.key_hash": keyHash(ids.key),
+  };
+  return inSpan("checkout.resume", attributes, async (span) => {
+    const owner = await deps.idempotency.takeOver(record);
+    span.setAttribute("checkout.resume.taken", owner !== null);
+    if (!owner) return { kind: "busy" as const };
+    span.setAttribute("checkout.attempt.number", owner.attempt);
+    const order = record.order ?? (await findAttemptOrder(deps.prisma, record.recordId));
+    if (order) span.setAttribute("checkout.order.id", order.id);
+    const next = await plan(order, owner);
+    if ("leave" in next) return { kind: "left" as const, value: next.leave };
+    return { kind: "settled" as const, settled: await settleAttempt(deps, owner, next.settle, ids, next.options) };
+  });
 }
 
 /**
@@ -287,10 +299,16 @@ async function record(
   options: SettleOptions,
 ): Promise<Settled> {
   const { idempotency } = deps;
-  const fencedOut = async (): Promise<Settled> => ({
-    result: await answerAsDuplicate(deps, ids),
-    outcome: { kind: "fenced" },
-  });
+  const fencedOut = async (): Promise<Settled> => {
+    // A newer owner holds the attempt: this owner's write was refused (a span event in traces).
+    deps.log?.("fence_refused", {
+      recordId: owner.recordId,
+      attempt: owner.attempt,
+      outcome: outcome.kind,
+      alarm: false,
+    });
+    return { result: await answerAsDuplicate(deps, ids), outcome: { kind: "fenced" } };
+  };
   const answered = (response: StoredResponse): Settled => ({
     result: { kind: "response", response, replayed: false },
     outcome,
@@ -342,6 +360,12 @@ async function record(
       );
       // Fenced out: a newer owner took over while this one was charging.
       if (!recorded) return fencedOut();
+      deps.log?.("outcome_recorded", {
+        recordId: owner.recordId,
+        attempt: owner.attempt,
+        status: response.statusCode,
+        alarm: false,
+      });
       await countDecline(deps, ids, outcome);
       return answered(response);
     }

@@ -7,6 +7,7 @@ import { isAttemptIntentOf, judgeIntent } from "./intent-ownership";
 import { findAttemptOrder, type PendingOrder } from "./orders";
 import { CHECKOUT_ENDPOINT } from "./request";
 import { restoreOrder } from "./restore-order";
+import { inSpan } from "../tracing/spans";
 
 /**
  * Finishes checkout attempts nobody is finishing (docs/contract.md,
@@ -53,6 +54,14 @@ async function reconcileOne(
   deps: CheckoutDeps,
   record: AbandonedRecord,
 ): Promise<{ outcome: ReconcileOutcome; code?: string }> {
+  return inSpan("checkout.reconcile", {}, async (span) => {
+    const counted = await reconcileResumed(deps, record);
+    span.setAttribute("checkout.reconcile.outcome", counted.outcome);
+    return counted;
+  });
+}
+
+async function reconcileResumed(deps: CheckoutDeps, record: AbandonedRecord): Promise<Counted> {
   const resumed = await resumeAttempt<Counted>(
     deps,
     record,

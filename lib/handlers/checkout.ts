@@ -12,6 +12,7 @@ import {
   unauthenticated,
 } from "@/lib/http";
 import { observe, observeError, traceRequest } from "@/lib/observability";
+import { inSpan } from "@/lib/tracing/spans";
 import { namesUnknownToken } from "@/lib/payments/key-pair";
 import { verifyKeyPair } from "@/lib/payments/stripe";
 import { cardCheck, checkoutDeps, checkoutGate } from "@/lib/services";
@@ -26,9 +27,16 @@ import { toResponse, unavailable } from "./checkout-response";
  */
 export async function handleCheckout(request: Request): Promise<Response> {
   // A tracer may record the request (the lab does, for requests its page tagged).
-  const response = await traceRequest(request, CHECKOUT_ENDPOINT, () => handle(request));
-  observe("response", { status: response.status });
-  return response;
+  return inSpan(
+    "checkout",
+    { "http.route": new URL(request.url).pathname, "http.request.method": request.method },
+    async (span) => {
+      const response = await traceRequest(request, CHECKOUT_ENDPOINT, () => handle(request));
+      span.setAttribute("http.response.status_code", response.status);
+      observe("response", { status: response.status });
+      return response;
+    },
+  );
 }
 
 async function handle(request: Request): Promise<Response> {

@@ -1,4 +1,5 @@
 import Stripe from "stripe";
+import { traceStripeCalls } from "../tracing/spans";
 import { STRIPE_MAX_NETWORK_RETRIES, STRIPE_TIMEOUT_MS } from "./limits";
 
 // The bounds live without the SDK, so parsing the configuration does not load it.
@@ -32,7 +33,13 @@ export function createStripeClient(options: StripeClientOptions): Stripe {
     config.port = url.port || (url.protocol === "https:" ? 443 : 80);
   }
   if (options.pace) config.httpClient = paced(Stripe.createNodeHttpClient(), options.pace);
-  return new Stripe(options.secretKey, config);
+  const stripe = new Stripe(options.secretKey, config);
+  traceStripeCalls(stripe, {
+    host: config.host ?? "api.stripe.com",
+    port: Number(config.port ?? 443),
+    protocol: config.protocol ?? "https",
+  });
+  return stripe;
 }
 
 /**

@@ -10,6 +10,7 @@ import {
 } from "../checkout/refunds";
 import { judgeIntent } from "../checkout/intent-ownership";
 import { findPaymentAttempt, type PaymentAttempt } from "./attempt";
+import { inSpan } from "../tracing/spans";
 import { leaveAlone } from "./not-ours";
 import type { WebhookDeps } from "./deps";
 import { backoffMs, claimDueEvents, markProcessed, retryLater, type InboxEvent } from "./inbox";
@@ -47,6 +48,15 @@ export async function processDueEvents(
 }
 
 async function processClaimed(deps: WebhookDeps, event: InboxEvent): Promise<keyof ProcessCounts> {
+  const attributes = { "stripe.event.id": event.id, "stripe.event.type": event.type };
+  return inSpan("stripe.webhook.process", attributes, async (span) => {
+    const stage = await processInSpan(deps, event);
+    span.setAttribute("stripe.webhook.stage", stage);
+    return stage;
+  });
+}
+
+async function processInSpan(deps: WebhookDeps, event: InboxEvent): Promise<keyof ProcessCounts> {
   const fields = {
     eventId: event.id,
     type: event.type,

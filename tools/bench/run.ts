@@ -13,6 +13,7 @@ import { abuse } from "./scenarios/abuse";
 import { audit } from "./scenarios/audit";
 import { cleanup } from "./scenarios/cleanup";
 import { concurrent } from "./scenarios/concurrent";
+import { confirmationLag } from "./scenarios/confirmation-lag";
 import { duplicates } from "./scenarios/duplicates";
 import { engine } from "./scenarios/engine";
 import { fresh } from "./scenarios/fresh";
@@ -39,6 +40,7 @@ const SCENARIOS: Scenario[] = [
   audit,
   abuse,
   pageSpeed,
+  confirmationLag,
 ];
 const RESULTS_FILE = new URL("./results.json", import.meta.url);
 

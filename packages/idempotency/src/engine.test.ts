@@ -178,9 +178,9 @@ describe("finding an attempt", () => {
     const s = scope();
     expect(await e.find(s)).toBeNull();
     const o = owner(await e.claim(s, HASH));
-    expect(await e.find(s)).toEqual({ recordId: o.recordId, status: "in_progress" });
+    expect(await e.find(s)).toEqual({ recordId: o.recordId, status: "in_progress", owned: true });
     await e.finish(o, { status: "completed", response: ok });
-    expect(await e.find(s)).toEqual({ recordId: o.recordId, status: "completed", response: ok });
+    expect(await e.find(s)).toEqual({ recordId: o.recordId, status: "completed", owned: false, response: ok });
     expect(await e.find({ ...s, subjectId: randomUUID() })).toBeNull();
   });
 });
@@ -222,7 +222,12 @@ describe("an attempt waiting for the shopper (3-D Secure)", () => {
     const first = owner(await e.claim(s, HASH));
     expect(await e.park(first, waiting, 60_000)).toBe(true);
     expect(await e.claim(s, HASH)).toEqual({ kind: "replay", status: "in_progress", response: waiting });
-    expect(await e.find(s)).toEqual({ recordId: first.recordId, status: "in_progress", response: waiting });
+    expect(await e.find(s)).toEqual({
+      recordId: first.recordId,
+      status: "in_progress",
+      owned: false,
+      response: waiting,
+    });
 
     const returning = await e.takeOver({ recordId: first.recordId });
     expect(returning).toMatchObject({ attempt: 2, retaken: true, pastDeadline: false });

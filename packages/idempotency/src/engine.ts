@@ -388,7 +388,7 @@ export class IdempotencyEngine {
   /** The state of one attempt (`GET /api/checkout/{key}`, a return from 3-D Secure). */
   async find(
     scope: KeyScope,
-  ): Promise<{ recordId: string; status: IdempotencyStatus; response?: StoredResponse } | null> {
+  ): Promise<{ recordId: string; status: IdempotencyStatus; owned: boolean; response?: StoredResponse } | null> {
     const rows = await run<Row>(
       this.db,
       sql`
@@ -399,9 +399,11 @@ export class IdempotencyEngine {
     );
     const row = rows[0];
     if (!row) return null;
+    // owned: someone holds the attempt right now (a request, a retake, a 3-D Secure return settling it).
+    const owned = row.lock_token !== null;
     return row.response_status === null
-      ? { recordId: row.id, status: row.status }
-      : { recordId: row.id, status: row.status, response: storedResponse(row) };
+      ? { recordId: row.id, status: row.status, owned }
+      : { recordId: row.id, status: row.status, owned, response: storedResponse(row) };
   }
 }
 

@@ -43,6 +43,29 @@ describe("sendUntilAnswered", () => {
     expect(retries).toEqual([1, 2, 3, 4]);
   });
 
+  it("after a 409, waits on the server for a change instead of backing off, and backs off when it cannot", async () => {
+    const { sent, waits, retries, options } = server([
+      json(409, { error: "in_progress" }, { "Retry-After": "1" }),
+      json(409, { error: "in_progress" }, { "Retry-After": "1" }),
+      json(201, { id: "o1" }),
+    ]);
+    const changes = [false, true];
+    const asked: string[] = [];
+    const answer = await sendUntilAnswered(request, {
+      ...options,
+      waitForChange: async (sentRequest, failure) => {
+        asked.push(`${sentRequest.key} ${failure.status}`);
+        return changes.shift()!;
+      },
+    });
+    expect(answer).toMatchObject({ status: 201, body: { id: "o1" } });
+    expect(sent).toHaveLength(3);
+    expect(asked).toEqual([`${request.key} 409`, `${request.key} 409`]);
+    // The first wait learned nothing and the backoff (Retry-After) applied; the second saw the change: no sleep.
+    expect(waits).toEqual([1_000]);
+    expect(retries).toEqual([1, 2]);
+  });
+
   it("returns a final refusal at once, without retrying", async () => {
     for (const status of [400, 401, 402, 422]) {
       const { sent, options } = server([json(status, { error: "no" }), json(201, {})]);

@@ -1,4 +1,4 @@
-import { nextRetryDelay, parseRetryAfter } from "./backoff";
+import { BACKOFF, nextRetryDelay, parseRetryAfter } from "./backoff";
 import { isRetryable, RequestFailure, RETRYABLE_STATUSES } from "./request-failure";
 
 /** One attempt's request: always its key, always the same bytes. */
@@ -84,6 +84,14 @@ export interface PollOptions extends SendOptions {
   /** Told before each wait: `retry` is 1 for the first retry. */
   onRetry?: (retry: number, failure: RequestFailure) => void;
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * Instead of backing off after a 409 (the same key still running), waits on
+   * the server for the attempt to change, e.g. a status endpoint that answers
+   * once the outcome is recorded; resolves true to send again at once, false
+   * (or a rejection) to back off as usual. The page then learns an outcome
+   * within one status read of the server recording it, however long it took.
+   */
+  waitForChange?: (request: IdempotentRequest, failure: RequestFailure) => Promise<boolean>;
 }
 
 /**
@@ -107,6 +115,15 @@ export async function sendUntilAnswered(request: IdempotentRequest, options: Pol
     } catch (error) {
       if (!isRetryable(error) || options.signal?.aborted) throw error;
       const failure = error as RequestFailure;
+      if (failure.status === 409 && options.waitForChange) {
+        const waited = await options.waitForChange(request, failure).catch(() => false);
+        if (options.signal?.aborted) throw failure;
+        if (waited) {
+          if (now() - startedAt > BACKOFF.budgetMs) throw failure;
+          options.onRetry?.(retry, failure);
+          continue;
+        }
+      }
       const retryAfterMs = failure.retryAfterMs;
       const delay = nextRetryDelay({ retry, elapsedMs: now() - startedAt, retryAfterMs, random });
       if (delay === null) throw failure;
