@@ -39,6 +39,7 @@ const SERIAL = [
 ];
 const APP = [
   "tests/card-declines.test.ts",
+  "tests/delayed-methods.test.ts",
   "tests/chaos-shopper.test.ts",
   "tests/checkout-convergence.test.ts",
   "tests/checkout-faults.test.ts",

@@ -33,12 +33,18 @@ export function CheckoutView({ stripe: config }: { stripe: StripeJsConfig | null
   const openBody = checkout.attempt ? bodyOf(checkout.attempt) : null;
   const locked = locksCart(checkout.state);
 
-  const paidOrderId = checkout.state.kind === "paid" ? checkout.state.order.orderId : null;
+  // Paid, or on its way (a SEPA debit): the order page follows it from here.
+  const paidOrderId =
+    checkout.state.kind === "paid"
+      ? checkout.state.order.orderId
+      : checkout.state.kind === "payment_on_its_way"
+        ? checkout.state.orderId
+        : null;
   useEffect(() => {
     if (paidOrderId) router.push(`/orders/${paidOrderId}`);
   }, [paidOrderId, router]);
 
-  if (checkout.state.kind === "paid") {
+  if (checkout.state.kind === "paid" || checkout.state.kind === "payment_on_its_way") {
     return (
       <Shell>
         <PaymentStatus state={checkout.state} onCheckAgain={checkout.checkAgain} />

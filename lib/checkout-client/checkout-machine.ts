@@ -274,8 +274,9 @@ export class CheckoutMachine {
       this.options.store.finish(settled.key);
       if (this.attempt?.key === settled.key) this.attempt = null;
     }
-    if (next.kind === "paid") {
-      this.options.onPaid?.(next.order.orderId, bodyOf(settled).items);
+    if (next.kind === "paid" || next.kind === "payment_on_its_way") {
+      // A payment on its way is bought: its lines leave the cart as a paid one's do.
+      this.options.onPaid?.(next.kind === "paid" ? next.order.orderId : next.orderId, bodyOf(settled).items);
       void this.options.client.invalidateQueries({ queryKey: ordersQuery.queryKey });
     }
     this.outcome = next;

@@ -13,6 +13,7 @@ const HEADINGS = {
   paid: "Thank you — your order is paid",
   failed: "Payment declined",
   pending: "Payment in progress",
+  processing: "Your payment is on its way",
 } as const;
 
 /** The confirmation a shopper lands on after paying, and any order's page later. */
