@@ -19,7 +19,14 @@ import { CartLines } from "./cart-lines";
 import { PaymentStatus } from "./payment-status";
 
 /** `stripe`: where Stripe.js comes from (the server's configuration); null when no publishable key is set. */
-export function CheckoutView({ stripe: config }: { stripe: StripeJsConfig | null }) {
+export function CheckoutView({
+  stripe: config,
+  paymentMethodTypes = ["card"],
+}: {
+  stripe: StripeJsConfig | null;
+  /** The methods the shop takes (PAYMENT_METHOD_TYPES). */
+  paymentMethodTypes?: readonly string[];
+}) {
   useSession(); // started now, so pressing Pay does not wait for it
   const router = useRouter();
   const products = useQuery(productsQuery);
@@ -96,6 +103,7 @@ export function CheckoutView({ stripe: config }: { stripe: StripeJsConfig | null
           {stripe ? (
             <CardForm
               stripe={stripe}
+              paymentMethodTypes={paymentMethodTypes}
               amountCents={priced.totalCents}
               currency={priced.currency}
               total={total}

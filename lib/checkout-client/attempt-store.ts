@@ -62,7 +62,14 @@ export function serializeBody(body: CheckoutBody): string {
   const items = canonicalItems(body.items);
   return JSON.stringify(
     body.confirmationToken !== undefined
-      ? { items, confirmationToken: body.confirmationToken }
+      ? {
+          items,
+          confirmationToken: body.confirmationToken,
+          // A card is the default: a card attempt's bytes stay as they were.
+          ...(body.paymentMethodType && body.paymentMethodType !== "card"
+            ? { paymentMethodType: body.paymentMethodType }
+            : {}),
+        }
       : { items, paymentMethod: body.paymentMethod },
   );
 }

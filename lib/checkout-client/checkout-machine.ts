@@ -14,11 +14,12 @@ import {
 } from "./checkout-state";
 import type { PaymentResult } from "./payment-client";
 import { attemptStatusQuery, ordersQuery, readAttemptStatus, sessionQuery } from "./queries";
-import type { CartItem } from "./types";
+import type { CartItem, CheckoutBody } from "./types";
 
 /** What making a ConfirmationToken from the Payment Element came to. */
 export type TokenResult =
-  | { kind: "token"; confirmationToken: string }
+  /** `paymentMethodType`: what the token is (the Payment Element's tab); card when absent. */
+  | { kind: "token"; confirmationToken: string; paymentMethodType?: CheckoutBody["paymentMethodType"] }
   /** The element showed what is wrong with a field: nothing to send, nothing to say. */
   | { kind: "incomplete" }
   /** Stripe refused the card, or could not be reached: nothing was sent to the shop. */
@@ -130,7 +131,10 @@ export class CheckoutMachine {
       (made) => {
         if (made.kind === "refused") this.outcome = refusedCard(made);
         if (made.kind !== "token") return null;
-        const attempt = this.options.store.begin({ items, confirmationToken: made.confirmationToken }, customerId);
+        const attempt = this.options.store.begin(
+          { items, confirmationToken: made.confirmationToken, paymentMethodType: made.paymentMethodType },
+          customerId,
+        );
         void this.send(attempt, { byPress: true });
         return attempt;
       },
