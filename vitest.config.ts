@@ -40,6 +40,8 @@ const SERIAL = [
 ];
 const APP = [
   "tests/card-declines.test.ts",
+  "tests/delayed-methods.test.ts",
+  "tests/delayed-catch-up.test.ts",
   "tests/chaos-shopper.test.ts",
   "tests/checkout-convergence.test.ts",
   "tests/checkout-faults.test.ts",

@@ -27,7 +27,13 @@ export default async function globalSetup() {
     generateSessionSecret: true,
     build: process.env.TEST_REUSE_BUILD !== "1",
     distDir: E2E.distDir,
-    appEnv: { LAB_NAIVE_ENDPOINT: "1", MAINTENANCE_INTERVAL_MS: "0", OPS_TOKEN: TEST_OPS_TOKEN },
+    appEnv: {
+      LAB_NAIVE_ENDPOINT: "1",
+      MAINTENANCE_INTERVAL_MS: "0",
+      OPS_TOKEN: TEST_OPS_TOKEN,
+      // The Payment Element offers a SEPA Debit tab; card journeys stay on its Card tab.
+      PAYMENT_METHOD_TYPES: "card,sepa_debit",
+    },
     log: (line) => console.log(`[e2e] ${line}`),
     appLog: process.env.E2E_APP_LOG ? (line) => console.log(`[app] ${line}`) : undefined,
   });

@@ -18,6 +18,10 @@ const EMULATOR_STRIPE_JS_PATH = "/endive/stripe.js";
  * Stripe's global rate limit, requests a second per account, reads and writes
  * together (docs.stripe.com/rate-limits): 25 in a sandbox (test mode), 100 live.
  */
+/** The payment methods the shop can offer (PAYMENT_METHOD_TYPES): cards, SEPA Direct Debit, and two bank redirects. */
+export const PAYMENT_METHOD_TYPES = ["card", "sepa_debit", "ideal", "bancontact"] as const;
+export type PaymentMethodType = (typeof PAYMENT_METHOD_TYPES)[number];
+
 export const STRIPE_REQUESTS_PER_SECOND = { test: 25, live: 100 } as const;
 
 /**
@@ -99,6 +103,20 @@ const schema = z
       .optional(),
     /** Per-attempt timeout and retries of the Stripe SDK: they bound how long an owner can work. */
     STRIPE_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(STRIPE_TIMEOUT_MS),
+    PAYMENT_METHOD_TYPES: z
+      .string()
+      .default("card")
+      .transform((value) =>
+        value
+          .split(",")
+          .map((type) => type.trim())
+          .filter((type) => type !== ""),
+      )
+      .refine((types) => types.every((type) => (PAYMENT_METHOD_TYPES as readonly string[]).includes(type)), {
+        message: `a comma-separated list of ${PAYMENT_METHOD_TYPES.join(", ")} (cards are always on)`,
+      })
+      // Cards are always on: a shop that offers a method also takes cards.
+      .transform((types) => [...new Set(["card", ...types])] as PaymentMethodType[]),
     STRIPE_MAX_NETWORK_RETRIES: z.coerce.number().int().min(0).max(5).default(STRIPE_MAX_NETWORK_RETRIES),
     IDEMPOTENCY_IN_PROGRESS_TTL_MS: z.coerce.number().int().positive().default(90_000),
     IDEMPOTENCY_RETENTION_HOURS: z.coerce.number().int().min(24).max(48).default(24),

@@ -33,6 +33,7 @@ export function createCheckoutDeps(config: Env, prisma: PrismaClient, stripeClie
     // The first public origin (APP_ORIGIN); without one, this host as the demo and tests reach it.
     appOrigin: config.appOrigins[0] ?? `http://localhost:${config.PORT}`,
     actionTimeoutMs: config.PAYMENT_ACTION_TIMEOUT_MS,
+    paymentMethodTypes: config.PAYMENT_METHOD_TYPES,
     log: observe,
     phase: observePhase,
     // Keyed by the session secret (and the one before a rotation): docs/decisions/0012.

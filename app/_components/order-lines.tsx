@@ -48,6 +48,7 @@ export const STATUS_LABEL: Record<OrderView["status"], string> = {
   paid: "Paid",
   failed: "Declined",
   pending: "Processing",
+  processing: "Payment on its way",
 };
 
 export function StatusBadge({ status }: { status: OrderView["status"] }) {

@@ -14,6 +14,8 @@ interface CardFormProps {
   /** Why Pay is held (a refused quantity in the cart); null when it is not. */
   held: string | null;
   pending: boolean;
+  /** The methods the shop takes (PAYMENT_METHOD_TYPES): the element's tabs. */
+  paymentMethodTypes: readonly string[];
   /**
    * Pay was pressed: `createToken` turns the element's card into a
    * ConfirmationToken when a new attempt needs one; `receiptEmail`, where
@@ -24,7 +26,7 @@ interface CardFormProps {
 
 /**
  * The card, in Stripe's Payment Element (deferred intent: the cart's amount
- * and currency, cards only). The card lives in Stripe's iframe: this page
+ * and currency, the methods the shop takes). The card lives in Stripe's iframe: this page
  * only ever holds the ConfirmationToken Stripe.js makes of it.
  */
 export function CardForm(props: CardFormProps) {
@@ -33,9 +35,9 @@ export function CardForm(props: CardFormProps) {
       mode: "payment" as const,
       amount: props.amountCents,
       currency: props.currency,
-      allowedPaymentMethodTypes: ["card"],
+      allowedPaymentMethodTypes: [...props.paymentMethodTypes],
     }),
-    [props.amountCents, props.currency],
+    [props.amountCents, props.currency, props.paymentMethodTypes],
   );
   return (
     <Elements stripe={props.stripe} options={options}>
@@ -62,7 +64,12 @@ function PayForm({ total, locked, held, pending, onPay }: CardFormProps) {
         message: made.error.message ?? "The card could not be used.",
         cardError: made.error.type === "card_error",
       };
-    return { kind: "token", confirmationToken: made.confirmationToken.id };
+    const type = made.confirmationToken.payment_method_preview.type;
+    return {
+      kind: "token",
+      confirmationToken: made.confirmationToken.id,
+      paymentMethodType: type === "sepa_debit" || type === "ideal" || type === "bancontact" ? type : "card",
+    };
   };
 
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {

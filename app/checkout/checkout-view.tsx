@@ -19,7 +19,14 @@ import { CartLines } from "./cart-lines";
 import { PaymentStatus } from "./payment-status";
 
 /** `stripe`: where Stripe.js comes from (the server's configuration); null when no publishable key is set. */
-export function CheckoutView({ stripe: config }: { stripe: StripeJsConfig | null }) {
+export function CheckoutView({
+  stripe: config,
+  paymentMethodTypes = ["card"],
+}: {
+  stripe: StripeJsConfig | null;
+  /** The methods the shop takes (PAYMENT_METHOD_TYPES). */
+  paymentMethodTypes?: readonly string[];
+}) {
   useSession(); // started now, so pressing Pay does not wait for it
   const router = useRouter();
   const products = useQuery(productsQuery);
@@ -37,12 +44,18 @@ export function CheckoutView({ stripe: config }: { stripe: StripeJsConfig | null
   const openBody = checkout.attempt ? bodyOf(checkout.attempt) : null;
   const locked = locksCart(checkout.state);
 
-  const paidOrderId = checkout.state.kind === "paid" ? checkout.state.order.orderId : null;
+  // Paid, or on its way (a SEPA debit): the order page follows it from here.
+  const paidOrderId =
+    checkout.state.kind === "paid"
+      ? checkout.state.order.orderId
+      : checkout.state.kind === "payment_on_its_way"
+        ? checkout.state.orderId
+        : null;
   useEffect(() => {
     if (paidOrderId) router.push(`/orders/${paidOrderId}`);
   }, [paidOrderId, router]);
 
-  if (checkout.state.kind === "paid") {
+  if (checkout.state.kind === "paid" || checkout.state.kind === "payment_on_its_way") {
     return (
       <Shell>
         <PaymentStatus state={checkout.state} onCheckAgain={checkout.checkAgain} />
@@ -122,6 +135,7 @@ export function CheckoutView({ stripe: config }: { stripe: StripeJsConfig | null
           {stripe ? (
             <CardForm
               stripe={stripe}
+              paymentMethodTypes={paymentMethodTypes}
               amountCents={priced.totalCents}
               currency={priced.currency}
               total={total}

@@ -11,7 +11,7 @@ import { declineReason, type CheckoutState } from "@/lib/checkout-client/checkou
  */
 export function PaymentStatus({ state, onCheckAgain }: { state: CheckoutState; onCheckAgain: () => void }) {
   const box = useRef<HTMLDivElement>(null);
-  const needsAttention = !["idle", "paying", "checking", "paid"].includes(state.kind);
+  const needsAttention = !["idle", "paying", "checking", "paid", "payment_on_its_way"].includes(state.kind);
   useEffect(() => {
     if (needsAttention) box.current?.focus();
   }, [state.kind, needsAttention]);
@@ -63,6 +63,16 @@ function StatusText({ state, onCheckAgain }: { state: CheckoutState; onCheckAgai
       return (
         <p>
           <strong>Paid.</strong> <Link href={`/orders/${state.order.orderId}`}>View your order</Link>
+        </p>
+      );
+    case "payment_on_its_way":
+      return (
+        <p>
+          <strong>Your payment is on its way.</strong>{" "}
+          <span className="status-detail">
+            Your bank takes a few days to confirm it. There is nothing more to do: don’t pay again.
+          </span>{" "}
+          <Link href={`/orders/${state.orderId}`}>Follow your order</Link>
         </p>
       );
     case "declined":
@@ -174,6 +184,7 @@ function tone(state: CheckoutState): "info" | "success" | "danger" | "warn" | "n
     case "idle":
       return "none";
     case "paid":
+    case "payment_on_its_way":
       return "success";
     case "declined":
     case "rejected":

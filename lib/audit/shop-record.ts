@@ -6,7 +6,7 @@ import type { AuditWindow } from "./findings";
 export interface ShopOrder {
   id: string;
   customerId: string;
-  status: "pending" | "paid" | "failed";
+  status: "pending" | "processing" | "paid" | "failed";
   amountCents: number;
   currency: string;
   paymentIntentId: string | null;

@@ -63,7 +63,15 @@ export function serializeBody(body: CheckoutBody): string {
   const receipt = body.receiptEmail ? { receiptEmail: body.receiptEmail } : {};
   return JSON.stringify(
     body.confirmationToken !== undefined
-      ? { items, confirmationToken: body.confirmationToken, ...receipt }
+      ? {
+          items,
+          confirmationToken: body.confirmationToken,
+          // A card is the default: a card attempt's bytes stay as they were.
+          ...(body.paymentMethodType && body.paymentMethodType !== "card"
+            ? { paymentMethodType: body.paymentMethodType }
+            : {}),
+          ...receipt,
+        }
       : { items, paymentMethod: body.paymentMethod, ...receipt },
   );
 }

@@ -14,11 +14,12 @@ import {
 } from "./checkout-state";
 import type { PaymentResult } from "./payment-client";
 import { attemptStatusQuery, ordersQuery, readAttemptStatus, sessionQuery } from "./queries";
-import type { CartItem } from "./types";
+import type { CartItem, CheckoutBody } from "./types";
 
 /** What making a ConfirmationToken from the Payment Element came to. */
 export type TokenResult =
-  | { kind: "token"; confirmationToken: string }
+  /** `paymentMethodType`: what the token is (the Payment Element's tab); card when absent. */
+  | { kind: "token"; confirmationToken: string; paymentMethodType?: CheckoutBody["paymentMethodType"] }
   /** The element showed what is wrong with a field: nothing to send, nothing to say. */
   | { kind: "incomplete" }
   /** Stripe refused the card, or could not be reached: nothing was sent to the shop. */
@@ -140,7 +141,7 @@ export class CheckoutMachine {
         if (made.kind !== "token") return null;
         const receipt = receiptEmail ? { receiptEmail } : {};
         const attempt = this.options.store.begin(
-          { items, confirmationToken: made.confirmationToken, ...receipt },
+          { items, confirmationToken: made.confirmationToken, paymentMethodType: made.paymentMethodType, ...receipt },
           customerId,
         );
         void this.send(attempt, { byPress: true });
@@ -286,8 +287,9 @@ export class CheckoutMachine {
       this.options.store.finish(settled.key);
       if (this.attempt?.key === settled.key) this.attempt = null;
     }
-    if (next.kind === "paid") {
-      this.options.onPaid?.(next.order.orderId, bodyOf(settled).items);
+    if (next.kind === "paid" || next.kind === "payment_on_its_way") {
+      // A payment on its way is bought: its lines leave the cart as a paid one's do.
+      this.options.onPaid?.(next.kind === "paid" ? next.order.orderId : next.orderId, bodyOf(settled).items);
       void this.options.client.invalidateQueries({ queryKey: ordersQuery.queryKey });
     }
     this.outcome = next;

@@ -1,6 +1,6 @@
 import { ApiError } from "./api";
 import { CheckoutFailure } from "./checkout-failure";
-import { declinedFrom, isPaidOrder, requiredAction, type PaymentResult } from "./payment-client";
+import { declinedFrom, isPaidOrder, paymentOnItsWay, requiredAction, type PaymentResult } from "./payment-client";
 import type { AttemptStatus, PaidOrder } from "./types";
 
 /** What the checkout page shows: one state at a time, each with its way forward. */
@@ -11,6 +11,8 @@ export type CheckoutState =
   /** Retries ran out: asking the shop what became of the attempt. */
   | { kind: "checking" }
   | { kind: "paid"; order: PaidOrder }
+  /** Stripe accepted the payment and decides later (a SEPA debit): the order page follows it; never pay again. */
+  | { kind: "payment_on_its_way"; orderId: string }
   /** Nothing was charged (`error`: card_declined, authentication_failed, authentication_abandoned, payment_failed). */
   | { kind: "declined"; error: string; declineCode: string; message: string }
   /**
@@ -59,6 +61,8 @@ export function stateFromStatus(status: AttemptStatus): CheckoutState {
   if (status.status === "in_progress" || !status.response) return { kind: "processing" };
   const { statusCode, body } = status.response;
   if (statusCode === 201 && isPaidOrder(body)) return { kind: "paid", order: body };
+  const onItsWay = statusCode === 202 ? paymentOnItsWay(body) : null;
+  if (onItsWay) return onItsWay;
   if (statusCode === 402) return stateFromResult(declinedFrom(body));
   return {
     kind: "rejected",
@@ -130,7 +134,13 @@ export async function outcomeAfterFailure(
 
 /** After these the attempt is over: its key is never sent again. */
 export function isDefinitive(state: CheckoutState): boolean {
-  return state.kind === "paid" || state.kind === "declined" || state.kind === "rejected" || state.kind === "no_record";
+  return (
+    state.kind === "paid" ||
+    state.kind === "payment_on_its_way" ||
+    state.kind === "declined" ||
+    state.kind === "rejected" ||
+    state.kind === "no_record"
+  );
 }
 
 /** While the shop may be charging the attempt's cart, that cart cannot be edited into a different purchase. */

@@ -13,7 +13,9 @@ export type PaymentResult =
    * (a redirect) or in this page through Stripe.js with the client secret;
    * the attempt stays open.
    */
-  | { kind: "requires_action"; action: NextAction; orderId: string };
+  | { kind: "requires_action"; action: NextAction; orderId: string }
+  /** Stripe accepted the payment and decides later (a SEPA debit): nothing more to do, nothing to pay again. */
+  | { kind: "payment_on_its_way"; orderId: string };
 
 export type NextAction = { type: "redirect"; url: string } | { type: "use_stripe_sdk"; clientSecret: string };
 
@@ -34,6 +36,8 @@ export function resultOf(response: { status: number; headers: Headers }, body: u
   if (response.status === 402) return declinedFrom(body);
   const action = requiredAction(body);
   if (response.status === 202 && action) return action;
+  const onItsWay = response.status === 202 ? paymentOnItsWay(body) : null;
+  if (onItsWay) return onItsWay;
   const error = body as { error?: unknown; message?: unknown } | null;
   throw new CheckoutFailure(
     {
@@ -56,6 +60,13 @@ export function declinedFrom(body: unknown): PaymentResult {
     declineCode: code ?? error,
     message: typeof answer?.message === "string" ? answer.message : "Your card was declined.",
   };
+}
+
+/** A `202 processing` body: the payment is on its way. */
+export function paymentOnItsWay(body: unknown): Extract<PaymentResult, { kind: "payment_on_its_way" }> | null {
+  const answer = body as { status?: unknown; orderId?: unknown } | null;
+  if (answer?.status !== "processing" || typeof answer.orderId !== "string") return null;
+  return { kind: "payment_on_its_way", orderId: answer.orderId };
 }
 
 /** A `202 requires_action` body: where the shopper authenticates. */

@@ -29,8 +29,9 @@ export const orderQuery = (id: string) =>
   queryOptions({
     queryKey: ["orders", id],
     queryFn: ({ client }) => withSession(client, () => requestJson<OrderView>(`/api/orders/${encodeURIComponent(id)}`)),
-    // A pending order is still being paid: keep it fresh until it settles.
-    refetchInterval: (query) => (query.state.data?.status === "pending" ? 2_000 : false),
+    // A pending or processing order is still being paid: keep it fresh until it settles.
+    refetchInterval: (query) =>
+      query.state.data?.status === "pending" || query.state.data?.status === "processing" ? 2_000 : false,
     retry: (count, error) => !(error instanceof ApiError && error.status === 404) && count < 1,
   });
 

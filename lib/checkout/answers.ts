@@ -3,7 +3,7 @@ import { z } from "zod";
 /**
  * The stored answers of a checkout attempt, one schema for the server that
  * writes them (lib/checkout/checkout.ts) and the browser that reads them:
- * `201` paid, `202` waiting for the shopper, `402` declined or failed. A
+ * `201` paid, `202` waiting for the shopper or processing at Stripe, `402` declined or failed. A
  * replay sends the same bytes, so every copy of an answer parses alike.
  */
 export const paidAnswer = z.object({
@@ -25,6 +25,13 @@ export const actionAnswer = z.object({
   nextAction: nextActionSchema,
 });
 
+/** Stripe accepted the payment and decides it later: nothing more for the shopper to do, and no second payment. */
+export const processingAnswer = z.object({
+  status: z.literal("processing"),
+  orderId: z.string(),
+  paymentIntentId: z.string(),
+});
+
 export const declinedAnswer = z.object({
   error: z.literal("card_declined"),
   declineCode: z.string(),
@@ -40,13 +47,18 @@ export const failedAnswer = z.object({
 });
 
 /** Any stored answer, by its status code. */
-export const checkoutAnswers = { 201: paidAnswer, 202: actionAnswer, 402: z.union([declinedAnswer, failedAnswer]) };
+export const checkoutAnswers = {
+  201: paidAnswer,
+  202: z.union([actionAnswer, processingAnswer]),
+  402: z.union([declinedAnswer, failedAnswer]),
+};
 
 export type PaidAnswer = z.infer<typeof paidAnswer>;
 export type ActionAnswer = z.infer<typeof actionAnswer>;
+export type ProcessingAnswer = z.infer<typeof processingAnswer>;
 export type DeclinedAnswer = z.infer<typeof declinedAnswer>;
 export type FailedAnswer = z.infer<typeof failedAnswer>;
-export type CheckoutAnswer = PaidAnswer | ActionAnswer | DeclinedAnswer | FailedAnswer;
+export type CheckoutAnswer = PaidAnswer | ActionAnswer | ProcessingAnswer | DeclinedAnswer | FailedAnswer;
 
 /** A stored answer's body as the schema of its status reads it; null for a status or a shape it does not know. */
 export function readCheckoutAnswer(statusCode: number, body: unknown): CheckoutAnswer | null {

@@ -13,10 +13,17 @@ import {
 import { admissionGate, countDecline as countDeclineIn, type Admission, type AdmissionRule } from "../abuse/admission";
 import type { CheckoutPhase } from "../observability";
 import { paymentKeys } from "../payments/attempt-intent";
-import { drivePayment } from "../payments/drive";
+import { drivePayment, type MandateAcceptance } from "../payments/drive";
 import { attemptExpired, loggable, type FinalOutcome, type PaymentOutcome } from "../payments/outcome";
 import { settleForGood } from "../payments/settle-for-good";
-import type { ActionAnswer, CheckoutAnswer, DeclinedAnswer, FailedAnswer, PaidAnswer } from "./answers";
+import type {
+  ActionAnswer,
+  CheckoutAnswer,
+  DeclinedAnswer,
+  FailedAnswer,
+  PaidAnswer,
+  ProcessingAnswer,
+} from "./answers";
 import { attemptMetadata, isAttemptIntentOf, type ShopIdentity } from "./intent-ownership";
 import { createAttemptOrder, findAttemptOrder, markAttemptOrder, type PendingOrder } from "./orders";
 import { paymentCredential, type CheckoutRequest, type ValidationIssue } from "./request";
@@ -48,6 +55,8 @@ export interface CheckoutDeps {
   log?: (event: string, fields: Record<string, unknown>) => void;
   /** Times a shopper's request phase by phase (`checkout_phase_seconds`): from `startedAt` (performance.now()) to now. */
   phase?: (phase: CheckoutPhase, startedAt: number) => void;
+  /** The payment method types the shop takes (PAYMENT_METHOD_TYPES; cards always, and only cards when absent). */
+  paymentMethodTypes?: readonly string[];
   /** Whose intents are this shop's (intent-ownership.ts): signs every intent it creates, judges every one it finds. */
   identity: ShopIdentity;
   /** The card-testing brake's window (`RATE_LIMIT_DECLINE_WINDOW_SECONDS`); unset, declines are not counted. */
@@ -65,6 +74,8 @@ export interface AttemptIds {
   key: string;
   address?: string;
   card?: string | null;
+  /** The shopper's acceptance of a SEPA mandate, from this request (the create that confirms sends it). */
+  mandate?: MandateAcceptance | null;
 }
 
 /** Who answers an attempt's caller: the shopper's own retry, or the reconciler with its per-record backoff. */
@@ -103,6 +114,8 @@ export async function checkout(
     noProviderCall?: () => void;
     /** Where the request came from, counted by the card-testing brake should it be declined. */
     address?: string;
+    /** The shopper's browser, for a SEPA mandate's acceptance. */
+    userAgent?: string;
   },
 ): Promise<CheckoutResult> {
   // The claim comes before pricing: a replay never depends on today's catalogue.
@@ -152,6 +165,7 @@ async function pay(
     body: CheckoutRequest;
     origin?: string;
     address?: string;
+    userAgent?: string;
     admission?: Admission;
     noProviderCall?: () => void;
   },
@@ -185,7 +199,7 @@ async function pay(
         deps,
         owner,
         { ...order, paymentMethod: order.paymentMethod ?? paymentCredential(input.body) },
-        { ...input, card: input.admission?.card ?? null },
+        { ...input, card: input.admission?.card ?? null, mandate: mandateOf(input) },
         { timed: true },
       );
       return settled.result;
@@ -278,6 +292,8 @@ export async function settleAttempt(
             returnUrl: order.returnUrl ?? returnUrlFor(deps.appOrigin, ids.key),
             receiptEmail: order.receiptEmail,
             since: order.createdAt,
+            allowedTypes: deps.paymentMethodTypes ?? ["card"],
+            mandate: ids.mandate ?? null,
           },
           fence,
         );
@@ -330,6 +346,20 @@ async function record(
         },
         outcome,
       };
+    case "processing": {
+      // The key is done (its answer replays); the order carries the payment until Stripe decides, days later.
+      const response = stored(202, {
+        status: "processing",
+        orderId: order.id,
+        paymentIntentId: outcome.paymentIntentId,
+      } satisfies ProcessingAnswer);
+      const recorded = await idempotency.finish(
+        owner,
+        { status: "completed", response },
+        markAttemptOrder({ status: "processing", paymentIntentId: outcome.paymentIntentId }),
+      );
+      return recorded ? answered(response) : fencedOut();
+    }
     case "requires_action": {
       const response = stored(202, {
         status: "requires_action",
@@ -411,6 +441,15 @@ export async function attemptKnown(
 /** Past its deadline, an attempt that never got as far as an order: nothing was charged, and the key only replays. */
 export function recordExpired(deps: CheckoutDeps, owner: Ownership): Promise<boolean> {
   return deps.idempotency.finish(owner, { status: "failed", response: responseFor(null, attemptExpired(null)) });
+}
+
+/**
+ * A SEPA debit needs the customer's acceptance of the mandate: the shop
+ * gives it, online, from the request that pays (its address and user agent).
+ */
+function mandateOf(input: { body: CheckoutRequest; address?: string; userAgent?: string }): MandateAcceptance | null {
+  if (input.body.paymentMethodType !== "sepa_debit" || !input.address) return null;
+  return { ipAddress: input.address, userAgent: input.userAgent ?? "unknown" };
 }
 
 export function returnUrlFor(origin: string, key: string): string {

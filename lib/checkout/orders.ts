@@ -181,7 +181,7 @@ export function findAttemptOrder(prisma: PrismaClient, idempotencyKeyId: string)
  * charged, which is the truth of the order).
  */
 export function markAttemptOrder(outcome: {
-  status?: "paid" | "failed";
+  status?: "paid" | "failed" | "processing";
   paymentIntentId: string | null;
   declineCode?: string;
   amountCents?: number;
@@ -202,7 +202,7 @@ export function markAttemptOrder(outcome: {
 
 export interface OrderView {
   id: string;
-  status: "pending" | "paid" | "failed";
+  status: "pending" | "processing" | "paid" | "failed";
   amountCents: number;
   currency: string;
   paymentIntentId: string | null;
@@ -267,4 +267,40 @@ function withRefund(order: Omit<OrderView, "refund">): OrderView {
         ? "partial"
         : "none";
   return { ...order, declineCode: shopperDeclineCode(order.declineCode), refund };
+}
+
+/**
+ * Stripe decided a processing payment (a SEPA debit, days later): the order
+ * learns it, once, whatever its attempt's key has become since (expired and
+ * removed, most likely). Returns false when the order was not processing.
+ */
+export async function paymentSucceededLater(
+  prisma: PrismaClient,
+  orderId: string,
+  paymentIntentId: string,
+  amountCents: number,
+): Promise<boolean> {
+  const { count } = await prisma.order.updateMany({
+    where: { id: orderId, status: "processing", paymentIntentId },
+    data: { status: "paid", amountCents },
+  });
+  return count === 1;
+}
+
+/**
+ * A processing payment that Stripe failed later: the order is failed, once.
+ * The one place a later failure lands, so that what follows it (the shopper
+ * paying the same checkout another way) hangs off this call.
+ */
+export async function paymentFailedLater(
+  prisma: PrismaClient,
+  orderId: string,
+  paymentIntentId: string,
+  declineCode: string,
+): Promise<boolean> {
+  const { count } = await prisma.order.updateMany({
+    where: { id: orderId, status: "processing", paymentIntentId },
+    data: { status: "failed", declineCode },
+  });
+  return count === 1;
 }

@@ -136,6 +136,7 @@ function countAs(outcome: PaymentOutcome): { outcome: ReconcileOutcome; code?: s
     case "succeeded":
       return { outcome: "paid" };
     case "requires_action":
+    case "processing":
       return { outcome: "waiting" };
     case "declined":
       return { outcome: "declined", code: outcome.declineCode };

@@ -27,6 +27,8 @@ export const checkoutRequestSchema = z
       .string()
       .regex(/^pm_[A-Za-z0-9_]{1,100}$/, "must be a Stripe PaymentMethod id such as pm_card_visa")
       .optional(),
+    /** What the Payment Element's token is (card when absent); the shop refuses a type it does not enable. */
+    paymentMethodType: z.enum(["card", "sepa_debit", "ideal", "bancontact"]).optional(),
     confirmationToken: z
       .string()
       .regex(/^ctoken_[A-Za-z0-9_]{1,200}$/, "must be a Stripe ConfirmationToken id (ctoken_…) from Stripe.js")

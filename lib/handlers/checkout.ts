@@ -4,6 +4,7 @@ import { attemptKnown, checkout, UNAVAILABLE_RETRY_AFTER_SECONDS } from "@/lib/c
 import { CHECKOUT_ENDPOINT, checkoutRequestSchema, INVALID_CHECKOUT, paymentCredential } from "@/lib/checkout/request";
 import { readKey } from "@checkout/idempotency/next";
 import {
+  invalidRequest,
   forbiddenOrigin,
   isForeignOrigin,
   publicOrigin,
@@ -52,6 +53,12 @@ async function handle(request: Request): Promise<Response> {
 
   const body = await readValidJson(request, checkoutRequestSchema, INVALID_CHECKOUT);
   if (!body.ok) return body.response;
+  const type = body.value.paymentMethodType ?? "card";
+  // Refused before any claim or provider call: nothing is stored, and the same key may be sent again.
+  if (!(checkoutDeps().paymentMethodTypes ?? ["card"]).includes(type))
+    return invalidRequest(INVALID_CHECKOUT, [
+      { path: ["paymentMethodType"], message: `${type} is not a payment method this shop takes` },
+    ]);
 
   try {
     // A fresh key costs provider calls: the claim admits it against the limits, or refuses it with nothing stored.
@@ -67,6 +74,7 @@ async function handle(request: Request): Promise<Response> {
       key,
       body: body.value,
       origin: publicOrigin(request),
+      userAgent: request.headers.get("user-agent") ?? undefined,
       admission: ticket.admission,
       noProviderCall: ticket.giveBack,
       address,

@@ -30,10 +30,20 @@ export interface PaymentRequest {
   returnUrl: string;
   /** Where Stripe emails the receipt; null for none. Stored with the order, so every owner sends the same. */
   receiptEmail?: string | null;
+  /** The types Stripe may charge (the shop's PAYMENT_METHOD_TYPES). */
+  allowedTypes?: readonly string[];
+  /** The customer's acceptance of a SEPA mandate, sent with the create; null for other methods. */
+  mandate?: MandateAcceptance | null;
   /** When the attempt's order was written: its intent is looked for among those created since. */
   since: Date;
   /** Whether an intent found by its metadata is the attempt's own (never adopt another's). */
   accepts: (intent: Stripe.PaymentIntent) => boolean;
+}
+
+/** Accepted online, from this address and user agent (Stripe's `mandate_data.customer_acceptance.online`). */
+export interface MandateAcceptance {
+  ipAddress: string;
+  userAgent: string;
 }
 
 /** Renews the owner's lock before a provider call that could change anything; false once fenced out. */
@@ -115,10 +125,20 @@ async function createAndConfirm(stripe: Stripe, request: PaymentRequest): Promis
         // 3-D Secure cannot confirm it with the publishable key, and the shop confirms after the bank.
         confirmation_method: "manual",
         // With a return_url, 3-D Secure is a redirect (never `use_stripe_sdk`,
-        // which needs Stripe.js). Cards only; API 2026-10-28 (stripe-node 23)
-        // names this `allowed_payment_method_types`.
+        // which needs Stripe.js). The shop's enabled types; API 2026-10-28
+        // (stripe-node 23) names this `allowed_payment_method_types`.
         return_url: request.returnUrl,
-        allowed_payment_method_types: ["card"],
+        allowed_payment_method_types: [...(request.allowedTypes ?? ["card"])],
+        ...(request.mandate
+          ? {
+              mandate_data: {
+                customer_acceptance: {
+                  type: "online",
+                  online: { ip_address: request.mandate.ipAddress, user_agent: request.mandate.userAgent },
+                },
+              },
+            }
+          : {}),
         metadata: request.metadata,
         ...(request.receiptEmail ? { receipt_email: request.receiptEmail } : {}),
         ...EXPAND_CARD,

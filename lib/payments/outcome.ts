@@ -26,6 +26,8 @@ export type PaymentOutcome =
       card?: string | null;
       unknownCredential?: true;
     }
+  /** Stripe accepted the payment and decides it later (SEPA Direct Debit): the order, not the attempt, waits. */
+  | { kind: "processing"; paymentIntentId: string }
   /** The shopper must authenticate (3-D Secure); the attempt waits for them. */
   | { kind: "requires_action"; paymentIntentId: string; action: NextAction }
   /** `providerBusy`: Stripe answered 429 (its rate limit): the shop sheds fresh attempts for a while. */
@@ -105,6 +107,7 @@ export function outcomeOf(intent: Stripe.PaymentIntent): PaymentOutcome {
       card: cardOf(intent),
     };
   }
+  if (intent.status === "processing") return { kind: "processing", paymentIntentId: intent.id };
   const redirect = intent.next_action?.redirect_to_url?.url;
   if (intent.status === "requires_action" && redirect)
     return { kind: "requires_action", paymentIntentId: intent.id, action: { type: "redirect", url: redirect } };

@@ -6,7 +6,7 @@ import { isUuid } from "../uuid";
 export interface PaymentAttempt {
   order: {
     id: string;
-    status: "pending" | "paid" | "failed";
+    status: "pending" | "processing" | "paid" | "failed";
     amountCents: number;
     currency: string;
     paymentMethod: string | null;

@@ -8,6 +8,7 @@ import {
   refundedAmount,
   refundedInFull,
 } from "../checkout/refunds";
+import { paymentFailedLater, paymentSucceededLater } from "../checkout/orders";
 import { judgeIntent } from "../checkout/intent-ownership";
 import { findPaymentAttempt, type PaymentAttempt } from "./attempt";
 import { inSpan } from "../tracing/spans";
@@ -113,6 +114,7 @@ const REFUND_EVENTS = new Set([
 export const HANDLED_EVENT_TYPES = [
   "payment_intent.created",
   "payment_intent.requires_action",
+  "payment_intent.processing",
   "payment_intent.succeeded",
   "payment_intent.payment_failed",
   "payment_intent.canceled",
@@ -151,6 +153,8 @@ async function onPaymentIntent(deps: WebhookDeps, paymentIntentId: string): Prom
     const undone = await undoStrayIntent(deps, { id: order.id, paymentIntentId: order.paymentIntentId }, intent);
     return typeof undone === "string" ? { done: undone } : undone;
   }
+  // Decided days after its key was done with (and likely removed): the order carries it.
+  if (order.status === "processing") return settleProcessing(deps, order, intent);
   const status =
     record?.status ?? (order.status === "paid" ? "completed" : order.status === "failed" ? "failed" : null);
   switch (status) {
@@ -169,6 +173,26 @@ async function onPaymentIntent(deps: WebhookDeps, paymentIntentId: string): Prom
       // unfinished attempts never expire); leave it for a person to look at.
       return { done: "orphan_order" };
   }
+}
+
+/** A processing payment as Stripe has it now: paid, failed (once each), or still on its way. */
+async function settleProcessing(
+  deps: WebhookDeps,
+  order: { id: string },
+  intent: Stripe.PaymentIntent,
+): Promise<Verdict> {
+  if (intent.status === "succeeded") {
+    const paid = await paymentSucceededLater(deps.prisma, order.id, intent.id, intent.amount_received || intent.amount);
+    if (paid) deps.log?.("payment_settled", { orderId: order.id, paymentIntentId: intent.id, outcome: "paid" });
+    return { done: paid ? "paid_later" : "already_paid" };
+  }
+  if (intent.status === "requires_payment_method" || intent.status === "canceled") {
+    const code = intent.last_payment_error?.code ?? intent.status;
+    const failed = await paymentFailedLater(deps.prisma, order.id, intent.id, code);
+    if (failed) deps.log?.("payment_settled", { orderId: order.id, paymentIntentId: intent.id, outcome: "failed" });
+    return { done: failed ? "failed_later" : "already_failed" };
+  }
+  return { done: "still_processing" };
 }
 
 /**
@@ -232,6 +256,7 @@ async function driveAttempt(
     case "succeeded":
       return { done: "paid" };
     case "requires_action":
+    case "processing":
       return { done: "settled_202" };
     case "declined":
     case "failed":

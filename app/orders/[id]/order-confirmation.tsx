@@ -14,6 +14,7 @@ const HEADINGS = {
   paid: "Thank you — your order is paid",
   failed: "Payment declined",
   pending: "Payment in progress",
+  processing: "Your payment is on its way",
 } as const;
 
 /**

@@ -56,7 +56,7 @@ function redirectStatus(intent: PaymentIntent): string {
 }
 
 /** The shopper's actions carry no API request, so their events have `request.id` null, as at Stripe. */
-function pageContext(state: State, origin: string): Ctx {
+export function pageContext(state: State, origin: string): Ctx {
   return {
     ledger: state.ledger,
     events: state.events,

@@ -1,6 +1,6 @@
 import type { Decline, RefundBehaviour } from "./cards";
 import { randomId, unixSeconds } from "./ids";
-import type { PaymentMethodObject } from "./ledger";
+import type { CardFacts } from "./ledger";
 
 /** What Radar and the issuer said about a charge, as on Stripe's Charge. */
 export interface ChargeOutcome {
@@ -120,11 +120,7 @@ export interface Refund {
 export type LaterRefund = { refund: Refund; charge: Charge; becomes: "succeeded" | "failed" } | null;
 
 /** Charges and refunds, newest first, so that a test can count both per intent. */
-function cardDetails(
-  card: PaymentMethodObject["card"],
-  authorized: number | null,
-  blocked: boolean,
-): CardPaymentDetails {
+function cardDetails(card: CardFacts, authorized: number | null, blocked: boolean): CardPaymentDetails {
   return {
     type: "card",
     card: {
@@ -163,7 +159,7 @@ export class ChargeBook {
     paymentIntent: string;
     paymentMethod: string;
     /** The card charged (its PaymentMethod's), for `payment_method_details`. */
-    card: PaymentMethodObject["card"];
+    card: CardFacts;
     metadata: Record<string, string>;
     failure: (Decline & { blocked: boolean }) | null;
     /** Unix seconds; now unless the charge is history (see history.ts). */

@@ -1,8 +1,9 @@
 import { cardFor, type Card, type Decline } from "./cards";
-import { emit, notExecuted, type Ctx, type Outcome } from "./context";
+import { emit, emitLater, notExecuted, type Ctx, type Outcome } from "./context";
 import { randomId } from "./ids";
 import type { PaymentError, PaymentIntent } from "./ledger";
 import { ok, stripeError } from "./responses";
+import { sepaOutcomeOf } from "./sepa";
 import { unknownPaymentMethod } from "./validation";
 
 // What confirming does to an intent: charge the card, decline it, or stop in
@@ -21,6 +22,8 @@ export function attemptPayment(
   /** Confirmed with a ConfirmationToken Stripe.js made: Stripe.js handles the next action, in the page. */
   useStripeSdk = false,
 ): Outcome {
+  const debit = sepaOutcomeOf(ctx.ledger.paymentMethods.tokenOf(paymentMethod) ?? "");
+  if (debit) return startDebit(ctx, intent, paymentMethod, debit);
   const card = cardOf(ctx, paymentMethod);
   if (!card) return notExecuted(unknownPaymentMethod(paymentMethod));
   if (card.kind === "authenticates") return requireAction(ctx, intent, paymentMethod, returnUrl, useStripeSdk);
@@ -107,7 +110,7 @@ function charge(
     currency: intent.currency,
     paymentIntent: intent.id,
     paymentMethod,
-    card: ctx.ledger.paymentMethods.object(paymentMethod).card,
+    card: ctx.ledger.paymentMethods.card(paymentMethod),
     metadata: intent.metadata,
     failure: refused ? { ...refused.decline, blocked: refused.blocked } : null,
   });
@@ -138,4 +141,56 @@ function charge(
   emit(ctx, "payment_intent.payment_failed", intent);
   const response = stripeError(402, { ...error, payment_intent: structuredClone(intent) });
   return { response, executed: true, charge: "declined" };
+}
+
+/**
+ * A SEPA debit: Stripe answers `processing` at once and decides days later
+ * (here: when the emulator's clock reaches the test IBAN's time, see settleDue).
+ */
+function startDebit(
+  ctx: Ctx,
+  intent: PaymentIntent,
+  paymentMethod: string,
+  debit: { becomes: "succeeded" | "failed"; afterSeconds: number },
+): Outcome {
+  Object.assign(intent, { status: "processing", payment_method: paymentMethod, last_payment_error: null });
+  ctx.ledger.settlements.set(intent.id, { dueAt: ctx.ledger.now() + debit.afterSeconds, becomes: debit.becomes });
+  ctx.stats.debitsStarted += 1;
+  emit(ctx, "payment_intent.processing", intent);
+  // The wall clock gets there too, as at Stripe, for an emulator nobody advances.
+  ctx.later.run(debit.afterSeconds * 1000, () => settleDue(ctx));
+  return { response: ok(structuredClone(intent)), executed: true, charge: null };
+}
+
+const DEBIT_FAILURE = "The customer's bank account could not be debited.";
+
+/** Decides every debit due on the emulator's clock, with the events Stripe sends; returns how many it decided. */
+export function settleDue(ctx: Ctx): number {
+  const now = ctx.ledger.now();
+  let settled = 0;
+  for (const [id, due] of [...ctx.ledger.settlements]) {
+    if (due.dueAt > now) continue;
+    ctx.ledger.settlements.delete(id);
+    const intent = ctx.ledger.get(id);
+    if (!intent || intent.status !== "processing" || !intent.payment_method) continue;
+    settled += 1;
+    if (due.becomes === "succeeded") {
+      Object.assign(intent, { status: "succeeded", amount_received: intent.amount });
+      ctx.stats.charges += 1;
+      emitLater(ctx, "payment_intent.succeeded", intent);
+      continue;
+    }
+    // Assumed: the error's code and wording; the status and event are Stripe's.
+    const error: PaymentError = {
+      type: "invalid_request_error",
+      code: "payment_intent_payment_attempt_failed",
+      message: DEBIT_FAILURE,
+      doc_url: "https://stripe.com/docs/error-codes/payment-intent-payment-attempt-failed",
+      payment_method: ctx.ledger.paymentMethods.object(intent.payment_method),
+    };
+    Object.assign(intent, { status: "requires_payment_method", payment_method: null, last_payment_error: error });
+    ctx.stats.debitsFailed += 1;
+    emitLater(ctx, "payment_intent.payment_failed", intent);
+  }
+  return settled;
 }

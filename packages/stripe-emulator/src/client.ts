@@ -129,6 +129,14 @@ export class EmulatorClient {
   }
 
   /**
+   * POST /_emulator/clock: moves the account's clock ahead by `seconds`,
+   * deciding (with their events) the debits now due; answers how many it decided.
+   */
+  advanceClock(seconds: number): Promise<{ now: number; offsetSeconds: number; processing: number; settled: number }> {
+    return this.call("POST", "/_emulator/clock", { advanceSeconds: seconds });
+  }
+
+  /**
    * POST /_emulator/history: succeeded payments recorded at past times
    * (each with its charge, without events); answers their ids in order.
    */

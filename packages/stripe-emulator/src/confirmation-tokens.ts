@@ -3,7 +3,8 @@ import { cardFor } from "./cards";
 import { notExecuted, type Ctx, type Outcome } from "./context";
 import type { Params } from "./form";
 import { randomId, unixSeconds } from "./ids";
-import type { PaymentMethodObject } from "./ledger";
+import type { CardFacts } from "./ledger";
+import { UNKNOWN_TEST_IBAN, sepaFactsOf, sepaTokenFor, type SepaDebitFacts } from "./sepa";
 import { invalidRequest, ok, resourceMissing, stripeError, type ApiResponse } from "./responses";
 import { returnUrlError, unknownParam, unknownPaymentMethod } from "./validation";
 
@@ -25,20 +26,28 @@ export interface ConfirmationToken {
   metadata: null;
   payment_intent: string | null;
   payment_method_options: null;
+  /** The customer's acceptance of a SEPA mandate, as the Payment Element collects it; null otherwise. */
+  mandate_data: {
+    customer_acceptance: { type: "online"; online: { ip_address: string | null; user_agent: string | null } };
+  } | null;
   payment_method_preview: {
-    type: "card";
     billing_details: {
       address: { city: null; country: null; line1: null; line2: null; postal_code: string | null; state: null };
-      email: null;
-      name: null;
+      email: string | null;
+      name: string | null;
       phone: null;
       tax_id: null;
     };
-    /** The PaymentMethod's card, as Stripe previews it (without `regulated_status`). */
-    card: Omit<PaymentMethodObject["card"], "regulated_status">;
     customer: null;
     customer_account: null;
-  };
+  } & (
+    | {
+        type: "card";
+        /** The PaymentMethod's card, as Stripe previews it (without `regulated_status`). */
+        card: Omit<CardFacts, "regulated_status">;
+      }
+    | { type: "sepa_debit"; sepa_debit: SepaDebitFacts }
+  );
   return_url: string | null;
   setup_future_usage: null;
   setup_intent: null;
@@ -72,12 +81,14 @@ export function createFromElement(ctx: Ctx, params: Params): Outcome {
   const rejected = unknownParam(params, ELEMENT_PARAMS) ?? returnUrlError(params.return_url);
   if (rejected) return notExecuted(rejected);
   const data = objectOf(params.payment_method_data);
+  if (data?.type === "sepa_debit") return sepaToken(ctx, data, params, { useStripeSdk: true, fromElement: true });
   const card = objectOf(data?.card);
   if (data?.type !== "card" || !card)
     return notExecuted(
-      invalidRequest("The emulator's Payment Element takes cards only: payment_method_data[type]=card.", {
-        param: "payment_method_data[type]",
-      }),
+      invalidRequest(
+        "The emulator's Payment Element takes cards and SEPA debits: payment_method_data[type]=card or sepa_debit.",
+        { param: "payment_method_data[type]" },
+      ),
     );
   const number = String(card.number ?? "").replace(/\s/g, "");
   const details = {
@@ -116,6 +127,18 @@ export function createFromElement(ctx: Ctx, params: Params): Outcome {
 export function createForTest(ctx: Ctx, params: Params): Outcome {
   const rejected = unknownParam(params, HELPER_PARAMS) ?? returnUrlError(params.return_url);
   if (rejected) return notExecuted(rejected);
+  const data = objectOf(params.payment_method_data);
+  if (data && params.payment_method === undefined) {
+    if (data.type === "sepa_debit") return sepaToken(ctx, data, params, { useStripeSdk: false, fromElement: false });
+    return notExecuted(
+      invalidRequest(
+        "The emulator's test helper takes payment_method_data[type]=sepa_debit; for a card, a payment_method.",
+        {
+          param: "payment_method_data[type]",
+        },
+      ),
+    );
+  }
   const paymentMethod = params.payment_method;
   if (typeof paymentMethod !== "string")
     return notExecuted(
@@ -171,6 +194,78 @@ export function usableToken(ctx: Ctx, id: Params[string] | undefined): Stored | 
   return stored;
 }
 
+/**
+ * A SEPA debit's token. The Payment Element shows the mandate and records the
+ * shopper's acceptance on the token; the test helper's token carries none,
+ * so the create that confirms it must send `mandate_data`.
+ */
+function sepaToken(
+  ctx: Ctx,
+  data: Params,
+  params: Params,
+  how: { useStripeSdk: boolean; fromElement: boolean },
+): Outcome {
+  const iban = objectOf(data.sepa_debit)?.iban;
+  if (typeof iban !== "string" || iban.trim() === "")
+    return notExecuted(
+      invalidRequest("Missing required param: payment_method_data[sepa_debit][iban].", {
+        code: "parameter_missing",
+        param: "payment_method_data[sepa_debit][iban]",
+      }),
+    );
+  const testToken = sepaTokenFor(iban);
+  if (!testToken)
+    return notExecuted(
+      invalidRequest(UNKNOWN_TEST_IBAN, {
+        code: "invalid_bank_account_iban",
+        param: "payment_method_data[sepa_debit][iban]",
+      }),
+    );
+  const billing = objectOf(data.billing_details);
+  const text = (value: Params[string] | undefined) => (typeof value === "string" && value !== "" ? value : null);
+  const created = unixSeconds();
+  const token: ConfirmationToken = {
+    id: randomId("ctoken_"),
+    object: "confirmation_token",
+    created,
+    expires_at: created + Math.floor(ctx.confirmationTokenTtlMs / 1000),
+    livemode: false,
+    mandate_data: how.fromElement
+      ? {
+          customer_acceptance: {
+            type: "online",
+            // Stripe infers both from the browser; the stand-in does not see them, so it leaves them null.
+            online: { ip_address: null, user_agent: null },
+          },
+        }
+      : null,
+    metadata: null,
+    payment_intent: null,
+    payment_method_options: null,
+    payment_method_preview: {
+      type: "sepa_debit",
+      billing_details: {
+        address: { city: null, country: null, line1: null, line2: null, postal_code: null, state: null },
+        email: text(billing?.email),
+        name: text(billing?.name),
+        phone: null,
+        tax_id: null,
+      },
+      sepa_debit: sepaFactsOf(testToken),
+      customer: null,
+      customer_account: null,
+    },
+    return_url: typeof params.return_url === "string" ? params.return_url : null,
+    setup_future_usage: null,
+    setup_intent: null,
+    shipping: null,
+    use_stripe_sdk: how.useStripeSdk,
+  };
+  ctx.ledger.confirmationTokens.add({ token, testToken });
+  ctx.stats.confirmationTokens += 1;
+  return { response: ok(structuredClone(token)), executed: true, charge: null };
+}
+
 function store(
   ctx: Ctx,
   testToken: string,
@@ -191,6 +286,7 @@ function store(
     created,
     expires_at: created + Math.floor(ctx.confirmationTokenTtlMs / 1000),
     livemode: false,
+    mandate_data: null,
     metadata: null,
     payment_intent: null,
     payment_method_options: null,

@@ -1,4 +1,6 @@
 import { Accounts } from "./accounts";
+import { pageContext } from "./authentication-page";
+import { settleDue } from "./charging";
 import { parsePermissions } from "./restricted-keys";
 import { recordHistory } from "./history";
 import { invalidRequest, ok, stripeError, unrecognizedUrl, type ApiResponse } from "./responses";
@@ -21,6 +23,8 @@ export function handleControl(
   body: string,
   accounts: Accounts,
   authorization: string | undefined,
+  /** The emulator as the caller reached it (for links in events' objects). */
+  origin = "",
 ): ApiResponse {
   const named = Accounts.controlKey(authorization);
   if (!named.ok)
@@ -59,11 +63,31 @@ export function handleControl(
     const recorded = recordHistory(state.ledger, parseJson(body));
     return typeof recorded === "string" ? invalidRequest(recorded) : ok(recorded);
   }
+  if (path === "/_emulator/clock" && method === "GET") return ok(clockView(state));
+  if (path === "/_emulator/clock" && method === "POST") {
+    const input = parseJson(body) as { advanceSeconds?: unknown } | undefined;
+    const seconds = input?.advanceSeconds;
+    if (typeof seconds !== "number" || !Number.isInteger(seconds) || seconds < 0)
+      return invalidRequest('Send { "advanceSeconds": n } with n a whole number of seconds, 0 or more.');
+    state.ledger.clockOffsetSeconds += seconds;
+    // Settled at once, with their events, so a test that advances the clock only waits for the webhooks.
+    const settled = settleDue(pageContext(state, origin));
+    return ok({ ...clockView(state), settled });
+  }
   if (path === "/_emulator/reset" && method === "POST") {
     accounts.reset(named.apiKey);
     return ok({ ok: true });
   }
   return unrecognizedUrl(method, path);
+}
+
+/** The emulator's clock (unix seconds), how far it runs ahead of the wall clock, and the debits still processing. */
+function clockView(state: State): { now: number; offsetSeconds: number; processing: number } {
+  return {
+    now: state.ledger.now(),
+    offsetSeconds: state.ledger.clockOffsetSeconds,
+    processing: state.ledger.settlements.size,
+  };
 }
 
 function webhookView(state: State): WebhooksView {

@@ -74,6 +74,9 @@ const STAT_NAMES = [
   "gated",
   "confirmationTokens",
   "stripeJsFailures",
+  "debitsStarted",
+  "debitsFailed",
+  "bankRedirects",
 ] as const;
 export type FaultStats = Record<(typeof STAT_NAMES)[number], number>;
 

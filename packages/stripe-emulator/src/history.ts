@@ -53,7 +53,7 @@ export function recordHistory(ledger: Ledger, input: unknown): { ids: string[] }
       currency: item.currency,
       paymentIntent: intent.id,
       paymentMethod,
-      card: ledger.paymentMethods.object(paymentMethod).card,
+      card: ledger.paymentMethods.card(paymentMethod),
       metadata: intent.metadata,
       failure: null,
       created: item.created,

@@ -5,9 +5,16 @@ import type { ConfirmationMethod } from "./confirmation-method";
 import { ConfirmationTokens } from "./confirmation-tokens";
 import { ANY_TIME, type CreatedRange } from "./created-range";
 import { randomId, unixSeconds } from "./ids";
+import { isSepaToken, sepaFactsOf, type SepaDebitFacts } from "./sepa";
 
 export type IntentStatus =
-  "requires_payment_method" | "requires_confirmation" | "requires_action" | "succeeded" | "canceled";
+  | "requires_payment_method"
+  | "requires_confirmation"
+  | "requires_action"
+  /** A debit Stripe has sent and not yet decided (SEPA Direct Debit): see Settlements. */
+  | "processing"
+  | "succeeded"
+  | "canceled";
 
 /** `last_payment_error`: a card decline, or a failed 3-D Secure authentication (which Stripe types invalid_request_error). */
 export interface PaymentError {
@@ -20,33 +27,37 @@ export interface PaymentError {
   payment_method: PaymentMethodObject;
 }
 
-/** Stripe's PaymentMethod as errors embed it and `GET /v1/payment_methods/{id}` answers it. */
-export interface PaymentMethodObject {
+/** A card PaymentMethod's `card`. */
+export interface CardFacts {
+  brand: string;
+  checks: null;
+  country: string;
+  display_brand: string;
+  exp_month: number;
+  exp_year: number;
+  fingerprint: string;
+  funding: "credit";
+  generated_from: null;
+  last4: string;
+  networks: { available: string[]; preferred: null };
+  regulated_status: null;
+  three_d_secure_usage: { supported: true };
+  wallet: null;
+}
+
+/** Stripe's PaymentMethod as errors embed it and `GET /v1/payment_methods/{id}` answers it: a card or a SEPA debit. */
+export type PaymentMethodObject = PaymentMethodBase &
+  ({ type: "card"; card: CardFacts } | { type: "sepa_debit"; sepa_debit: SepaDebitFacts });
+
+interface PaymentMethodBase {
   id: string;
   object: "payment_method";
-  billing_details: { address: null; email: null; name: null; phone: null; tax_id: null };
-  card: {
-    brand: string;
-    checks: null;
-    country: string;
-    display_brand: string;
-    exp_month: number;
-    exp_year: number;
-    fingerprint: string;
-    funding: "credit";
-    generated_from: null;
-    last4: string;
-    networks: { available: string[]; preferred: null };
-    regulated_status: null;
-    three_d_secure_usage: { supported: true };
-    wallet: null;
-  };
+  billing_details: { address: null; email: string | null; name: string | null; phone: null; tax_id: null };
   created: number;
   customer: null;
   customer_account: null;
   livemode: false;
   metadata: Record<string, string>;
-  type: "card";
 }
 
 export type NextAction =
@@ -114,7 +125,7 @@ export interface NewIntent {
   paymentMethod: string | null;
   metadata: Record<string, string>;
   description: string | null;
-  /** `allowed_payment_method_types` as given at create (only ever ["card"] here), else null. */
+  /** `allowed_payment_method_types` as given at create, else null. */
   allowedTypes: string[] | null;
 }
 
@@ -144,6 +155,15 @@ export class Ledger {
   readonly confirmationTokens = new ConfirmationTokens();
   /** Intents that ever required action, by id: the page still needs return_url after the shopper acted. */
   readonly authentications = new Map<string, PendingAuthentication>();
+  /** Debits in `processing`, by intent id, and when Stripe decides them on the emulator's clock. */
+  readonly settlements = new Map<string, { dueAt: number; becomes: "succeeded" | "failed" }>();
+  /** How far `POST /_emulator/clock` has moved this account's clock ahead of the wall clock, in seconds. */
+  clockOffsetSeconds = 0;
+
+  /** Now on the emulator's clock (unix seconds). */
+  now(): number {
+    return unixSeconds() + this.clockOffsetSeconds;
+  }
 
   create(input: NewIntent, created = unixSeconds()): PaymentIntent {
     const id = randomId("pi_");
@@ -161,7 +181,7 @@ export class Ledger {
       payment_method: input.paymentMethod,
       payment_method_configuration_details: null,
       payment_method_options: null,
-      payment_method_types: ["card"],
+      payment_method_types: input.allowedTypes ?? ["card"],
       allowed_payment_method_types: input.allowedTypes,
       excluded_payment_method_types: null,
       latest_charge: null,
@@ -299,16 +319,23 @@ export class PaymentMethods {
 
   /** A test token, or a PaymentMethod made here. */
   knows(value: string): boolean {
-    return this.tokens.has(value) || cardFor(value) !== null;
+    return this.tokens.has(value) || cardFor(value) !== null || isSepaToken(value);
   }
 
   /** The PaymentMethod for `value`: itself if made here, a new one for a test token; null when unknown. */
   attach(value: string): string | null {
     if (this.tokens.has(value)) return value;
-    if (!cardFor(value)) return null;
+    if (!cardFor(value) && !isSepaToken(value)) return null;
     const id = randomId("pm_");
     this.tokens.set(id, { token: value, created: unixSeconds() });
     return id;
+  }
+
+  /** "card" or "sepa_debit" for a PaymentMethod made here or a test token; null when unknown. */
+  typeOf(value: string): "card" | "sepa_debit" | null {
+    const token = this.tokens.get(value)?.token ?? value;
+    if (isSepaToken(token)) return "sepa_debit";
+    return cardFor(token) ? "card" : null;
   }
 
   /** The test token a PaymentMethod was made from, which decides how it charges. */
@@ -316,14 +343,38 @@ export class PaymentMethods {
     return this.tokens.get(id)?.token;
   }
 
+  /** A card PaymentMethod's card; only card payment methods are charged as cards. */
+  card(id: string): CardFacts {
+    const made = this.object(id);
+    if (made.type !== "card") throw new Error(`${id} is a ${made.type} PaymentMethod, not a card`);
+    return made.card;
+  }
+
   /** The PaymentMethod as Stripe shows it inside an error. */
   object(id: string): PaymentMethodObject {
     const stored = this.tokens.get(id);
-    const card = cardFactsOf(stored?.token ?? "pm_card_visa");
     const created = stored?.created ?? unixSeconds();
-    return {
+    const base = {
       id,
-      object: "payment_method",
+      object: "payment_method" as const,
+      created,
+      customer: null,
+      customer_account: null,
+      livemode: false as const,
+      metadata: {},
+    };
+    if (stored && isSepaToken(stored.token)) {
+      return {
+        ...base,
+        // Stripe requires the account holder's name and email for a SEPA debit; the test helper gives neither.
+        billing_details: { address: null, email: null, name: null, phone: null, tax_id: null },
+        type: "sepa_debit",
+        sepa_debit: sepaFactsOf(stored.token),
+      };
+    }
+    const card = cardFactsOf(stored?.token ?? "pm_card_visa");
+    return {
+      ...base,
       billing_details: { address: null, email: null, name: null, phone: null, tax_id: null },
       card: {
         brand: card.brand,
@@ -341,11 +392,6 @@ export class PaymentMethods {
         three_d_secure_usage: { supported: true },
         wallet: null,
       },
-      created,
-      customer: null,
-      customer_account: null,
-      livemode: false,
-      metadata: {},
       type: "card",
     };
   }

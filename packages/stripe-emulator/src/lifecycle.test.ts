@@ -55,10 +55,12 @@ describe("payment methods", () => {
     });
     const created = await client.paymentIntents.create(legacy, { apiVersion: "2026-08-27.dahlia" });
     expect(created.status).toBe("succeeded");
-    const error = await rejection(
+    const error = await rejection(client.paymentIntents.create({ ...VISA, allowed_payment_method_types: ["klarna"] }));
+    expect(error).toMatchObject({ statusCode: 400, param: "allowed_payment_method_types" });
+    const notAllowed = await rejection(
       client.paymentIntents.create({ ...VISA, allowed_payment_method_types: ["sepa_debit"] }),
     );
-    expect(error).toMatchObject({ statusCode: 400, param: "allowed_payment_method_types" });
+    expect(notAllowed).toMatchObject({ statusCode: 400, code: "payment_intent_incompatible_payment_method" });
   });
 });
 

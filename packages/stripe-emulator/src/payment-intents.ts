@@ -10,6 +10,7 @@ import { invalidRequest, ok, resourceMissing, type ApiResponse } from "./respons
 import {
   invalidCreateParams,
   isIntegerText,
+  mandateDataError,
   paymentMethodError,
   paymentMethodTypesError,
   returnUrlError,
@@ -36,6 +37,7 @@ const CREATE_PARAMS = new Set([
   "return_url",
   "metadata",
   "description",
+  "mandate_data",
   ...IGNORED,
 ]);
 // `client_secret`: what Stripe.js sends with the publishable key.
@@ -57,12 +59,35 @@ export function createIntent(ctx: Ctx, params: Params): Outcome {
   const rejected =
     unknownParam(params, CREATE_PARAMS) ??
     invalidCreateParams(params, (v) => paymentMethods.knows(v), ctx.apiVersion) ??
-    confirmationMethodError(params.confirmation_method);
+    confirmationMethodError(params.confirmation_method) ??
+    mandateDataError(params.mandate_data);
   if (rejected) return notExecuted(rejected);
   const token = params.confirmation_token === undefined ? null : usableToken(ctx, params.confirmation_token);
   if (token && !("token" in token)) return notExecuted(token);
   // As at Stripe, what the request names wins over what the token carries.
   const named = typeof params.payment_method === "string" ? params.payment_method : token?.testToken;
+  const allowed = allowedTypesOf(params.allowed_payment_method_types);
+  const type = named === undefined ? null : paymentMethods.typeOf(named);
+  if (type && allowed && !allowed.includes(type))
+    return notExecuted(
+      invalidRequest(
+        `The PaymentMethod provided (${type}) is not allowed for this PaymentIntent. Allowed types: ${allowed.join(", ")}.`,
+        { code: "payment_intent_incompatible_payment_method", param: "payment_method" },
+      ),
+    );
+  // A SEPA debit needs the customer's mandate: from the Payment Element's token, or the create's mandate_data.
+  if (
+    type === "sepa_debit" &&
+    params.confirm === "true" &&
+    !token?.token.mandate_data &&
+    params.mandate_data === undefined
+  )
+    return notExecuted(
+      invalidRequest(
+        "A SEPA Direct Debit payment needs the customer's acceptance of the mandate: send mandate_data[customer_acceptance].",
+        { code: "parameter_missing", param: "mandate_data" },
+      ),
+    );
   const paymentMethod = named === undefined ? null : paymentMethods.attach(named);
   const intent = ctx.ledger.create({
     amount: Number(params.amount),
@@ -70,7 +95,7 @@ export function createIntent(ctx: Ctx, params: Params): Outcome {
     paymentMethod,
     metadata: metadataOf(params.metadata),
     description: typeof params.description === "string" ? params.description : null,
-    allowedTypes: params.allowed_payment_method_types === undefined ? null : ["card"],
+    allowedTypes: allowed,
   });
   if (params.confirmation_method === "manual") intent.confirmation_method = "manual";
   if (typeof params.receipt_email === "string") intent.receipt_email = params.receipt_email;
@@ -200,4 +225,9 @@ function returnUrlOf(params: Params): string | null {
 
 function metadataOf(value: Params[string] | undefined): Record<string, string> {
   return typeof value === "object" && !Array.isArray(value) ? ({ ...value } as Record<string, string>) : {};
+}
+
+function allowedTypesOf(value: Params[string] | undefined): string[] | null {
+  if (value === undefined) return null;
+  return (Array.isArray(value) ? value : [value]).filter((type): type is string => typeof type === "string");
 }

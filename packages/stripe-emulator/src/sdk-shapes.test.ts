@@ -16,6 +16,8 @@ const TYPES = [
   "Stripe.ApiList<Stripe.Refund>",
   "Stripe.ApiList<Stripe.Event>",
   "Stripe.ApiSearchResult<Stripe.PaymentIntent>",
+  "Stripe.PaymentMethod",
+  "Stripe.ConfirmationToken",
 ] as const;
 type TypeName = (typeof TYPES)[number];
 let shapes: ShapeChecker;
@@ -100,6 +102,31 @@ describe("the SDK's always-present fields", () => {
       "Stripe.ApiSearchResult<Stripe.PaymentIntent>",
       await client.paymentIntents.search({ query: "metadata['orderId']:'o1'" }),
     );
+  });
+
+  it("are on a SEPA debit's token, PaymentMethod and intent, processing and decided", async () => {
+    const client = emulator.stripe();
+    const token = await client.testHelpers.confirmationTokens.create({
+      payment_method_data: { type: "sepa_debit", sepa_debit: { iban: "DE89370400440532013000" } },
+    });
+    expectShape("Stripe.ConfirmationToken", token);
+    const processing = await client.paymentIntents.create({
+      amount: 1000,
+      currency: "eur",
+      confirm: true,
+      confirmation_token: token.id,
+      allowed_payment_method_types: ["sepa_debit"],
+      mandate_data: {
+        customer_acceptance: { type: "online", online: { ip_address: "203.0.113.7", user_agent: "test" } },
+      },
+    });
+    expect(processing.status).toBe("processing");
+    expectShape("Stripe.PaymentIntent", processing);
+    expectShape("Stripe.PaymentMethod", await client.paymentMethods.retrieve(String(processing.payment_method)));
+    await emulator.client().advanceClock(60);
+    const succeeded = await client.paymentIntents.retrieve(processing.id);
+    expect(succeeded.status).toBe("succeeded");
+    expectShape("Stripe.PaymentIntent", succeeded);
   });
 
   it("are on every event, as listed and as delivered, data.object included", async () => {

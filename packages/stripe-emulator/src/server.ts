@@ -126,7 +126,7 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
     const stripeJs = handleStripeJs(method, url, origin);
     if (stripeJs) return stripeJs;
     if (url.pathname.startsWith("/_emulator/"))
-      return send(handleControl(method, url.pathname, body, accounts, req.headers.authorization));
+      return send(handleControl(method, url.pathname, body, accounts, req.headers.authorization, origin));
     // A page on any origin may call it with the publishable key (CORS), not only the element's iframe.
     const browserMethod =
       url.pathname === BROWSER_PATH ? "POST" : BROWSER_INTENT_PATH.test(url.pathname) ? "GET" : null;

@@ -153,7 +153,8 @@ function createPaymentElement(publishableKey, groupOptions, elementOptions, grou
       frame.setAttribute("allowtransparency", "true");
       frame.setAttribute("scrolling", "no");
       frame.style.cssText = "border:0;width:100%;height:240px;display:block;overflow:hidden;";
-      const config = { parent: location.origin, key: publishableKey, mode: groupOptions.mode || null };
+      const types = groupOptions.allowedPaymentMethodTypes || groupOptions.paymentMethodTypes || ["card"];
+      const config = { parent: location.origin, key: publishableKey, mode: groupOptions.mode || null, types };
       frame.src = ORIGIN + ${JSON.stringify(FRAME_PATH)} + "#" + encodeURIComponent(JSON.stringify(config));
       window.addEventListener("message", onMessage);
       node.appendChild(frame);
@@ -259,10 +260,35 @@ function paymentFrame(origin: string): string {
   .error { color: #b3261e; font-size: .85rem; font-weight: 400; margin: 0; min-height: 0; }
   .error:empty { display: none; }
   .note { color: #4d4d4d; font-size: .8rem; margin: 0; }
+  [role="tablist"] { display: flex; gap: .5rem; }
+  [role="tab"] { font: inherit; padding: .5rem .8rem; border: 1px solid #767676; border-radius: 6px; background: #fff; }
+  [role="tab"][aria-selected="true"] { border-color: #0a5cd6; outline: 1px solid #0a5cd6; }
+  [hidden] { display: none !important; }
 </style>
 </head>
 <body>
 <form novalidate>
+  <div role="tablist" aria-label="Payment method" hidden>
+    <button type="button" role="tab" data-type="card" aria-selected="true">Card</button>
+    <button type="button" role="tab" data-type="sepa_debit" aria-selected="false" hidden>SEPA Debit</button>
+  </div>
+  <div data-panel="sepa_debit" class="panel" hidden>
+    <label>Full name
+      <input name="name" autocomplete="name" aria-describedby="name-error">
+      <p class="error" id="name-error" role="alert"></p>
+    </label>
+    <label>Email
+      <input name="email" type="email" autocomplete="email" aria-describedby="email-error">
+      <p class="error" id="email-error" role="alert"></p>
+    </label>
+    <label>IBAN
+      <input name="iban" autocomplete="off" placeholder="DE00 0000 0000 0000 0000 00" aria-describedby="iban-error" maxlength="42">
+      <p class="error" id="iban-error" role="alert"></p>
+    </label>
+    <p class="note mandate">By providing your payment information and confirming this payment, you authorise (A) the shop and Stripe, our payment service provider, to send instructions to your bank to debit your account and (B) your bank to debit your account in accordance with those instructions. As part of your rights, you are entitled to a refund from your bank under the terms and conditions of your agreement with your bank. A refund must be claimed within 8 weeks starting from the date on which your account was debited.</p>
+    <p class="note">Stripe emulator: test IBANs only, such as DE89 3704 0044 0532 0130 00.</p>
+  </div>
+  <div data-panel="card" class="panel">
   <label>Card number
     <input name="number" inputmode="numeric" autocomplete="cc-number" placeholder="1234 1234 1234 1234" aria-describedby="number-error" maxlength="23">
     <p class="error" id="number-error" role="alert"></p>
@@ -282,6 +308,7 @@ function paymentFrame(origin: string): string {
     <p class="error" id="postalCode-error" role="alert"></p>
   </label>
   <p class="note">Stripe emulator: test cards only, such as 4242 4242 4242 4242.</p>
+  </div>
 </form>
 <script>
 (() => {
@@ -292,7 +319,28 @@ const PARENT = config.parent;
 const KEY = config.key;
 const cardProblem = ${cardProblem.toString()};
 const field = (name) => document.querySelector('input[name="' + name + '"]');
-const names = ["number", "expiry", "cvc", "postalCode"];
+const FIELDS = { card: ["number", "expiry", "cvc", "postalCode"], sepa_debit: ["name", "email", "iban"] };
+const TYPES = (Array.isArray(config.types) ? config.types : ["card"]).filter((type) => FIELDS[type]);
+let type = "card";
+let names = FIELDS.card;
+// Tabs as the Payment Element shows them, when the shop takes more than cards.
+if (TYPES.length > 1) {
+  document.querySelector('[role="tablist"]').hidden = false;
+  for (const tab of document.querySelectorAll('[role="tab"]')) {
+    tab.hidden = !TYPES.includes(tab.dataset.type);
+    tab.addEventListener("click", () => choose(tab.dataset.type));
+  }
+}
+function choose(next) {
+  type = next;
+  names = FIELDS[next];
+  for (const tab of document.querySelectorAll('[role="tab"]')) tab.setAttribute("aria-selected", String(tab.dataset.type === next));
+  for (const panel of document.querySelectorAll("[data-panel]")) panel.hidden = panel.dataset.panel !== next;
+  submitted = false;
+  touched = new Set();
+  show(false);
+  change();
+}
 let submitted = false;
 let touched = new Set();
 
@@ -320,6 +368,13 @@ function read() {
 }
 /** Each field's problem as the element words it: incomplete first, then what Stripe would refuse. */
 function problems() {
+  if (type === "sepa_debit") {
+    const found = {};
+    if (field("name").value.trim() === "") found.name = { code: "incomplete_name", message: "Your name is incomplete." };
+    if (!/^[^@\s]+@[^@\s]+$/.test(field("email").value.trim())) found.email = { code: "incomplete_email", message: "Your email address is incomplete." };
+    if (field("iban").value.replace(/\s/g, "").length < 15) found.iban = { code: "incomplete_iban", message: "Your IBAN is incomplete." };
+    return found;
+  }
   const card = read();
   const found = {};
   const now = new Date();
@@ -362,9 +417,9 @@ function change() {
   const found = problems();
   const empty = names.every((name) => field(name).value === "");
   const problem = first(found);
-  post({ type: "change", change: { complete: !problem, empty, collapsed: false, value: { type: "card" } } });
+  post({ type: "change", change: { complete: !problem, empty, collapsed: false, value: { type } } });
 }
-for (const name of names) {
+for (const name of [...FIELDS.card, ...FIELDS.sepa_debit]) {
   field(name).addEventListener("input", () => { submitted = false; format(); show(false); change(); });
   field(name).addEventListener("blur", () => { touched.add(name); show(false); post({ type: "blur" }); });
   field(name).addEventListener("focus", () => post({ type: "focus" }));
@@ -373,6 +428,14 @@ document.querySelector("form").addEventListener("submit", (event) => event.preve
 
 function form(params) {
   const body = new URLSearchParams();
+  if (type === "sepa_debit") {
+    body.set("payment_method_data[type]", "sepa_debit");
+    body.set("payment_method_data[sepa_debit][iban]", field("iban").value.replace(/\s/g, ""));
+    body.set("payment_method_data[billing_details][name]", field("name").value.trim());
+    body.set("payment_method_data[billing_details][email]", field("email").value.trim());
+    if (typeof params.return_url === "string") body.set("return_url", params.return_url);
+    return body;
+  }
   const card = read();
   body.set("payment_method_data[type]", "card");
   body.set("payment_method_data[card][number]", card.number);

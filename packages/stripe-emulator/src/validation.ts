@@ -92,8 +92,11 @@ export function unknownPaymentMethod(id: string): ApiResponse {
 /** API 2026-09-30 removed `payment_method_types` from PaymentIntent create and confirm (stripe-node 23 CHANGELOG). */
 export const PAYMENT_METHOD_TYPES_REMOVED = "2026-09-30";
 
+/** The payment method types the emulator models. */
+export const EMULATED_TYPES: readonly string[] = ["card", "sepa_debit", "ideal", "bancontact"];
+
 /**
- * The emulator has cards only, which is what the app asks for, under
+ * The emulator has the types above, which is what the app asks for, under
  * `allowed_payment_method_types`; `payment_method_types` only from a caller
  * pinned to an API version before its removal, else unknown as at Stripe.
  */
@@ -103,10 +106,12 @@ export function paymentMethodTypesError(params: Params, apiVersion: string): Api
   for (const param of ["payment_method_types", "allowed_payment_method_types"]) {
     const value = params[param];
     if (value === undefined) continue;
-    const bad = (Array.isArray(value) ? value : [value]).find((type) => type !== "card");
+    const bad = (Array.isArray(value) ? value : [value]).find(
+      (type) => typeof type !== "string" || !EMULATED_TYPES.includes(type),
+    );
     if (bad !== undefined) {
       return invalidRequest(
-        `The payment method type provided: ${JSON.stringify(bad)} is invalid. The emulator supports only "card".`,
+        `The payment method type provided: ${JSON.stringify(bad)} is invalid. The emulator supports ${EMULATED_TYPES.join(", ")}.`,
         { param },
       );
     }
@@ -157,4 +162,29 @@ function missing(param: string): ApiResponse {
 
 export function isIntegerText(value: unknown): value is string {
   return typeof value === "string" && /^-?\d+$/.test(value);
+}
+
+/**
+ * `mandate_data` on a create that confirms: the customer's acceptance, online,
+ * with the address and user agent it was given from (Stripe's
+ * `customer_acceptance[online]`); null when absent or well formed.
+ */
+export function mandateDataError(value: Params[string] | undefined): ApiResponse | null {
+  if (value === undefined) return null;
+  const acceptance = typeof value === "object" && !Array.isArray(value) ? value.customer_acceptance : undefined;
+  const accepted = typeof acceptance === "object" && !Array.isArray(acceptance) ? acceptance : null;
+  if (!accepted || accepted.type !== "online")
+    return invalidRequest("mandate_data[customer_acceptance][type] must be online here.", {
+      param: "mandate_data[customer_acceptance][type]",
+    });
+  const online = typeof accepted.online === "object" && !Array.isArray(accepted.online) ? accepted.online : null;
+  for (const field of ["ip_address", "user_agent"]) {
+    const given = online?.[field];
+    if (typeof given !== "string" || given === "")
+      return invalidRequest(`Missing required param: mandate_data[customer_acceptance][online][${field}].`, {
+        code: "parameter_missing",
+        param: `mandate_data[customer_acceptance][online][${field}]`,
+      });
+  }
+  return null;
 }
