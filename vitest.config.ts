@@ -43,6 +43,7 @@ const APP = [
   "tests/checkout-convergence.test.ts",
   "tests/checkout-faults.test.ts",
   "tests/checkout-http.test.ts",
+  "tests/checkouts-http.test.ts",
   "tests/key-pair.test.ts",
   "tests/checkout-reconcile.test.ts",
   "tests/checkout-rows-lost.test.ts",

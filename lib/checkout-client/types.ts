@@ -14,8 +14,8 @@ export interface CartItem {
   quantity: number;
 }
 
-/** The body of POST /api/checkout (docs/contract.md §2): the server's own schema type; no prices, the server has them. */
-export type CheckoutBody = CheckoutRequest;
+/** The body of POST /api/checkout (docs/contract.md §2) as the page sends it: the cart's items, no prices (the server has them). */
+export type CheckoutBody = Omit<CheckoutRequest, "items" | "checkoutId"> & { items: CartItem[] };
 
 export interface PaidOrder {
   orderId: string;

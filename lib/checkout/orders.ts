@@ -70,12 +70,20 @@ export async function createAttemptOrder(
     owner: Ownership;
     orderId: string;
     customerId: string;
-    items: CheckoutRequest["items"];
+    /** The cart to price from the catalogue; ignored when `checkoutId` names the checkout to pay. */
+    items: NonNullable<CheckoutRequest["items"]>;
+    /** The customer's checkout this attempt pays, priced when its lines were set; null: a checkout of its own. */
+    checkoutId: string | null;
+    /** The Idempotency-Key, kept on the order after the claim's record is cleaned up. */
+    key: string;
     paymentMethod: string;
     returnUrl: string;
   },
 ): Promise<AttemptOrder> {
-  const items = JSON.stringify(input.items.map((item, line) => ({ line, sku: item.sku, quantity: item.quantity })));
+  const items = JSON.stringify(
+    input.checkoutId ? [] : input.items.map((item, line) => ({ line, sku: item.sku, quantity: item.quantity })),
+  );
+  const checkoutId = input.checkoutId;
   const rows = await run<AttemptOrderRow>(
     engineDatabase(prisma),
     sql`
@@ -87,24 +95,45 @@ export async function createAttemptOrder(
     wanted as (
       select * from jsonb_to_recordset(${items}::jsonb) as w(line int, sku text, quantity int)
     ),
+    paid_checkout as (
+      select * from checkouts where id = ${checkoutId}::uuid and customer_id = ${input.customerId}::uuid
+    ),
     priced as (
       select w.line, w.sku, w.quantity, p.name, p.price_cents, p.currency
         from wanted w join products p on p.sku = w.sku
+      union all
+      -- A checkout's lines as the shop priced them when they were set.
+      select 0, l.sku, l.quantity, l.name, l.price_cents, c.currency
+        from paid_checkout c, jsonb_to_recordset(c.lines) as l(sku text, name text, price_cents int, quantity int)
     ),
     valid as (
-      select (select count(*) from priced) = (select count(*) from wanted)
-         and (select count(distinct currency) from priced) = 1 as ok
+      select case when ${checkoutId}::uuid is null
+                  then (select count(*) from priced) = (select count(*) from wanted)
+                       and (select count(distinct currency) from priced) = 1
+                  else exists (select 1 from paid_checkout) end as ok
     ),
     customer as (
       insert into customers (id) select ${input.customerId}::uuid from owner, valid
        where valid.ok and not exists (select 1 from existing)
       on conflict (id) do nothing
     ),
+    own_checkout as (
+      -- Items without a checkout: a checkout of its own, under the order's id.
+      insert into checkouts (id, customer_id, amount_cents, currency, lines)
+      select ${input.orderId}::uuid, ${input.customerId}::uuid,
+             (select sum(price_cents * quantity) from priced), (select min(currency) from priced),
+             (select jsonb_agg(jsonb_build_object('sku', sku, 'name', name, 'price_cents', price_cents, 'quantity', quantity) order by line) from priced)
+        from owner, valid
+       where valid.ok and ${checkoutId}::uuid is null and not exists (select 1 from existing)
+      on conflict (id) do nothing
+    ),
     created as (
-      insert into orders (id, customer_id, idempotency_key_id, amount_cents, currency, payment_method, return_url)
+      insert into orders (id, customer_id, idempotency_key_id, amount_cents, currency, payment_method, return_url,
+                          checkout_id, attempt_key)
       select ${input.orderId}::uuid, ${input.customerId}::uuid, owner.id,
              (select sum(price_cents * quantity) from priced), (select min(currency) from priced),
-             ${input.paymentMethod}::text, ${input.returnUrl}::text
+             ${input.paymentMethod}::text, ${input.returnUrl}::text,
+             coalesce(${checkoutId}::uuid, ${input.orderId}::uuid), ${input.key}::uuid
         from owner, valid
        where valid.ok and not exists (select 1 from existing)
       returning *
