@@ -137,11 +137,13 @@ export async function priceCheckout(
   if (rows.some((row) => row.kind === "has_payment")) return { kind: "has_payment" };
   return {
     kind: "invalid",
-    issues: rows.map((row) =>
-      row.kind === "missing"
-        ? { path: ["items", row.line!, "sku"], message: `unknown product ${row.sku}` }
-        : { path: ["items"], message: "items must share one currency" },
-    ),
+    issues: rows
+      .sort((a, b) => (a.line ?? -1) - (b.line ?? -1))
+      .map((row) =>
+        row.kind === "missing"
+          ? { path: ["items", row.line!, "sku"], message: `unknown product ${row.sku}` }
+          : { path: ["items"], message: "items must share one currency" },
+      ),
   };
 }
 

@@ -169,6 +169,8 @@ export async function createAttemptOrder(
   const order = rows.find((row) => row.kind === "order");
   if (order) return { kind: "order", order: toPending(order) };
   if (rows.length === 0) return { kind: "fenced" };
+  // In the cart's order, however the statement's plan returned them.
+  rows.sort((a, b) => (a.line ?? -1) - (b.line ?? -1));
   const issues: ValidationIssue[] = rows.map((row) =>
     row.kind === "missing"
       ? { path: ["items", row.line!, "sku"], message: `unknown product ${row.sku}` }
