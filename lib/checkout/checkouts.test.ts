@@ -113,4 +113,30 @@ describe("a checkout's one live payment", () => {
       kind: "not_found",
     });
   });
+
+  it("writes no order when the items sent beside the checkout are not its lines", async () => {
+    const customerId = randomUUID();
+    const checkout = await newCheckout(customerId);
+    const write = async (sent: typeof items) => {
+      const { claim, scope } = await claimFor(customerId, checkout.id);
+      if (claim.kind !== "claimed") throw new Error(`expected a claim, got ${claim.kind}`);
+      const written = await createAttemptOrder(prisma, {
+        owner: claim.owner,
+        orderId: attemptId(scope),
+        customerId,
+        items: sent,
+        checkoutId: checkout.id,
+        key: scope.key,
+        paymentMethod: "pm_card_visa",
+        returnUrl: "http://127.0.0.1:3000/checkout/return",
+      });
+      if (written.kind !== "order") await engine.abandon(claim.owner);
+      return written;
+    };
+    expect(await write([{ sku: "mug-enamel", quantity: 3 }])).toMatchObject({
+      kind: "invalid",
+      issues: [{ path: ["items"] }],
+    });
+    expect(await write(items)).toMatchObject({ kind: "order", order: { amountCents: 3600 } });
+  });
 });

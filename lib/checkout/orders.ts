@@ -39,7 +39,7 @@ export type AttemptOrder =
   | { kind: "fenced" };
 
 interface AttemptOrderRow {
-  kind: "order" | "missing" | "currencies";
+  kind: "order" | "missing" | "currencies" | "changed";
   id: string | null;
   amountCents: number | null;
   currency: string | null;
@@ -70,7 +70,7 @@ export async function createAttemptOrder(
     owner: Ownership;
     orderId: string;
     customerId: string;
-    /** The cart to price from the catalogue; ignored when `checkoutId` names the checkout to pay. */
+    /** The cart to price from the catalogue; beside `checkoutId`, the lines the shopper saw (or none). */
     items: NonNullable<CheckoutRequest["items"]>;
     /** The customer's checkout this attempt pays, priced when its lines were set; null: a checkout of its own. */
     checkoutId: string | null;
@@ -80,9 +80,7 @@ export async function createAttemptOrder(
     returnUrl: string;
   },
 ): Promise<AttemptOrder> {
-  const items = JSON.stringify(
-    input.checkoutId ? [] : input.items.map((item, line) => ({ line, sku: item.sku, quantity: item.quantity })),
-  );
+  const items = JSON.stringify(input.items.map((item, line) => ({ line, sku: item.sku, quantity: item.quantity })));
   const checkoutId = input.checkoutId;
   const rows = await run<AttemptOrderRow>(
     engineDatabase(prisma),
@@ -98,19 +96,27 @@ export async function createAttemptOrder(
     paid_checkout as (
       select * from checkouts where id = ${checkoutId}::uuid and customer_id = ${input.customerId}::uuid
     ),
+    checkout_lines as (
+      select l.* from paid_checkout c, jsonb_to_recordset(c.lines) as l(sku text, name text, price_cents int, quantity int)
+    ),
     priced as (
       select w.line, w.sku, w.quantity, p.name, p.price_cents, p.currency
         from wanted w join products p on p.sku = w.sku
+       where ${checkoutId}::uuid is null
       union all
       -- A checkout's lines as the shop priced them when they were set.
-      select 0, l.sku, l.quantity, l.name, l.price_cents, c.currency
-        from paid_checkout c, jsonb_to_recordset(c.lines) as l(sku text, name text, price_cents int, quantity int)
+      select 0, l.sku, l.quantity, l.name, l.price_cents, c.currency from paid_checkout c, checkout_lines l
     ),
     valid as (
       select case when ${checkoutId}::uuid is null
                   then (select count(*) from priced) = (select count(*) from wanted)
                        and (select count(distinct currency) from priced) = 1
-                  else exists (select 1 from paid_checkout) end as ok
+                  -- Items sent beside the checkout are the lines the shopper saw: they must be its lines.
+                  else exists (select 1 from paid_checkout)
+                       and (not exists (select 1 from wanted)
+                            or not exists (select sku, quantity from wanted except select sku, quantity from checkout_lines)
+                               and not exists (select sku, quantity from checkout_lines except select sku, quantity from wanted))
+             end as ok
     ),
     customer as (
       insert into customers (id) select ${input.customerId}::uuid from owner, valid
@@ -160,11 +166,15 @@ export async function createAttemptOrder(
       from found
     union all
     select 'missing', null, null, null, null, null, null, null, null, w.line, w.sku from wanted w, owner
-     where not exists (select 1 from existing) and not exists (select 1 from priced where priced.line = w.line)
+     where ${checkoutId}::uuid is null and not exists (select 1 from existing)
+       and not exists (select 1 from priced where priced.line = w.line)
     union all
     select 'currencies', null, null, null, null, null, null, null, null, null, null from valid, owner
-     where not exists (select 1 from existing) and not valid.ok
-       and (select count(*) from priced) = (select count(*) from wanted)`,
+     where ${checkoutId}::uuid is null and not exists (select 1 from existing) and not valid.ok
+       and (select count(*) from priced) = (select count(*) from wanted)
+    union all
+    select 'changed', null, null, null, null, null, null, null, null, null, null from valid, owner
+     where ${checkoutId}::uuid is not null and not exists (select 1 from existing) and not valid.ok`,
   );
   const order = rows.find((row) => row.kind === "order");
   if (order) return { kind: "order", order: toPending(order) };
@@ -174,7 +184,9 @@ export async function createAttemptOrder(
   const issues: ValidationIssue[] = rows.map((row) =>
     row.kind === "missing"
       ? { path: ["items", row.line!, "sku"], message: `unknown product ${row.sku}` }
-      : { path: ["items"], message: "items must share one currency" },
+      : row.kind === "changed"
+        ? { path: ["items"], message: "the checkout's lines are not these items: it changed, or is not yours" }
+        : { path: ["items"], message: "items must share one currency" },
   );
   return { kind: "invalid", issues };
 }

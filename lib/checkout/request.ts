@@ -19,8 +19,9 @@ export const checkoutItemsSchema = z
 
 /**
  * The body of `POST /api/checkout` (docs/contract.md §2): what to pay — the
- * customer's checkout (`checkoutId`, from `POST /api/checkouts`) or a cart of
- * items (a checkout of its own) — and how to pay for it, exactly one of a ConfirmationToken Stripe.js made from the card
+ * customer's checkout (`checkoutId`, from `POST /api/checkouts`, with its
+ * lines as `items` if the client shows them) or a cart of items (a checkout
+ * of its own) — and how to pay for it, exactly one of a ConfirmationToken Stripe.js made from the card
  * the shopper typed (`ctoken_…`) or a PaymentMethod (a test token such as
  * `pm_card_visa`, or a saved `pm_…`). Prices never come from here.
  */
@@ -41,8 +42,8 @@ export const checkoutRequestSchema = z
   .refine((body) => (body.paymentMethod === undefined) !== (body.confirmationToken === undefined), {
     message: "send exactly one of confirmationToken (from Stripe.js) and paymentMethod",
   })
-  .refine((body) => (body.items === undefined) !== (body.checkoutId === undefined), {
-    message: "send exactly one of checkoutId (from POST /api/checkouts) and items",
+  .refine((body) => body.items !== undefined || body.checkoutId !== undefined, {
+    message: "send checkoutId (from POST /api/checkouts) or items",
   });
 
 export type CheckoutRequest = z.infer<typeof checkoutRequestSchema>;
