@@ -5,6 +5,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useState, type ReactNode } from "react";
 import { bodyOf } from "@/lib/checkout-client/attempt-store";
+import { checkoutFor } from "@/lib/checkout-client/cart-checkout";
 import { locksCart } from "@/lib/checkout-client/checkout-state";
 import { priceLines } from "@/lib/checkout-client/price-lines";
 import { productsQuery } from "@/lib/checkout-client/queries";
@@ -20,7 +21,7 @@ import { PaymentStatus } from "./payment-status";
 
 /** `stripe`: where Stripe.js comes from (the server's configuration); null when no publishable key is set. */
 export function CheckoutView({ stripe: config }: { stripe: StripeJsConfig | null }) {
-  useSession(); // started now, so pressing Pay does not wait for it
+  const session = useSession(); // started now, so pressing Pay does not wait for it
   const router = useRouter();
   const products = useQuery(productsQuery);
   const cart = useCart();
@@ -32,6 +33,12 @@ export function CheckoutView({ stripe: config }: { stripe: StripeJsConfig | null
   // what the shop will charge, even if the cart changed in another tab.
   const openBody = checkout.attempt ? bodyOf(checkout.attempt) : null;
   const locked = locksCart(checkout.state);
+
+  // The cart's checkout on the server follows the cart, so every tab of the shopper holds the same one.
+  const cartKey = cart.items && !locked && session.data ? JSON.stringify(cart.items) : null;
+  useEffect(() => {
+    if (cartKey && cartKey !== "[]") void checkoutFor(JSON.parse(cartKey) as CartItem[]).catch(() => undefined);
+  }, [cartKey, session.data?.customerId]);
 
   const paidOrderId = checkout.state.kind === "paid" ? checkout.state.order.orderId : null;
   useEffect(() => {

@@ -60,10 +60,11 @@ export function tabAttemptStore(): AttemptStore {
  */
 export function serializeBody(body: CheckoutBody): string {
   const items = canonicalItems(body.items);
+  const checkout = body.checkoutId !== undefined ? { checkoutId: body.checkoutId } : {};
   return JSON.stringify(
     body.confirmationToken !== undefined
-      ? { items, confirmationToken: body.confirmationToken }
-      : { items, paymentMethod: body.paymentMethod },
+      ? { ...checkout, items, confirmationToken: body.confirmationToken }
+      : { ...checkout, items, paymentMethod: body.paymentMethod },
   );
 }
 

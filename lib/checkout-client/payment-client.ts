@@ -13,7 +13,13 @@ export type PaymentResult =
    * (a redirect) or in this page through Stripe.js with the client secret;
    * the attempt stays open.
    */
-  | { kind: "requires_action"; action: NextAction; orderId: string };
+  | { kind: "requires_action"; action: NextAction; orderId: string }
+  /**
+   * The cart's checkout already has a payment (another tab's, window's or
+   * device's): this attempt was refused with nothing stored, and `key` is
+   * the attempt that pays; its state is the checkout's.
+   */
+  | { kind: "has_payment"; key: string; status: string };
 
 export type NextAction = { type: "redirect"; url: string } | { type: "use_stripe_sdk"; clientSecret: string };
 
@@ -24,7 +30,7 @@ export async function postCheckout(attempt: CheckoutAttempt, options: SendOption
   return paymentResultOf(await sendOnce({ url: CHECKOUT_URL, key: attempt.key, bodyJson: attempt.bodyJson }, options));
 }
 
-/** The one reading of a final answer to POST /api/checkout (201, 202, 402; anything else is thrown). */
+/** The one reading of a final answer to POST /api/checkout (201, 202, 402, 409 checkout_has_payment; anything else is thrown). */
 export function paymentResultOf(answer: Answer): PaymentResult {
   return resultOf(answer, answer.body);
 }
@@ -34,6 +40,9 @@ export function resultOf(response: { status: number; headers: Headers }, body: u
   if (response.status === 402) return declinedFrom(body);
   const action = requiredAction(body);
   if (response.status === 202 && action) return action;
+  const conflict = body as { error?: unknown; key?: unknown; status?: unknown } | null;
+  if (response.status === 409 && conflict?.error === "checkout_has_payment" && typeof conflict.key === "string")
+    return { kind: "has_payment", key: conflict.key, status: String(conflict.status) };
   const error = body as { error?: unknown; message?: unknown } | null;
   throw new CheckoutFailure(
     {

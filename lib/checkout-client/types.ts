@@ -14,8 +14,12 @@ export interface CartItem {
   quantity: number;
 }
 
-/** The body of POST /api/checkout (docs/contract.md §2) as the page sends it: the cart's items, no prices (the server has them). */
-export type CheckoutBody = Omit<CheckoutRequest, "items" | "checkoutId"> & { items: CartItem[] };
+/**
+ * The body of POST /api/checkout (docs/contract.md §2) as the page sends it:
+ * the cart's checkout on the server, if it has one, and the items on screen
+ * (no prices: the server has them).
+ */
+export type CheckoutBody = Omit<CheckoutRequest, "items"> & { items: CartItem[] };
 
 export interface PaidOrder {
   orderId: string;
