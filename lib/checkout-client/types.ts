@@ -30,10 +30,11 @@ export interface PaidOrder {
 }
 
 /** The server's order view as it arrives over JSON (dates become strings). */
-export type OrderView = Omit<ServerOrderView, "createdAt" | "refundedAt" | "refundFailedAt"> & {
+export type OrderView = Omit<ServerOrderView, "createdAt" | "refundedAt" | "refundFailedAt" | "attempts"> & {
   createdAt: string;
   refundedAt: string | null;
   refundFailedAt: string | null;
+  attempts: Array<Omit<ServerOrderView["attempts"][number], "createdAt"> & { createdAt: string }>;
 };
 
 /** GET /api/checkout/{key}. */

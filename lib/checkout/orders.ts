@@ -249,6 +249,18 @@ export interface OrderView {
   refundFailedAt: Date | null;
   createdAt: Date;
   lines: Array<{ sku: string; name: string; unitPriceCents: number; quantity: number }>;
+  /** The checkout this order pays (its own when the attempt sent items). */
+  checkoutId: string;
+  /** Every attempt at paying the checkout, oldest first, this one included: declined ones live here. */
+  attempts: OrderAttempt[];
+}
+
+export interface OrderAttempt {
+  orderId: string;
+  key: string | null;
+  status: "pending" | "paid" | "failed";
+  declineCode: string | null;
+  createdAt: Date;
 }
 
 const viewSelect = {
@@ -264,25 +276,75 @@ const viewSelect = {
   refundFailedAt: true,
   createdAt: true,
   lines: { select: { sku: true, name: true, unitPriceCents: true, quantity: true }, orderBy: { name: "asc" } },
+  checkoutId: true,
+  attemptKey: true,
 } as const;
 
-/** A customer's orders, newest first. */
+type ViewRow = Omit<OrderView, "refund" | "checkoutId" | "attempts"> & {
+  checkoutId: string | null;
+  attemptKey: string | null;
+};
+
+/**
+ * A customer's orders, newest first: one per checkout — its payment (paid,
+ * pending, or refunded), or, for a checkout never paid, its last attempt —
+ * with every attempt of the checkout inside it. A declined attempt of a
+ * checkout paid later is not an order of its own.
+ */
 export async function listOrders(prisma: PrismaClient, customerId: string): Promise<OrderView[]> {
-  const orders = await prisma.order.findMany({
+  const rows = await prisma.order.findMany({
     where: { customerId },
     orderBy: { createdAt: "desc" },
     select: viewSelect,
-    take: 100,
+    take: 200,
   });
-  return orders.map(withRefund);
+  const byCheckout = new Map<string, ViewRow[]>();
+  for (const row of rows) {
+    const checkout = row.checkoutId ?? row.id;
+    byCheckout.set(checkout, [...(byCheckout.get(checkout) ?? []), row]);
+  }
+  const orders = [...byCheckout.values()].map((attempts) => {
+    const chosen = attempts.find((a) => !declinedOnly(a)) ?? attempts[0]!;
+    return view(chosen, attempts);
+  });
+  return orders.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime()).slice(0, 100);
 }
 
+/** One of the customer's orders (any attempt's order id), with its checkout's attempts. */
 export async function findOrder(prisma: PrismaClient, customerId: string, orderId: string): Promise<OrderView | null> {
   const order = await prisma.order.findFirst({ where: { id: orderId, customerId }, select: viewSelect });
-  return order && withRefund(order);
+  if (!order) return null;
+  const attempts = order.checkoutId
+    ? await prisma.order.findMany({
+        where: { customerId, checkoutId: order.checkoutId },
+        orderBy: { createdAt: "desc" },
+        select: viewSelect,
+      })
+    : [order];
+  return view(order, attempts);
 }
 
-function withRefund(order: Omit<OrderView, "refund">): OrderView {
+/** An attempt that was declined and never charged: not an order of its own when its checkout has another. */
+function declinedOnly(order: ViewRow): boolean {
+  return order.status === "failed" && order.refundedCents === 0 && order.refundedAt === null;
+}
+
+/** `attempts`: the checkout's, newest first. */
+function view(order: ViewRow, attempts: ViewRow[]): OrderView {
+  const { attemptKey: _key, ...rest } = order;
+  return {
+    ...withRefund({ ...rest, checkoutId: order.checkoutId ?? order.id }),
+    attempts: [...attempts].reverse().map((a) => ({
+      orderId: a.id,
+      key: a.attemptKey,
+      status: a.status,
+      declineCode: shopperDeclineCode(a.declineCode),
+      createdAt: a.createdAt,
+    })),
+  };
+}
+
+function withRefund(order: Omit<OrderView, "refund" | "attempts">): Omit<OrderView, "attempts"> {
   const refund = order.refundedAt
     ? "full"
     : refundedInFull(order.refundedCents, order.amountCents)
