@@ -40,6 +40,7 @@ const SERIAL = [
 const APP = [
   "tests/card-declines.test.ts",
   "tests/chaos-shopper.test.ts",
+  "tests/chaos-second-tab.test.ts",
   "tests/checkout-convergence.test.ts",
   "tests/checkout-faults.test.ts",
   "tests/checkout-http.test.ts",
