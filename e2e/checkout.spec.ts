@@ -100,8 +100,14 @@ test("A declined card shows the reason and a second try with Visa succeeds with 
   ]);
 
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Orders", exact: true }).click();
+  // One order for the cart's checkout, its declined attempt inside it.
   const orders = page.getByRole("list", { name: "Orders" }).getByRole("listitem");
-  await expect(orders).toHaveCount(2);
+  await expect(orders).toHaveCount(1);
   await expect(orders.nth(0)).toContainText("Paid");
-  await expect(orders.nth(1)).toContainText("Declined");
+  await expect(orders.nth(0)).toContainText("2 payment attempts");
+  await orders.nth(0).getByRole("link").click();
+  const attempts = page.getByRole("list", { name: "Payment attempts" }).getByRole("listitem");
+  await expect(attempts).toHaveCount(2);
+  await expect(attempts.nth(0)).toContainText("Declined");
+  await expect(attempts.nth(1)).toContainText("Paid");
 });

@@ -88,6 +88,37 @@ describe("a SEPA debit", () => {
     );
     expect(failed).toMatchObject({ status: "failed" });
   });
+
+  it("failing later reopens its checkout: a card then pays it, one payment standing", async () => {
+    await deliverTo(h.emulator, h.url);
+    const shopper = await h.shopper();
+    const made = await shopper.request("POST", "/api/checkouts", {
+      body: { items: [{ sku: "tote-bag", quantity: 1 }] },
+    });
+    expect(made.status).toBe(201);
+    const checkoutId = made.body.id as string;
+    const debit = await shopper.checkout(newKey(), {
+      checkoutId,
+      confirmationToken: await sepaToken("DE62370400440532013001"),
+      paymentMethodType: "sepa_debit",
+    });
+    expect(debit.status).toBe(202);
+    // While the debit is on its way the checkout has its payment: another key is led to it.
+    const early = await shopper.checkout(newKey(), { checkoutId, paymentMethod: "pm_card_visa" });
+    expect(early.status).toBe(409);
+    expect(early.body).toMatchObject({ error: "checkout_has_payment", status: "processing" });
+
+    expect((await h.emulator.advanceClock(60)).settled).toBe(1);
+    await waitFor(
+      "the webhook to mark the debit failed",
+      async () => ((await shopper.order(debit.body.orderId as string)).body.status === "failed" ? true : null),
+      30_000,
+    );
+    const card = await shopper.checkout(newKey(), { checkoutId, paymentMethod: "pm_card_visa" });
+    expect(card.status, JSON.stringify(card.body)).toBe(201);
+    const intents = (await h.emulator.ledger()).filter((pi) => pi.metadata.customerId === shopper.customerId);
+    expect(intents.map((pi) => pi.status).sort()).toEqual(["requires_payment_method", "succeeded"]);
+  });
 });
 
 describe("a method the shop does not enable", () => {

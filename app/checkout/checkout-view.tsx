@@ -5,6 +5,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useState, type ReactNode } from "react";
 import { bodyOf } from "@/lib/checkout-client/attempt-store";
+import { checkoutFor } from "@/lib/checkout-client/cart-checkout";
 import { locksCart } from "@/lib/checkout-client/checkout-state";
 import { priceLines } from "@/lib/checkout-client/price-lines";
 import { productsQuery } from "@/lib/checkout-client/queries";
@@ -27,7 +28,7 @@ export function CheckoutView({
   /** The methods the shop takes (PAYMENT_METHOD_TYPES). */
   paymentMethodTypes?: readonly string[];
 }) {
-  useSession(); // started now, so pressing Pay does not wait for it
+  const session = useSession(); // started now, so pressing Pay does not wait for it
   const router = useRouter();
   const products = useQuery(productsQuery);
   const cart = useCart();
@@ -43,6 +44,12 @@ export function CheckoutView({
   // what the shop will charge, even if the cart changed in another tab.
   const openBody = checkout.attempt ? bodyOf(checkout.attempt) : null;
   const locked = locksCart(checkout.state);
+
+  // The cart's checkout on the server follows the cart, so every tab of the shopper holds the same one.
+  const cartKey = cart.items && !locked && session.data ? JSON.stringify(cart.items) : null;
+  useEffect(() => {
+    if (cartKey && cartKey !== "[]") void checkoutFor(JSON.parse(cartKey) as CartItem[]).catch(() => undefined);
+  }, [cartKey, session.data?.customerId]);
 
   // Paid, or on its way (a SEPA debit): the order page follows it from here.
   const paidOrderId =

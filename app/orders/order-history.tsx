@@ -6,7 +6,7 @@ import { ordersQuery } from "@/lib/checkout-client/queries";
 import { formatMoney } from "@/lib/money";
 import { formatDate, StatusBadge } from "@/app/_components/order-lines";
 
-/** This browser's orders, newest first, declined attempts included. */
+/** This browser's orders, newest first: one per checkout, its attempts counted inside it. */
 export function OrderHistory() {
   const orders = useQuery(ordersQuery);
   return (
@@ -46,6 +46,9 @@ export function OrderHistory() {
                 <p className="muted order-items">
                   {order.lines.map((line) => `${line.quantity} × ${line.name}`).join(", ")}
                 </p>
+                {order.attempts.length > 1 && (
+                  <p className="muted order-attempts">{order.attempts.length} payment attempts</p>
+                )}
               </div>
               <StatusBadge status={order.status} />
               <strong className="order-total">{formatMoney(order.amountCents, order.currency)}</strong>

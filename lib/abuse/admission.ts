@@ -1,4 +1,4 @@
-import { closedGate, sql, type Gate, type KeyScope, type Refusal } from "@checkout/idempotency";
+import { closedGate, raw, sql, type Gate, type KeyScope, type Refusal, type Sql } from "@checkout/idempotency";
 import { queryRows } from "../db";
 import type { PrismaClient } from "../generated/prisma/client";
 import type { CardCheck } from "./card-check";
@@ -20,7 +20,11 @@ export type AdmissionRule =
   | "checkout_per_session"
   | "too_many_declines"
   | "provider_budget"
-  | "provider_busy";
+  | "provider_busy"
+  /** The checkout named is not the customer's (or does not exist). */
+  | "unknown_checkout"
+  /** The checkout has a live payment (in progress, waiting for the shopper, processing or paid). */
+  | "checkout_has_payment";
 
 /**
  * The limits a fresh key must pass. `admit: false` (a bucket this process
@@ -66,10 +70,15 @@ const refusalOf = (blocked: { blockedBy: AdmissionRule; retryAfterSeconds: numbe
  * counts of keys admitted in this window, and the declines in theirs, are
  * under their limits; then it is counted. A refusal writes nothing.
  */
-export function admissionGate(scope: KeyScope, admission: Admission): Gate<AdmissionRule> {
+export function admissionGate(
+  scope: KeyScope,
+  admission: Admission,
+  checkoutId: string | null = null,
+): Gate<AdmissionRule> {
   const retake = admission.retake && admission.retake !== true ? refusalOf(admission.retake) : null;
   if (admission.admit !== true) return closedGate(refusalOf(admission.admit), retake);
   const { subjectId: subject, endpoint } = scope;
+  const slot = checkoutSlot(subject, checkoutId);
   const declines = (rule: string, bucket: unknown) =>
     sql`(select coalesce(sum(c.hits), 0) from admission_counters c, dwin
           where c.rule = ${rule} and c.bucket = ${bucket}::text and c.window_start = dwin.start)`;
@@ -85,9 +94,10 @@ export function admissionGate(scope: KeyScope, admission: Admission): Gate<Admis
     ), open_attempts as (
       select count(*)::int as n from idempotency_keys
        where subject_id = ${subject} and endpoint = ${endpoint} and open_slot is not null
-    ), verdict as (
+    ), ${slot.before}, verdict as (
       select case
         when exists (select 1 from existing) then 'known'
+        when ${slot.refused} is not null then ${slot.refused}
         when ${declines("declines_per_session", subject)} >= ${admission.declinesPerSession}::int
           or ${declines("declines_per_address", admission.address)} >= ${admission.declinesPerAddress}::int
           or ${card}::text is not null and ${declines("declines_per_card", card)} >= ${admission.declinesPerCard}::int
@@ -105,6 +115,7 @@ export function admissionGate(scope: KeyScope, admission: Admission): Gate<Admis
          where not exists (select 1 from idempotency_keys o
                             where o.subject_id = ${subject} and o.endpoint = ${endpoint} and o.open_slot = s)
          order by s limit 1)`,
+      ...slot.columns,
     },
     after: sql`counted as (
       insert into admission_counters (rule, bucket, window_start, shard, hits)
@@ -118,11 +129,54 @@ export function admissionGate(scope: KeyScope, admission: Admission): Gate<Admis
          case when v.decision = 'open_attempts' then ${OPEN_ATTEMPTS_RETRY_AFTER_SECONDS}::int
               when v.decision = 'too_many_declines'
                 then greatest(1, ceil(extract(epoch from dwin.start + ${admission.declineWindowSeconds}::int * interval '1 second' - now())))::int
+              when v.decision in ('unknown_checkout', 'checkout_has_payment') then 1
               else greatest(1, ceil(extract(epoch from win.start + ${admission.windowSeconds}::int * interval '1 second' - now())))::int end
     from verdict v, win, dwin
    where v.decision not in ('known', 'admitted')`,
     read: (rule, retryAfterSeconds) => ({ rule: rule as AdmissionRule, retryAfterSeconds }),
     retake,
+  };
+}
+
+/**
+ * A fresh key for `checkoutId` may pay it only if the checkout is the
+ * customer's and has no live payment: no claim of it that has not failed,
+ * no order of it paid or settling. The claim sets `live_group` (the checkout), whose
+ * unique partial index (live records only) makes the later of two racing
+ * claims fail in its own statement; the engine runs it again, and the
+ * second run sees the first claim and refuses. Null: the attempt is a
+ * checkout of its own, nothing to check.
+ */
+export function checkoutSlot(
+  subject: string,
+  checkoutId: string | null,
+): { before: Sql; refused: Sql; columns: Record<string, Sql> } {
+  if (!checkoutId)
+    return { before: sql`checkout_slot as (select null::text as refused)`, refused: raw("null"), columns: {} };
+  return {
+    before: sql`checkout_slot as (
+      select case
+        when not exists (select 1 from checkouts c where c.id = ${checkoutId}::uuid and c.customer_id::text = ${subject})
+          then 'unknown_checkout'
+        when exists (select 1 from idempotency_keys k where k.live_group = ${checkoutId}::uuid and k.status <> 'failed')
+          or exists (select 1 from orders o where o.checkout_id = ${checkoutId}::uuid and o.status not in ('pending', 'failed'))
+          then 'checkout_has_payment'
+        end as refused
+    )`,
+    refused: raw("(select refused from checkout_slot)"),
+    columns: { live_group: sql`${checkoutId}::uuid` },
+  };
+}
+
+/** The checkout's part of the claim alone, for a claim without admission limits. */
+export function checkoutGate(subject: string, checkoutId: string): Gate<AdmissionRule> {
+  const slot = checkoutSlot(subject, checkoutId);
+  return {
+    before: slot.before,
+    admits: sql`${slot.refused} is null`,
+    columns: slot.columns,
+    refusal: sql`select refused, 1 from checkout_slot where refused is not null`,
+    read: (rule, retryAfterSeconds) => ({ rule: rule as AdmissionRule, retryAfterSeconds }),
   };
 }
 

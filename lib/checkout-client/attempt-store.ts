@@ -61,9 +61,11 @@ export function tabAttemptStore(): AttemptStore {
 export function serializeBody(body: CheckoutBody): string {
   const items = canonicalItems(body.items);
   const receipt = body.receiptEmail ? { receiptEmail: body.receiptEmail } : {};
+  const checkout = body.checkoutId !== undefined ? { checkoutId: body.checkoutId } : {};
   return JSON.stringify(
     body.confirmationToken !== undefined
       ? {
+          ...checkout,
           items,
           confirmationToken: body.confirmationToken,
           // A card is the default: a card attempt's bytes stay as they were.
@@ -72,7 +74,7 @@ export function serializeBody(body: CheckoutBody): string {
             : {}),
           ...receipt,
         }
-      : { items, paymentMethod: body.paymentMethod, ...receipt },
+      : { ...checkout, items, paymentMethod: body.paymentMethod, ...receipt },
   );
 }
 

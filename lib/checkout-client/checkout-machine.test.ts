@@ -55,6 +55,28 @@ describe("the checkout machine", () => {
     expect(paidItems).toEqual(["o1"]);
   });
 
+  it("led to another tab's payment of the checkout: closes its own attempt and shows that payment's order", async () => {
+    const other = "0f0f0f0f-0f0f-4f0f-8f0f-0f0f0f0f0f0f";
+    const { machine, store, sent, paidItems } = page({
+      "POST /api/checkout": [
+        () => json(409, { error: "checkout_has_payment", message: "m", status: "in_progress", key: other }),
+      ],
+      "GET /api/checkout/{key}": [() => json(200, { status: "completed", response: { statusCode: 201, body: paid } })],
+    });
+    const attempt = store.begin(
+      { checkoutId: "c0c0c0c0-0000-4000-8000-000000000000", items, paymentMethod: "pm_card_visa" },
+      "c1",
+    );
+    expect(await machine.send(attempt, { byPress: true })).toEqual({ kind: "paid", order: paid });
+    // One press, never retried under its own key; then only reads of the paying attempt.
+    expect(sent.map((s) => `${s.method} ${s.key ?? s.path}`)).toEqual([
+      `POST ${attempt.key}`,
+      `GET /api/checkout/${other}`,
+    ]);
+    expect(store.current()).toBeNull();
+    expect(paidItems).toEqual(["o1"]);
+  });
+
   it("asks the shop, never a new key, when an answer is unusable, and shows what it recorded", async () => {
     const { machine, store, sent, states } = page({
       "POST /api/checkout": [() => json(201, { unexpected: true })],

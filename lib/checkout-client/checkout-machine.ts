@@ -48,7 +48,17 @@ export interface CheckoutMachineOptions {
   onPaid?: (orderId: string, items: CartItem[]) => void;
   /** The cart now (another tab may have changed it): a reload resends only an attempt for it. */
   cartItems?: () => CartItem[];
+  /**
+   * The cart's checkout on the server for these items (made or updated as
+   * needed), whose id a new attempt carries; null or absent: the attempt is
+   * a checkout of its own.
+   */
+  checkoutFor?: (items: CartItem[]) => Promise<string | null>;
 }
+
+/** How often a page led to another attempt's payment asks about it, and for how long. */
+const FOLLOW_INTERVAL_MS = 1_000;
+const FOLLOW_TRIES = 60;
 
 const IDLE: CheckoutSnapshot = {
   state: { kind: "idle" },
@@ -135,13 +145,22 @@ export class CheckoutMachine {
     }
     this.outcome = { kind: "idle" };
     this.retry = 0;
+    const checkoutId = (this.options.checkoutFor?.(items) ?? Promise.resolve(null)).catch(() => null);
     this.preparing = createToken().then(
-      (made) => {
+      async (made) => {
         if (made.kind === "refused") this.outcome = refusedCard(made);
         if (made.kind !== "token") return null;
+        // Without its checkout (the shop could not be reached to make one) the attempt is a checkout of its own.
+        const checkout = await checkoutId;
         const receipt = receiptEmail ? { receiptEmail } : {};
         const attempt = this.options.store.begin(
-          { items, confirmationToken: made.confirmationToken, paymentMethodType: made.paymentMethodType, ...receipt },
+          {
+            ...(checkout ? { checkoutId: checkout } : {}),
+            items,
+            confirmationToken: made.confirmationToken,
+            paymentMethodType: made.paymentMethodType,
+            ...receipt,
+          },
           customerId,
         );
         void this.send(attempt, { byPress: true });
@@ -222,6 +241,7 @@ export class CheckoutMachine {
       this.publish();
       return this.outcome;
     }
+    if (result.kind === "has_payment") return this.follow(open, result.key);
     this.settle(open, stateFromResult(result));
     if (result.kind !== "requires_action") return this.outcome;
     if (result.action.type === "redirect") {
@@ -247,6 +267,26 @@ export class CheckoutMachine {
     this.publish();
     const next = await outcomeAfterFailure(error, this.askShop(open), { mayBeForgotten: !mayResend(open) });
     return this.settle(open, next);
+  }
+
+  /**
+   * The checkout already has a payment, another attempt's (a second tab's):
+   * this attempt was refused with nothing stored and is closed; the page
+   * shows that payment's state, asking about its key until it is decided.
+   */
+  private async follow(open: CheckoutAttempt, key: string): Promise<CheckoutState> {
+    this.options.store.finish(open.key);
+    const paying: CheckoutAttempt = { ...open, key };
+    this.attempt = null;
+    this.outcome = { kind: "checking" };
+    this.publish();
+    let next: CheckoutState = { kind: "processing" };
+    for (let tries = 0; tries < FOLLOW_TRIES && !this.closed.signal.aborted; tries++) {
+      next = await outcomeAfterFailure(null, this.askShop(paying), { mayBeForgotten: true });
+      if (next.kind !== "processing") break;
+      await new Promise((resolve) => setTimeout(resolve, FOLLOW_INTERVAL_MS));
+    }
+    return this.settle(paying, next);
   }
 
   private askShop(open: CheckoutAttempt) {

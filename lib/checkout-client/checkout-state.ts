@@ -49,6 +49,8 @@ export function stateFromResult(result: PaymentResult): CheckoutState {
   // The client secret stays with the result: the state is shown, the secret never is.
   if (result.kind === "requires_action")
     return { kind: "authenticating", url: result.action.type === "redirect" ? result.action.url : null };
+  // Another attempt pays this checkout: on its way until that attempt is read (CheckoutMachine follows it).
+  if (result.kind === "has_payment") return { kind: "processing" };
   return result;
 }
 

@@ -15,7 +15,13 @@ export type PaymentResult =
    */
   | { kind: "requires_action"; action: NextAction; orderId: string }
   /** Stripe accepted the payment and decides later (a SEPA debit): nothing more to do, nothing to pay again. */
-  | { kind: "payment_on_its_way"; orderId: string };
+  | { kind: "payment_on_its_way"; orderId: string }
+  /**
+   * The cart's checkout already has a payment (another tab's, window's or
+   * device's): this attempt was refused with nothing stored, and `key` is
+   * the attempt that pays; its state is the checkout's.
+   */
+  | { kind: "has_payment"; key: string; status: string };
 
 export type NextAction = { type: "redirect"; url: string } | { type: "use_stripe_sdk"; clientSecret: string };
 
@@ -26,7 +32,7 @@ export async function postCheckout(attempt: CheckoutAttempt, options: SendOption
   return paymentResultOf(await sendOnce({ url: CHECKOUT_URL, key: attempt.key, bodyJson: attempt.bodyJson }, options));
 }
 
-/** The one reading of a final answer to POST /api/checkout (201, 202, 402; anything else is thrown). */
+/** The one reading of a final answer to POST /api/checkout (201, 202, 402, 409 checkout_has_payment; anything else is thrown). */
 export function paymentResultOf(answer: Answer): PaymentResult {
   return resultOf(answer, answer.body);
 }
@@ -38,6 +44,9 @@ export function resultOf(response: { status: number; headers: Headers }, body: u
   if (response.status === 202 && action) return action;
   const onItsWay = response.status === 202 ? paymentOnItsWay(body) : null;
   if (onItsWay) return onItsWay;
+  const conflict = body as { error?: unknown; key?: unknown; status?: unknown } | null;
+  if (response.status === 409 && conflict?.error === "checkout_has_payment" && typeof conflict.key === "string")
+    return { kind: "has_payment", key: conflict.key, status: String(conflict.status) };
   const error = body as { error?: unknown; message?: unknown } | null;
   throw new CheckoutFailure(
     {

@@ -14,8 +14,12 @@ export interface CartItem {
   quantity: number;
 }
 
-/** The body of POST /api/checkout (docs/contract.md §2): the server's own schema type; no prices, the server has them. */
-export type CheckoutBody = CheckoutRequest;
+/**
+ * The body of POST /api/checkout (docs/contract.md §2) as the page sends it:
+ * the cart's checkout on the server, if it has one, and the items on screen
+ * (no prices: the server has them).
+ */
+export type CheckoutBody = Omit<CheckoutRequest, "items"> & { items: CartItem[] };
 
 export interface PaidOrder {
   orderId: string;
@@ -26,10 +30,11 @@ export interface PaidOrder {
 }
 
 /** The server's order view as it arrives over JSON (dates become strings). */
-export type OrderView = Omit<ServerOrderView, "createdAt" | "refundedAt" | "refundFailedAt"> & {
+export type OrderView = Omit<ServerOrderView, "createdAt" | "refundedAt" | "refundFailedAt" | "attempts"> & {
   createdAt: string;
   refundedAt: string | null;
   refundFailedAt: string | null;
+  attempts: Array<Omit<ServerOrderView["attempts"][number], "createdAt"> & { createdAt: string }>;
 };
 
 /** GET /api/checkout/{key}. */

@@ -4,6 +4,7 @@ import type { Stripe } from "@stripe/stripe-js";
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState, useSyncExternalStore } from "react";
 import { tabAttemptStore } from "./attempt-store";
+import { checkoutFor, releaseCheckout } from "./cart-checkout";
 import { CheckoutMachine } from "./checkout-machine";
 import { currentCartItems, removePaidItems } from "./use-cart";
 
@@ -25,8 +26,12 @@ export function useCheckout(stripeJs?: () => Promise<Stripe | null>) {
         store: tabAttemptStore(),
         stripeJs,
         navigate: (url) => window.location.assign(url),
-        onPaid: removePaidItems,
+        onPaid: (orderId, items) => {
+          releaseCheckout();
+          removePaidItems(orderId, items);
+        },
         cartItems: currentCartItems,
+        checkoutFor: (items) => checkoutFor(items),
       }),
   );
   const snapshot = useSyncExternalStore(machine.subscribe, machine.getSnapshot, () => CheckoutMachine.initialSnapshot);

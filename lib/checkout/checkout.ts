@@ -10,7 +10,14 @@ import {
   type StoredResponse,
   fingerprint,
 } from "@checkout/idempotency";
-import { admissionGate, countDecline as countDeclineIn, type Admission, type AdmissionRule } from "../abuse/admission";
+import {
+  admissionGate,
+  checkoutGate,
+  countDecline as countDeclineIn,
+  type Admission,
+  type AdmissionRule,
+} from "../abuse/admission";
+import { findLivePayment, type LivePayment } from "./checkouts";
 import type { CheckoutPhase } from "../observability";
 import { paymentKeys } from "../payments/attempt-intent";
 import { drivePayment, type MandateAcceptance } from "../payments/drive";
@@ -42,6 +49,10 @@ export type CheckoutResult =
   | { kind: "in_progress"; retryAfterSeconds: number }
   | { kind: "mismatch" }
   | { kind: "refused"; rule: AdmissionRule; retryAfterSeconds: number }
+  /** The checkout named is not the customer's, or does not exist. */
+  | { kind: "not_found" }
+  /** A fresh key for a checkout with a live payment: that payment, which the client follows by its key. */
+  | { kind: "checkout_has_payment"; payment: LivePayment }
   | { kind: "unavailable"; retryAfterSeconds: number; providerBusy?: true };
 
 export interface CheckoutDeps {
@@ -122,7 +133,13 @@ export async function checkout(
   const { scope } = knownAttempt(input.customerId, input.key);
   const claimStarted = performance.now();
   // A fresh key is admitted (or refused) by the claim's own statement: a known key is never limited.
-  const gate = input.admission && admissionGate(scope, input.admission);
+  // A checkout's fresh key is admitted only while the checkout has no live payment, by the same statement.
+  const checkoutId = input.body.checkoutId?.toLowerCase() ?? null;
+  const gate = input.admission
+    ? admissionGate(scope, input.admission, checkoutId)
+    : checkoutId
+      ? checkoutGate(scope.subjectId, checkoutId)
+      : undefined;
   const claim = await deps.idempotency.claim(scope, fingerprint(input.body), gate).catch((err: unknown) => {
     input.noProviderCall?.();
     throw err;
@@ -140,9 +157,11 @@ export async function checkout(
       return { kind: "response", response: claim.response, replayed: true };
     case "in_progress":
     case "mismatch":
-    case "refused":
       input.noProviderCall?.();
       return claim;
+    case "refused":
+      input.noProviderCall?.();
+      return checkoutRefusal(deps, claim, checkoutId);
     case "claimed":
       // A fresh key or a retake: either asks the provider, on the unit reserved for it.
       try {
@@ -154,6 +173,24 @@ export async function checkout(
         throw err;
       }
   }
+}
+
+/**
+ * A refusal about the checkout itself, as its answer: a 404 for a checkout
+ * that is not the customer's; for one with a live payment, that payment (read
+ * after the claim refused; if it failed meanwhile, the same key may ask again
+ * and be admitted).
+ */
+async function checkoutRefusal(
+  deps: CheckoutDeps,
+  refusal: { rule: AdmissionRule; retryAfterSeconds: number },
+  checkoutId: string | null,
+): Promise<CheckoutResult> {
+  if (refusal.rule === "unknown_checkout") return { kind: "not_found" };
+  if (refusal.rule !== "checkout_has_payment" || !checkoutId) return { kind: "refused", ...refusal };
+  const payment = await findLivePayment(deps.prisma, checkoutId);
+  if (!payment) return { kind: "in_progress", retryAfterSeconds: IN_PROGRESS_RETRY_AFTER_SECONDS };
+  return { kind: "checkout_has_payment", payment };
 }
 
 async function pay(
@@ -177,7 +214,9 @@ async function pay(
     owner,
     orderId: knownAttempt(input.customerId, input.key).id,
     customerId: input.customerId,
-    items: input.body.items,
+    items: input.body.items ?? [],
+    checkoutId: input.body.checkoutId?.toLowerCase() ?? null,
+    key: input.key,
     paymentMethod: paymentCredential(input.body),
     returnUrl: returnUrlFor(input.origin ?? deps.appOrigin, input.key),
     receiptEmail: input.body.receiptEmail ?? null,

@@ -61,6 +61,8 @@ const write = (claim: Ownership, scope: KeyScope, extra: Partial<{ items: typeof
     orderId: attemptId(scope),
     customerId: scope.subjectId,
     items,
+    checkoutId: null,
+    key: scope.key,
     paymentMethod: "pm_card_visa",
     returnUrl: "http://127.0.0.1:3000/checkout/return?key=k",
     ...extra,

@@ -1,5 +1,5 @@
 import { shopperDeclineCode } from "../payments/shopper-decline";
-import { heldBy, run, sql, type OutcomeEffect, type Ownership } from "@checkout/idempotency";
+import { heldBy, run, sql, type IdempotencyEngine, type OutcomeEffect, type Ownership } from "@checkout/idempotency";
 import { engineDatabase } from "../db";
 import type { PrismaClient } from "../generated/prisma/client";
 import type { MetadataLine } from "../payments/attempt-intent";
@@ -43,7 +43,7 @@ export type AttemptOrder =
   | { kind: "fenced" };
 
 interface AttemptOrderRow {
-  kind: "order" | "missing" | "currencies";
+  kind: "order" | "missing" | "currencies" | "changed";
   id: string | null;
   amountCents: number | null;
   currency: string | null;
@@ -75,13 +75,19 @@ export async function createAttemptOrder(
     owner: Ownership;
     orderId: string;
     customerId: string;
-    items: CheckoutRequest["items"];
+    /** The cart to price from the catalogue; beside `checkoutId`, the lines the shopper saw (or none). */
+    items: NonNullable<CheckoutRequest["items"]>;
+    /** The customer's checkout this attempt pays, priced when its lines were set; null: a checkout of its own. */
+    checkoutId: string | null;
+    /** The Idempotency-Key, kept on the order after the claim's record is cleaned up. */
+    key: string;
     paymentMethod: string;
     returnUrl: string;
     receiptEmail?: string | null;
   },
 ): Promise<AttemptOrder> {
   const items = JSON.stringify(input.items.map((item, line) => ({ line, sku: item.sku, quantity: item.quantity })));
+  const checkoutId = input.checkoutId;
   const rows = await run<AttemptOrderRow>(
     engineDatabase(prisma),
     sql`
@@ -93,25 +99,53 @@ export async function createAttemptOrder(
     wanted as (
       select * from jsonb_to_recordset(${items}::jsonb) as w(line int, sku text, quantity int)
     ),
+    paid_checkout as (
+      select * from checkouts where id = ${checkoutId}::uuid and customer_id = ${input.customerId}::uuid
+    ),
+    checkout_lines as (
+      select l.* from paid_checkout c, jsonb_to_recordset(c.lines) as l(sku text, name text, price_cents int, quantity int)
+    ),
     priced as (
       select w.line, w.sku, w.quantity, p.name, p.price_cents, p.currency
         from wanted w join products p on p.sku = w.sku
+       where ${checkoutId}::uuid is null
+      union all
+      -- A checkout's lines as the shop priced them when they were set.
+      select 0, l.sku, l.quantity, l.name, l.price_cents, c.currency from paid_checkout c, checkout_lines l
     ),
     valid as (
-      select (select count(*) from priced) = (select count(*) from wanted)
-         and (select count(distinct currency) from priced) = 1 as ok
+      select case when ${checkoutId}::uuid is null
+                  then (select count(*) from priced) = (select count(*) from wanted)
+                       and (select count(distinct currency) from priced) = 1
+                  -- Items sent beside the checkout are the lines the shopper saw: they must be its lines.
+                  else exists (select 1 from paid_checkout)
+                       and (not exists (select 1 from wanted)
+                            or not exists (select sku, quantity from wanted except select sku, quantity from checkout_lines)
+                               and not exists (select sku, quantity from checkout_lines except select sku, quantity from wanted))
+             end as ok
     ),
     customer as (
       insert into customers (id) select ${input.customerId}::uuid from owner, valid
        where valid.ok and not exists (select 1 from existing)
       on conflict (id) do nothing
     ),
+    own_checkout as (
+      -- Items without a checkout: a checkout of its own, under the order's id.
+      insert into checkouts (id, customer_id, amount_cents, currency, lines)
+      select ${input.orderId}::uuid, ${input.customerId}::uuid,
+             (select sum(price_cents * quantity) from priced), (select min(currency) from priced),
+             (select jsonb_agg(jsonb_build_object('sku', sku, 'name', name, 'price_cents', price_cents, 'quantity', quantity) order by line) from priced)
+        from owner, valid
+       where valid.ok and ${checkoutId}::uuid is null and not exists (select 1 from existing)
+      on conflict (id) do nothing
+    ),
     created as (
       insert into orders (id, customer_id, idempotency_key_id, amount_cents, currency, payment_method, return_url,
-                          receipt_email)
+                          receipt_email, checkout_id, attempt_key)
       select ${input.orderId}::uuid, ${input.customerId}::uuid, owner.id,
              (select sum(price_cents * quantity) from priced), (select min(currency) from priced),
-             ${input.paymentMethod}::text, ${input.returnUrl}::text, ${input.receiptEmail ?? null}::text
+             ${input.paymentMethod}::text, ${input.returnUrl}::text, ${input.receiptEmail ?? null}::text,
+             coalesce(${checkoutId}::uuid, ${input.orderId}::uuid), ${input.key}::uuid
         from owner, valid
        where valid.ok and not exists (select 1 from existing)
       returning *
@@ -138,19 +172,27 @@ export async function createAttemptOrder(
       from found
     union all
     select 'missing', null, null, null, null, null, null, null, null, null, w.line, w.sku from wanted w, owner
-     where not exists (select 1 from existing) and not exists (select 1 from priced where priced.line = w.line)
+     where ${checkoutId}::uuid is null and not exists (select 1 from existing)
+       and not exists (select 1 from priced where priced.line = w.line)
     union all
     select 'currencies', null, null, null, null, null, null, null, null, null, null, null from valid, owner
-     where not exists (select 1 from existing) and not valid.ok
-       and (select count(*) from priced) = (select count(*) from wanted)`,
+     where ${checkoutId}::uuid is null and not exists (select 1 from existing) and not valid.ok
+       and (select count(*) from priced) = (select count(*) from wanted)
+    union all
+    select 'changed', null, null, null, null, null, null, null, null, null, null, null from valid, owner
+     where ${checkoutId}::uuid is not null and not exists (select 1 from existing) and not valid.ok`,
   );
   const order = rows.find((row) => row.kind === "order");
   if (order) return { kind: "order", order: toPending(order) };
   if (rows.length === 0) return { kind: "fenced" };
+  // In the cart's order, however the statement's plan returned them.
+  rows.sort((a, b) => (a.line ?? -1) - (b.line ?? -1));
   const issues: ValidationIssue[] = rows.map((row) =>
     row.kind === "missing"
       ? { path: ["items", row.line!, "sku"], message: `unknown product ${row.sku}` }
-      : { path: ["items"], message: "items must share one currency" },
+      : row.kind === "changed"
+        ? { path: ["items"], message: "the checkout's lines are not these items: it changed, or is not yours" }
+        : { path: ["items"], message: "items must share one currency" },
   );
   return { kind: "invalid", issues };
 }
@@ -222,6 +264,18 @@ export interface OrderView {
   cardBrand: string | null;
   cardLast4: string | null;
   receiptEmail: string | null;
+  /** The checkout this order pays (its own when the attempt sent items). */
+  checkoutId: string;
+  /** Every attempt at paying the checkout, oldest first, this one included: declined ones live here. */
+  attempts: OrderAttempt[];
+}
+
+export interface OrderAttempt {
+  orderId: string;
+  key: string | null;
+  status: "pending" | "processing" | "paid" | "failed";
+  declineCode: string | null;
+  createdAt: Date;
 }
 
 const viewSelect = {
@@ -240,25 +294,75 @@ const viewSelect = {
   cardLast4: true,
   receiptEmail: true,
   lines: { select: { sku: true, name: true, unitPriceCents: true, quantity: true }, orderBy: { name: "asc" } },
+  checkoutId: true,
+  attemptKey: true,
 } as const;
 
-/** A customer's orders, newest first. */
+type ViewRow = Omit<OrderView, "refund" | "checkoutId" | "attempts"> & {
+  checkoutId: string | null;
+  attemptKey: string | null;
+};
+
+/**
+ * A customer's orders, newest first: one per checkout — its payment (paid,
+ * pending, or refunded), or, for a checkout never paid, its last attempt —
+ * with every attempt of the checkout inside it. A declined attempt of a
+ * checkout paid later is not an order of its own.
+ */
 export async function listOrders(prisma: PrismaClient, customerId: string): Promise<OrderView[]> {
-  const orders = await prisma.order.findMany({
+  const rows = await prisma.order.findMany({
     where: { customerId },
     orderBy: { createdAt: "desc" },
     select: viewSelect,
-    take: 100,
+    take: 200,
   });
-  return orders.map(withRefund);
+  const byCheckout = new Map<string, ViewRow[]>();
+  for (const row of rows) {
+    const checkout = row.checkoutId ?? row.id;
+    byCheckout.set(checkout, [...(byCheckout.get(checkout) ?? []), row]);
+  }
+  const orders = [...byCheckout.values()].map((attempts) => {
+    const chosen = attempts.find((a) => !declinedOnly(a)) ?? attempts[0]!;
+    return view(chosen, attempts);
+  });
+  return orders.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime()).slice(0, 100);
 }
 
+/** One of the customer's orders (any attempt's order id), with its checkout's attempts. */
 export async function findOrder(prisma: PrismaClient, customerId: string, orderId: string): Promise<OrderView | null> {
   const order = await prisma.order.findFirst({ where: { id: orderId, customerId }, select: viewSelect });
-  return order && withRefund(order);
+  if (!order) return null;
+  const attempts = order.checkoutId
+    ? await prisma.order.findMany({
+        where: { customerId, checkoutId: order.checkoutId },
+        orderBy: { createdAt: "desc" },
+        select: viewSelect,
+      })
+    : [order];
+  return view(order, attempts);
 }
 
-function withRefund(order: Omit<OrderView, "refund">): OrderView {
+/** An attempt that was declined and never charged: not an order of its own when its checkout has another. */
+function declinedOnly(order: ViewRow): boolean {
+  return order.status === "failed" && order.refundedCents === 0 && order.refundedAt === null;
+}
+
+/** `attempts`: the checkout's, newest first. */
+function view(order: ViewRow, attempts: ViewRow[]): OrderView {
+  const { attemptKey: _key, ...rest } = order;
+  return {
+    ...withRefund({ ...rest, checkoutId: order.checkoutId ?? order.id }),
+    attempts: [...attempts].reverse().map((a) => ({
+      orderId: a.id,
+      key: a.attemptKey,
+      status: a.status,
+      declineCode: shopperDeclineCode(a.declineCode),
+      createdAt: a.createdAt,
+    })),
+  };
+}
+
+function withRefund(order: Omit<OrderView, "refund" | "attempts">): Omit<OrderView, "attempts"> {
   const refund = order.refundedAt
     ? "full"
     : refundedInFull(order.refundedCents, order.amountCents)
@@ -293,14 +397,17 @@ export async function paymentSucceededLater(
  * paying the same checkout another way) hangs off this call.
  */
 export async function paymentFailedLater(
-  prisma: PrismaClient,
+  deps: { prisma: PrismaClient; idempotency: IdempotencyEngine },
   orderId: string,
   paymentIntentId: string,
   declineCode: string,
 ): Promise<boolean> {
-  const { count } = await prisma.order.updateMany({
+  const { count } = await deps.prisma.order.updateMany({
     where: { id: orderId, status: "processing", paymentIntentId },
     data: { status: "failed", declineCode },
   });
+  // Its checkout reopens: the shopper may pay it another way.
+  const order = await deps.prisma.order.findUnique({ where: { id: orderId }, select: { idempotencyKeyId: true } });
+  if (order?.idempotencyKeyId) await deps.idempotency.leaveGroup(order.idempotencyKeyId);
   return count === 1;
 }

@@ -348,6 +348,8 @@ async function ownedOrder(customerId: string) {
     orderId: attemptId(scope),
     customerId,
     items: body.items,
+    checkoutId: null,
+    key,
     paymentMethod: body.paymentMethod,
     returnUrl: "http://localhost:3000/checkout/return",
   });

@@ -3,26 +3,32 @@ import { z } from "zod";
 /** The message of every 400 about a checkout's body (its shape, or products that do not exist). */
 export const INVALID_CHECKOUT = "The checkout request is not valid.";
 
+/** A cart: products by sku and how many of each, priced by the shop. */
+export const checkoutItemsSchema = z
+  .array(
+    z.strictObject({
+      sku: z.string().min(1).max(64),
+      quantity: z.number().int().min(1).max(99),
+    }),
+  )
+  .min(1)
+  .max(50)
+  .refine((items) => new Set(items.map((i) => i.sku)).size === items.length, {
+    message: "each sku may appear once; use quantity for more",
+  });
+
 /**
- * The body of `POST /api/checkout` (docs/contract.md §2): the cart, where to
- * send the receipt (optional), and how to pay for it, exactly one of a ConfirmationToken Stripe.js made from the card
+ * The body of `POST /api/checkout` (docs/contract.md §2): what to pay — the
+ * customer's checkout (`checkoutId`, from `POST /api/checkouts`, with its
+ * lines as `items` if the client shows them) or a cart of items (a checkout
+ * of its own), where to send the receipt (optional) — and how to pay for it, exactly one of a ConfirmationToken Stripe.js made from the card
  * the shopper typed (`ctoken_…`) or a PaymentMethod (a test token such as
  * `pm_card_visa`, or a saved `pm_…`). Prices never come from here.
  */
 export const checkoutRequestSchema = z
   .object({
-    items: z
-      .array(
-        z.strictObject({
-          sku: z.string().min(1).max(64),
-          quantity: z.number().int().min(1).max(99),
-        }),
-      )
-      .min(1)
-      .max(50)
-      .refine((items) => new Set(items.map((i) => i.sku)).size === items.length, {
-        message: "each sku may appear once; use quantity for more",
-      }),
+    items: checkoutItemsSchema.optional(),
+    checkoutId: z.uuid({ message: "must be a checkout id from POST /api/checkouts" }).optional(),
     paymentMethod: z
       .string()
       .regex(/^pm_[A-Za-z0-9_]{1,100}$/, "must be a Stripe PaymentMethod id such as pm_card_visa")
@@ -39,6 +45,9 @@ export const checkoutRequestSchema = z
   .strict()
   .refine((body) => (body.paymentMethod === undefined) !== (body.confirmationToken === undefined), {
     message: "send exactly one of confirmationToken (from Stripe.js) and paymentMethod",
+  })
+  .refine((body) => body.items !== undefined || body.checkoutId !== undefined, {
+    message: "send checkoutId (from POST /api/checkouts) or items",
   });
 
 export type CheckoutRequest = z.infer<typeof checkoutRequestSchema>;

@@ -26,6 +26,15 @@ export function toResponse(result: CheckoutResult): Response {
       );
     case "refused":
       return refusal(result.rule, result.retryAfterSeconds);
+    case "not_found":
+      return jsonError(404, "not_found", "No checkout with this id for this customer.");
+    case "checkout_has_payment":
+      return jsonError(
+        409,
+        "checkout_has_payment",
+        "This checkout already has a payment; follow it by its key instead of paying again.",
+        { status: result.payment.status, key: result.payment.key, orderId: result.payment.orderId },
+      );
     case "unavailable":
       return unavailable(
         "payment_unavailable",

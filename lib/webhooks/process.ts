@@ -188,7 +188,7 @@ async function settleProcessing(
   }
   if (intent.status === "requires_payment_method" || intent.status === "canceled") {
     const code = intent.last_payment_error?.code ?? intent.status;
-    const failed = await paymentFailedLater(deps.prisma, order.id, intent.id, code);
+    const failed = await paymentFailedLater(deps, order.id, intent.id, code);
     if (failed) deps.log?.("payment_settled", { orderId: order.id, paymentIntentId: intent.id, outcome: "failed" });
     return { done: failed ? "failed_later" : "already_failed" };
   }

@@ -5,6 +5,7 @@ import { within } from "./within";
 import type { Journal } from "./journal";
 import type { Random } from "./random";
 import { loseRecentAttempt } from "./rows-lost";
+import { secondTab } from "./second-tab";
 
 /**
  * Every fault the soak can inject, as a table. Every kind runs in every
@@ -194,6 +195,11 @@ export const FAULT_KINDS: FaultKind[] = [
       const report = await ctx.cluster.database.failover({ lagMs: ctx.random.int(200, 1_500) });
       return report.switchMs >= 0;
     },
+  },
+  {
+    name: "second_tab",
+    what: "a shopper's second, independent tab presses Pay on the same checkout at the same moment as the first",
+    inject: (ctx) => secondTab(ctx.cluster.proxy.url, ctx.journal, ctx.random),
   },
   {
     name: "rows_lost",

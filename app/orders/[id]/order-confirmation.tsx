@@ -92,6 +92,19 @@ export function OrderConfirmation({ id, initial }: { id: string; initial?: Order
           )}
         </dl>
       </div>
+      {o.attempts.length > 1 && (
+        <section aria-labelledby="attempts-heading" className="panel">
+          <h2 id="attempts-heading">Payment attempts</h2>
+          <ol aria-label="Payment attempts">
+            {o.attempts.map((attempt) => (
+              <li key={attempt.orderId}>
+                <StatusBadge status={attempt.status} /> <LocalTime iso={attempt.createdAt} />
+                {attempt.declineCode && <span className="muted"> · {attempt.declineCode.replaceAll("_", " ")}</span>}
+              </li>
+            ))}
+          </ol>
+        </section>
+      )}
       <p className="actions">
         <Link href="/" className="button-link">
           Continue shopping

@@ -31,6 +31,8 @@ export async function naiveCheckout(
    */
   input: { customerId: string; body: CheckoutRequest; labRun?: string | undefined; attemptKey?: string | undefined },
 ): Promise<NaiveResult> {
+  // The naive route knows no checkouts: it pays a cart of items.
+  if (!input.body.items) return { kind: "invalid", issues: [{ path: ["checkoutId"], message: "send items" }] };
   const cart = await priceCart(deps.prisma, input.body.items);
   if (!cart.ok) return { kind: "invalid", issues: cart.issues };
   const order = await writeNaiveOrder(deps.prisma, input.customerId, paymentCredential(input.body), cart);

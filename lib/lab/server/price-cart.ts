@@ -17,7 +17,10 @@ export type PricedCart =
  * client's idea of a price is never used. The real checkout prices inside its
  * order's insert (lib/checkout/orders.ts).
  */
-export async function priceCart(prisma: PrismaClient, items: CheckoutRequest["items"]): Promise<PricedCart> {
+export async function priceCart(
+  prisma: PrismaClient,
+  items: NonNullable<CheckoutRequest["items"]>,
+): Promise<PricedCart> {
   const products = await prisma.product.findMany({
     where: { sku: { in: items.map((i) => i.sku) } },
     select: { sku: true, name: true, priceCents: true, currency: true },

@@ -385,6 +385,20 @@ export class IdempotencyEngine {
     return this.options.renewAfterMs ?? 0;
   }
 
+  /**
+   * A finished record stops holding its group (`live_group`): what it did
+   * failed after the fact (a debit returned days later), so the group may be
+   * claimed again. True when it held one.
+   */
+  async leaveGroup(recordId: string): Promise<boolean> {
+    const rows = await run(
+      this.db,
+      sql`update idempotency_keys set live_group = null
+           where id = ${recordId}::uuid and live_group is not null and status <> 'in_progress' returning id`,
+    );
+    return rows.length === 1;
+  }
+
   /** The state of one attempt (`GET /api/checkout/{key}`, a return from 3-D Secure). */
   async find(
     scope: KeyScope,

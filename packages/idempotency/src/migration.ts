@@ -7,6 +7,11 @@
  * `open_slot` is for a gate (gate.ts) that caps a subject's unfinished
  * records: unique per subject and endpoint while set, cleared when the
  * record finishes. A gate that does not cap leaves it null.
+ *
+ * `live_group` is for a gate that lets at most one record of a group (an
+ * order, a cart) be live: unique among the records that have not failed, so
+ * of two fresh claims racing for one group the later fails in its own
+ * statement and, run again, sees the first. Null: no group.
  */
 export const MIGRATION_SQL = `-- @checkout/idempotency: the claim records.
 CREATE TYPE "idempotency_status" AS ENUM ('in_progress', 'completed', 'failed');
@@ -32,12 +37,14 @@ CREATE TABLE "idempotency_keys" (
     "reconcile_tries" INTEGER NOT NULL DEFAULT 0,
     "retake_after" TIMESTAMPTZ(3),
     "open_slot" INTEGER,
+    "live_group" UUID,
 
     CONSTRAINT "idempotency_keys_pkey" PRIMARY KEY ("id")
 );
 
 CREATE UNIQUE INDEX "idempotency_keys_subject_id_endpoint_key_key" ON "idempotency_keys"("subject_id", "endpoint", "key");
 CREATE UNIQUE INDEX "idempotency_keys_subject_id_endpoint_open_slot_key" ON "idempotency_keys"("subject_id", "endpoint", "open_slot");
+CREATE UNIQUE INDEX "idempotency_keys_live_group_key" ON "idempotency_keys"("live_group") WHERE "live_group" IS NOT NULL AND "status" <> 'failed';
 CREATE INDEX "idempotency_keys_expires_at_idx" ON "idempotency_keys"("expires_at");
 CREATE INDEX "idempotency_keys_status_locked_at_idx" ON "idempotency_keys"("status", "locked_at");
 CREATE INDEX "idempotency_keys_status_next_attempt_at_idx" ON "idempotency_keys"("status", "next_attempt_at");

@@ -40,6 +40,8 @@ export interface DbOrder {
   attemptKey: string | null;
   /** Why the app refunded this order's charge, if it did (e.g. late_success). */
   refundReason?: string | null;
+  /** The checkout the order's attempt paid; undefined where the app has no checkouts. */
+  checkoutId?: string | null;
 }
 
 export interface DbAttempt {

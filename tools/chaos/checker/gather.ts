@@ -27,10 +27,14 @@ export async function gatherEvidence(options: {
     const refundColumn = await db.query(
       `select 1 from information_schema.columns where table_name = 'orders' and column_name = 'refund_reason'`,
     );
+    const checkoutColumn = await db.query(
+      `select 1 from information_schema.columns where table_name = 'orders' and column_name = 'checkout_id'`,
+    );
     const orders = await db.query<DbOrder>(
       `select o.id, o.customer_id::text as "customerId", o.status::text as status, o.amount_cents as "amountCents",
               o.payment_intent_id as "paymentIntentId", k.key::text as "attemptKey",
               ${refundColumn.rowCount ? "o.refund_reason" : "null"} as "refundReason"
+              ${checkoutColumn.rowCount ? `, coalesce(o.checkout_id, o.id)::text as "checkoutId"` : ""}
          from orders o left join idempotency_keys k on k.id = o.idempotency_key_id`,
     );
     const keys = await db.query<DbAttempt>(

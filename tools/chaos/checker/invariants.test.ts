@@ -189,4 +189,39 @@ describe("the chaos checker", () => {
     });
     expect(only(e)).toEqual({ no_paid_order_without_charge: 1 });
   });
+
+  it("7: catches two live payments of one checkout, made by two attempts (a second tab)", () => {
+    const C = "33333333-3333-4333-8333-333333333333";
+    const e = clean();
+    for (const order of e.orders) order.checkoutId = "checkout-1";
+    expect(check(e).violations).toEqual([]);
+    e.attempts.push(attempt(C, [post(202, { status: "processing", orderId: "o-c" })]));
+    e.intents.push(intent("pi_c", C, "processing"));
+    e.orders.push({
+      id: "o-c",
+      customerId: CUSTOMER,
+      status: "pending",
+      amountCents: 2500,
+      paymentIntentId: "pi_c",
+      attemptKey: C,
+      checkoutId: "checkout-1",
+    });
+    e.keys.push({ key: C, subjectId: CUSTOMER, status: "completed", lockToken: null, responseStatus: 202 });
+    expect(only(e)).toEqual({ one_payment_per_checkout: 1, nothing_left_in_progress: 1 });
+    expect(check(e).violations.find((v) => v.invariant === "one_payment_per_checkout")).toMatchObject({
+      subject: "checkout-1",
+      evidence: expect.stringMatching(/pi_a .*pi_c/s),
+    });
+  });
+
+  it("7: a declined attempt and a paid one of the same checkout are one payment", () => {
+    const e = clean();
+    for (const order of e.orders) order.checkoutId = "checkout-1";
+    expect(only(e)).toEqual({});
+    expect(check(e).notApplicable.one_payment_per_checkout).toBeUndefined();
+  });
+
+  it("7: is not judged where the app's orders name no checkout", () => {
+    expect(check(clean()).notApplicable.one_payment_per_checkout).toMatch(/no checkout/);
+  });
 });

@@ -2,7 +2,7 @@ import type { AttemptLog } from "@/tools/chaos/journal";
 import type { Evidence, LedgerIntent } from "./evidence";
 
 /**
- * The six invariants (docs/reliability.md), judged from the evidence alone: the
+ * The invariants (docs/reliability.md), judged from the evidence alone: the
  * provider's ledger (what was charged and refunded), the database (what the
  * shop recorded) and the answers shoppers saw. Pure, so its own test can feed
  * it fabricated evidence of every kind of failure.
@@ -14,6 +14,7 @@ export const INVARIANTS = {
   nothing_left_in_progress: "4 no attempt in_progress or unowned after convergence",
   webhook_events_once: "5 every webhook event processed exactly once",
   no_paid_order_without_charge: "6 no order paid without a charge",
+  one_payment_per_checkout: "7 at most one succeeded or processing payment per checkout",
 } as const;
 
 export type Invariant = keyof typeof INVARIANTS;
@@ -193,6 +194,30 @@ export function check(evidence: Evidence): Verdict {
         order.attemptKey ?? order.id,
         `order ${order.id} of ${order.amountCents} paid by ${pi.id} of ${pi.amount}`,
       );
+  }
+
+  // 7. At most one succeeded (and standing) or processing payment per checkout, whichever attempt made it.
+  const checkoutOf = (pi: LedgerIntent) => {
+    const order =
+      (pi.metadata.orderId ? orderById.get(pi.metadata.orderId) : undefined) ?? ordersByIntent.get(pi.id)?.[0];
+    return order?.checkoutId ?? null;
+  };
+  if (!orders.some((o) => o.checkoutId !== undefined) && orders.length > 0) {
+    notApplicable.one_payment_per_checkout = "the app's orders name no checkout";
+  } else {
+    const live = intents.filter((pi) => standing(pi) || pi.status === "processing");
+    const perCheckout = groupBy(
+      live.filter((pi) => checkoutOf(pi) !== null),
+      (pi) => checkoutOf(pi)!,
+    );
+    for (const [checkout, payments] of perCheckout) {
+      if (payments.length > 1)
+        add(
+          "one_payment_per_checkout",
+          checkout,
+          `${payments.length} live payments: ${payments.map((pi) => `${pi.id} (${pi.status}, ${attemptOf.get(pi.id) ?? "no attempt"})`).join(", ")}`,
+        );
+    }
   }
 
   const counts = Object.fromEntries(Object.keys(INVARIANTS).map((k) => [k, 0])) as Record<Invariant, number>;

@@ -26,6 +26,13 @@ function server(replies: Array<Response | Error>) {
 }
 
 describe("sendUntilAnswered", () => {
+  it("answers a 409 naming another conflict than in_progress at once: the same key would meet it again", async () => {
+    const { sent, options } = server([json(409, { error: "checkout_has_payment", key: "k" }), json(201, {})]);
+    const answer = await sendUntilAnswered(request, options);
+    expect(answer).toMatchObject({ status: 409, body: { error: "checkout_has_payment", key: "k" } });
+    expect(sent).toHaveLength(1);
+  });
+
   it("polls 409, 429 and 503 with the same key and bytes, honouring Retry-After, until a final answer", async () => {
     const { sent, waits, retries, options } = server([
       json(409, { error: "in_progress" }, { "Retry-After": "1" }),

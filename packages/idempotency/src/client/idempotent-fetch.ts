@@ -56,8 +56,19 @@ export async function sendOnce(request: IdempotentRequest, options: SendOptions 
     throw RequestFailure.network(err);
   }
   const answer = { status: response.status, headers: response.headers, body };
-  if (RETRYABLE_STATUSES.has(answer.status)) throw failureOf(answer);
+  if (RETRYABLE_STATUSES.has(answer.status) && !isFinalConflict(answer)) throw failureOf(answer);
   return answer;
+}
+
+/**
+ * A 409 that names a conflict other than `in_progress` (the request itself
+ * conflicts with the server's state, e.g. an order already paid by another
+ * request): the same key would get it again, so it is an answer for the
+ * caller to read, not a reason to retry.
+ */
+function isFinalConflict(answer: Answer): boolean {
+  const code = (answer.body as { error?: unknown } | null)?.error;
+  return answer.status === 409 && typeof code === "string" && code !== "in_progress";
 }
 
 /** An answer the caller cannot use, as a RequestFailure with the server's `{ error, message }`. */

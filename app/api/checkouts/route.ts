@@ -1,0 +1,1 @@
+export { createCheckout as POST } from "@/lib/handlers/checkouts";
