@@ -99,6 +99,7 @@ describe("POST /api/ops/orders/{orderId}/refunds", () => {
     expect((await refund(shopper, orderId, randomUUID(), {}, {} as typeof AUTH)).status).toBe(401);
     const declined = await shopper.checkout(randomUUID(), cart("pm_card_chargeDeclined"));
     expect(declined.status).toBe(402);
+    expect(declined.body.orderId).toEqual(expect.any(String));
     const notCharged = await refund(shopper, declined.body.orderId as string, randomUUID(), {});
     expect(notCharged.status).toBe(422);
     expect(notCharged.body.error).toBe("order_not_charged");

@@ -97,10 +97,12 @@ export async function runOperatorRefund(
       {
         payment_intent: order.paymentIntentId!,
         amount: refund.amountCents,
+        // attempt_key: the audit and the soak count Stripe refunds per attempt; reason: why, as the operator said.
         metadata: {
           order_id: orderId,
           refund_ledger_id: refund.id,
-          ...(refund.reason ? { reason: refund.reason } : {}),
+          attempt_key: context.scope.key,
+          reason: refund.reason ?? "operator refund",
         },
       },
       { idempotencyKey: context.keyFor("refund") },
