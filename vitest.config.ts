@@ -33,6 +33,7 @@ const SERIAL = [
   "tests/restricted-key.test.ts",
   "tests/checkout-crash.test.ts",
   "tests/conformance-crash.test.ts",
+  "tests/ops-refunds.test.ts",
   "tests/conformance-package.test.ts",
   "tests/fleet-identity.test.ts",
   "tools/chaos/replicated-postgres.test.ts",
