@@ -1,7 +1,6 @@
 "use client";
 
 import { createAttemptStore, sendUntilAnswered, tabStorage, type AttemptRecord } from "@checkout/idempotency/client";
-import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { formatMoney } from "@/lib/money";
 
@@ -28,11 +27,11 @@ export function RefundForm({
   currency: string;
   remainingCents: number;
 }) {
-  const router = useRouter();
   const attempts = useMemo(
     () => createAttemptStore({ storage: tabStorage(), storageKey: `ops-refund:${orderId}` }),
     [orderId],
   );
+  const noticeKey = `ops-refund-notice:${orderId}`;
   const [amount, setAmount] = useState("");
   const [reason, setReason] = useState("");
   const [message, setMessage] = useState<{ text: string; error: boolean } | null>(null);
@@ -49,14 +48,17 @@ export function RefundForm({
         bodyJson: attempt.bodyJson,
       });
       attempts.finish(attempt.key);
+      let told: { text: string; error: boolean };
       const body = answer.body as { message?: string; amountCents?: number; status?: string; remainingCents?: number };
       if (answer.status === 201)
-        setMessage({
+        told = {
           text: `Refund of ${formatMoney(body.amountCents ?? 0, currency)} ${body.status === "failed" ? "failed" : "made"}; ${formatMoney(body.remainingCents ?? 0, currency)} remains.`,
           error: body.status === "failed",
-        });
-      else setMessage({ text: body.message ?? `Refused (${answer.status}).`, error: true });
-      router.refresh();
+        };
+      else told = { text: body.message ?? `Refused (${answer.status}).`, error: true };
+      // The whole page again, from the server: the answer shows above the order as it now stands.
+      sessionStorage.setItem(noticeKey, JSON.stringify(told));
+      window.location.reload();
     } catch {
       // The attempt stays open: pressing again (or reloading) resends the same key and learns what became of it.
       setMessage({
@@ -68,13 +70,19 @@ export function RefundForm({
     }
   }
 
-  // A press the page never heard back from (a reload, a closed connection): ask again under its key.
+  // The answer the page reloaded after (tab storage, known only once hydrated), and a press the page
+  // never heard back from (a reload, a closed connection), asked again under its key.
   useEffect(() => {
+    const told = sessionStorage.getItem(noticeKey);
+    sessionStorage.removeItem(noticeKey);
     const open = attempts.current();
-    if (open && !sending.current)
-      sending.current = send(open).finally(() => {
-        sending.current = null;
-      });
+    void Promise.resolve().then(() => {
+      if (told) setMessage(JSON.parse(told) as { text: string; error: boolean });
+      if (open && !sending.current)
+        sending.current = send(open).finally(() => {
+          sending.current = null;
+        });
+    });
     // Once per page: send and attempts belong to this render's order.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [attempts]);
@@ -97,6 +105,24 @@ export function RefundForm({
     });
   }
 
+  const status = (
+    <p
+      role="status"
+      aria-live="polite"
+      className={message?.error ? "notice-refund" : "muted"}
+      data-testid="refund-message"
+    >
+      {message?.text ?? ""}
+    </p>
+  );
+  if (remainingCents === 0)
+    return (
+      <section className="ops-refund" aria-labelledby="refund-title">
+        <h2 id="refund-title">Refund</h2>
+        <p>Nothing remains to refund.</p>
+        {status}
+      </section>
+    );
   return (
     <form className="ops-refund" onSubmit={onSubmit} aria-labelledby="refund-title">
       <h2 id="refund-title">Refund</h2>
@@ -123,14 +149,7 @@ export function RefundForm({
       <button type="submit" aria-disabled={busy}>
         Refund
       </button>
-      <p
-        role="status"
-        aria-live="polite"
-        className={message?.error ? "notice-refund" : "muted"}
-        data-testid="refund-message"
-      >
-        {message?.text ?? ""}
-      </p>
+      {status}
     </form>
   );
 }
