@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { TEST_OPS_TOKEN } from "./app-env";
 import { killDuringRefund } from "./helpers/crash";
 import { useTestApp } from "./helpers/harness";
-import { cart, CART_TOTAL_CENTS, type Shopper } from "./helpers/shopper";
+import { deliver, stripeEvent } from "./helpers/webhooks";
+import { cart, CART_TOTAL_CENTS, waitFor, type Shopper } from "./helpers/shopper";
 
 /**
  * The operator's refunds over HTTP, against the emulator's ledger: one
@@ -121,5 +122,29 @@ describe("POST /api/ops/orders/{orderId}/refunds", () => {
     expect(retaken.status).toBe(201);
     expect(retaken.body).toMatchObject({ amountCents: 700, remainingCents: CART_TOTAL_CENTS - 700 });
     expect((await h.emulator.refunds(paymentIntentId)).map((r) => r.amount)).toEqual([700]);
+  });
+
+  it("counts a refund the card network refuses later as owed, and as remaining again", async () => {
+    const shopper = await h.shopper();
+    const { orderId, paymentIntentId } = await paidOrder(shopper, "pm_card_refundFail");
+    const made = await refund(shopper, orderId, randomUUID(), {});
+    expect(made.status).toBe(201);
+    expect(made.body).toMatchObject({ amountCents: CART_TOTAL_CENTS, remainingCents: 0 });
+    await waitFor(
+      "the refund to fail",
+      async () => (await h.emulator.refunds(paymentIntentId))[0]?.status === "failed",
+    );
+    const [failed] = await h.emulator.refunds(paymentIntentId);
+    expect((await deliver(h.url, stripeEvent("refund.failed", failed!))).status).toBe(200);
+    const view = await waitFor("the failure on the order", async () => {
+      const answer = await shopper.request("GET", `/api/ops/orders/${orderId}`, { headers: AUTH, anonymous: true });
+      return answer.body.owedCents > 0 ? answer.body : null;
+    });
+    expect(view).toMatchObject({
+      refundedCents: 0,
+      remainingCents: CART_TOTAL_CENTS,
+      owedCents: CART_TOTAL_CENTS,
+      refunds: [{ status: "failed", failureReason: "expired_or_canceled_card", stripeRefundId: failed!.id }],
+    });
   });
 });
