@@ -72,9 +72,7 @@ export default async function OpsOrderPage({ params }: { params: Promise<{ order
           ))}
         </ul>
       )}
-      {order.remainingCents > 0 && (
-        <RefundForm orderId={order.id} currency={order.currency} remainingCents={order.remainingCents} />
-      )}
+      <RefundForm orderId={order.id} currency={order.currency} remainingCents={order.remainingCents} />
     </section>
   );
 }
