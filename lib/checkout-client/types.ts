@@ -26,10 +26,11 @@ export interface PaidOrder {
 }
 
 /** The server's order view as it arrives over JSON (dates become strings). */
-export type OrderView = Omit<ServerOrderView, "createdAt" | "refundedAt" | "refundFailedAt"> & {
+export type OrderView = Omit<ServerOrderView, "createdAt" | "refundedAt" | "refundFailedAt" | "refunds"> & {
   createdAt: string;
   refundedAt: string | null;
   refundFailedAt: string | null;
+  refunds: Array<{ amountCents: number; status: string; createdAt: string }>;
 };
 
 /** GET /api/checkout/{key}. */

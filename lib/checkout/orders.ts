@@ -204,6 +204,8 @@ export interface OrderView {
   refund: "none" | "partial" | "full";
   /** Set when the refund failed later: the money did not go back (refundedAt is then null). */
   refundFailedAt: Date | null;
+  /** Every refund of the payment, oldest first (lib/refunds/ledger.ts): what went back, or is on its way, and when. */
+  refunds: Array<{ amountCents: number; status: string; createdAt: Date }>;
   createdAt: Date;
   lines: Array<{ sku: string; name: string; unitPriceCents: number; quantity: number }>;
 }
@@ -219,6 +221,7 @@ const viewSelect = {
   refundReason: true,
   refundedCents: true,
   refundFailedAt: true,
+  refunds: { select: { amountCents: true, status: true, createdAt: true }, orderBy: { createdAt: "asc" } },
   createdAt: true,
   lines: { select: { sku: true, name: true, unitPriceCents: true, quantity: true }, orderBy: { name: "asc" } },
 } as const;

@@ -64,6 +64,20 @@ export function OrderConfirmation({ id }: { id: string }) {
               <dd>{formatDate(o.refundedAt)}</dd>
             </div>
           )}
+          {(o.refunds ?? []).map((refund, i) => (
+            <div key={i} data-testid="order-refund">
+              <dt>
+                {refund.status === "failed"
+                  ? "Refund failed"
+                  : refund.status === "pending"
+                    ? "Refund on its way"
+                    : "Refunded"}
+              </dt>
+              <dd>
+                {formatMoney(refund.amountCents, o.currency)} · {formatDate(refund.createdAt)}
+              </dd>
+            </div>
+          ))}
           {o.declineCode && (
             <div>
               <dt>Decline reason</dt>
