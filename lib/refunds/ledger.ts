@@ -108,7 +108,7 @@ export async function settleAttemptRefund(
     with ${heldBy(owner)},
     target as (
       select r.id, r.order_id, r.amount_cents, r.status from refunds r, owner
-       where r.id = ${refundId}::uuid
+       where r.id = ${refundId}::uuid and r.status = 'pending' -- Stripe's news may have come first
     ),
     locked as (select o.id from orders o, target t where o.id = t.order_id for update of o),
     changed as (
@@ -181,6 +181,8 @@ export async function syncLedger(
             sql`update refunds set stripe_refund_id = ${refund.id}, status = ${status},
                        failure_reason = coalesce(${refund.failureReason}, failure_reason), updated_at = now()
                  where id = ${known.id}::uuid and (status <> ${status} or stripe_refund_id is null)
+                   -- failed and canceled are final at Stripe: an older reading never undoes them
+                   and status not in ('failed', 'canceled')
                 returning ${COLUMNS}`,
           )
         : await run<LedgerRefund>(
