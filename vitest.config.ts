@@ -34,6 +34,7 @@ const SERIAL = [
   "tests/checkout-crash.test.ts",
   "tests/traces.test.ts",
   "tests/conformance-crash.test.ts",
+  "tests/ops-refunds.test.ts",
   "tests/conformance-package.test.ts",
   "tests/fleet-identity.test.ts",
   "tools/chaos/replicated-postgres.test.ts",

@@ -113,7 +113,7 @@ export function OpsDashboard({
             <li key={order.id}>
               Order {order.id}, customer {order.customerId}: {money(order.amountCents, order.currency)} not given back (
               {order.refundFailure ?? "refund failed"}, {order.refundFailedAt ? when(order.refundFailedAt) : ""}).
-              Contact the shopper or refund again.{" "}
+              Contact the shopper or <a href={`/ops/orders/${order.id}`}>refund again</a>.{" "}
               {order.dashboardUrl && (
                 <a href={order.dashboardUrl} rel="noreferrer">
                   Payment in the Dashboard

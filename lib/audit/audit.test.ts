@@ -121,3 +121,30 @@ describe("the audit of a window", () => {
     expect(resumed).toBe(6); // the refused page asked again, no page asked twice otherwise
   });
 });
+
+describe("the audit of operators' refunds", () => {
+  it("names an operator's refund attempt that made two Stripe refunds", async () => {
+    const paid = await pay(shop, "pm_card_visa");
+    const attemptKey = "3b0f7f3e-8c52-4c1e-9d53-1f6a2d9e0a11";
+    const twice = [300, 400];
+    const made = [];
+    for (const amount of twice)
+      made.push(
+        await shop.deps.stripe.refunds.create({
+          payment_intent: paid.paymentIntentId!,
+          amount,
+          metadata: { attempt_key: attemptKey, order_id: paid.orderId },
+        }),
+      );
+    const report = await audit();
+    const finding = report.findings.find((f) => f.kind === "refund_attempt_repeated");
+    expect(finding).toMatchObject({
+      key: `refund_attempt_repeated:${attemptKey}`,
+      attemptKey,
+      paymentIntentIds: [paid.paymentIntentId],
+    });
+    expect(finding!.detail).toContain(made[0]!.id);
+    expect(report.findings.filter((f) => f.kind === "refunds_exceed_charge")).toEqual([]);
+    expect(moneyWrong(report)).toBe(true);
+  });
+});

@@ -175,6 +175,44 @@ export async function runAudit(deps: AuditDeps, window: AuditWindow): Promise<Au
     });
   }
 
+  // Never more back than was charged: the refunds that went or may still go, per payment.
+  for (const [paymentIntentId, list] of refundsByIntent) {
+    const pi = intentById.get(paymentIntentId);
+    if (!pi) continue; // not this shop's, or charged before the window
+    const given = list.filter((r) => r.status !== "failed" && r.status !== "canceled");
+    const back = given.reduce((sum, r) => sum + r.amount, 0);
+    if (back <= pi.amount_received) continue;
+    findings.push({
+      kind: "refunds_exceed_charge",
+      key: `refunds_exceed_charge:${pi.id}`,
+      detail: `refunds of ${pi.id} add up to ${back} ${pi.currency}, more than the ${pi.amount_received} it received`,
+      paymentIntentIds: [pi.id],
+      ...idsOf(pi),
+      amountCents: back - pi.amount_received,
+      currency: pi.currency,
+      dashboardUrl: dashboardUrl(pi.id),
+    });
+  }
+  // One Stripe refund per operator refund attempt (its key rides in the refund's metadata).
+  const refundsByAttempt = groupBy(
+    refunds.filter((r) => r.metadata?.attempt_key),
+    (r) => r.metadata!.attempt_key!,
+  );
+  for (const [attemptKey, list] of refundsByAttempt) {
+    if (list.length < 2) continue;
+    findings.push({
+      kind: "refund_attempt_repeated",
+      key: `refund_attempt_repeated:${attemptKey}`,
+      detail: `the operator's refund attempt ${attemptKey} made ${list.length} Stripe refunds: ${list.map((r) => `${r.id} (${r.amount})`).join(", ")}`,
+      attemptKey,
+      ...(list[0]!.payment_intent
+        ? { paymentIntentIds: [list[0]!.payment_intent], dashboardUrl: dashboardUrl(list[0]!.payment_intent) }
+        : {}),
+      amountCents: list.slice(1).reduce((sum, r) => sum + r.amount, 0),
+      currency: list[0]!.currency,
+    });
+  }
+
   // Things that should have ended.
   for (const attempt of await stuckAttempts(deps.prisma, window, new Date(now - deps.attemptDeadlineMs))) {
     findings.push({

@@ -9,6 +9,8 @@ export const MONEY_KINDS = [
   "order_without_charge",
   "refund_state_differs",
   "refund_failed",
+  "refunds_exceed_charge",
+  "refund_attempt_repeated",
 ] as const;
 export const STATE_KINDS = ["attempt_not_final", "event_not_processed", "intent_open"] as const;
 export const FINDING_KINDS = [...MONEY_KINDS, ...STATE_KINDS] as const;

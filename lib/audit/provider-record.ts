@@ -23,7 +23,7 @@ export type RecordIntent = Pick<
 >;
 export type RecordRefund = Pick<
   Stripe.Refund,
-  "id" | "amount" | "currency" | "status" | "created" | "failure_reason"
+  "id" | "amount" | "currency" | "status" | "created" | "failure_reason" | "metadata"
 > & {
   payment_intent: string | null;
 };
@@ -62,6 +62,7 @@ export async function listRefunds(stripe: Stripe, since: Date, options: ReadOpti
       status: refund.status,
       created: refund.created,
       failure_reason: refund.failure_reason,
+      metadata: refund.metadata,
       payment_intent:
         typeof refund.payment_intent === "string" ? refund.payment_intent : (refund.payment_intent?.id ?? null),
     }),

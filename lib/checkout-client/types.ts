@@ -30,11 +30,15 @@ export interface PaidOrder {
 }
 
 /** The server's order view as it arrives over JSON (dates become strings). */
-export type OrderView = Omit<ServerOrderView, "createdAt" | "refundedAt" | "refundFailedAt" | "attempts"> & {
+export type OrderView = Omit<
+  ServerOrderView,
+  "createdAt" | "refundedAt" | "refundFailedAt" | "attempts" | "refunds"
+> & {
   createdAt: string;
   refundedAt: string | null;
   refundFailedAt: string | null;
   attempts: Array<Omit<ServerOrderView["attempts"][number], "createdAt"> & { createdAt: string }>;
+  refunds: Array<{ amountCents: number; status: string; createdAt: string }>;
 };
 
 /** GET /api/checkout/{key}. */

@@ -258,6 +258,8 @@ export interface OrderView {
   refund: "none" | "partial" | "full";
   /** Set when the refund failed later: the money did not go back (refundedAt is then null). */
   refundFailedAt: Date | null;
+  /** Every refund of the payment, oldest first (lib/refunds/ledger.ts): what went back, or is on its way, and when. */
+  refunds: Array<{ amountCents: number; status: string; createdAt: Date }>;
   createdAt: Date;
   lines: Array<{ sku: string; name: string; unitPriceCents: number; quantity: number }>;
   /** The card that paid (`visa`, last four `4242`); null when the shop did not learn it (see CardFacts). */
@@ -289,6 +291,7 @@ const viewSelect = {
   refundReason: true,
   refundedCents: true,
   refundFailedAt: true,
+  refunds: { select: { amountCents: true, status: true, createdAt: true }, orderBy: { createdAt: "asc" } },
   createdAt: true,
   cardBrand: true,
   cardLast4: true,

@@ -19,6 +19,10 @@ export const WHAT_TO_DO: Record<FindingKind, string> = {
     "Stripe is the truth: check the refund in the Dashboard; the shop's next event catch-up corrects the order.",
   refund_failed:
     "The shopper is owed the money: contact them for another way to pay it back, or refund again in the Dashboard.",
+  refunds_exceed_charge:
+    "More went back than was charged: find the refund no one asked for (the order's refunds on /ops/orders), and recover it from the shopper or write it off.",
+  refund_attempt_repeated:
+    "One press made two refunds: recover the extra one as for refunds_exceed_charge, and report the bug; the engine should have made one.",
   attempt_not_final: "Run npm run reconcile; if it stays, look for the reconciler's errors in the logs.",
   event_not_processed: "Read its last error; fix the cause, and the maintenance loop retries it.",
   intent_open: "Cancel it in the Dashboard if the shopper has gone; the reconciler should have.",

@@ -10,6 +10,9 @@ import {
 } from "../checkout/refunds";
 import { paymentFailedLater, paymentSucceededLater } from "../checkout/orders";
 import { judgeIntent } from "../checkout/intent-ownership";
+import { poolOf } from "../db";
+import { poolTransaction, syncLedger } from "../refunds/ledger";
+import { isUuid } from "../uuid";
 import { findPaymentAttempt, type PaymentAttempt } from "./attempt";
 import { inSpan } from "../tracing/spans";
 import { leaveAlone } from "./not-ours";
@@ -283,7 +286,7 @@ async function driveAttempt(
 async function onRefund(deps: WebhookDeps, paymentIntentId: string): Promise<Verdict> {
   const order = await deps.prisma.order.findUnique({
     where: { paymentIntentId },
-    select: { id: true, amountCents: true },
+    select: { id: true, amountCents: true, refundId: true, refundReason: true },
   });
   if (!order) {
     const intent = await retrieve(deps, paymentIntentId);
@@ -298,6 +301,7 @@ async function onRefund(deps: WebhookDeps, paymentIntentId: string): Promise<Ver
   const refunds: Stripe.Refund[] = [];
   for await (const refund of deps.stripe.refunds.list({ payment_intent: paymentIntentId, limit: 100 }))
     refunds.push(refund);
+  await recordInLedger(deps, order, refunds);
   const refunded = refundedAmount(refunds);
   const refund = refunds.find((r) => r.status !== "failed" && r.status !== "canceled");
   if (refund && !refundedInFull(refunded, order.amountCents)) {
@@ -329,6 +333,39 @@ async function onRefund(deps: WebhookDeps, paymentIntentId: string): Promise<Ver
     message: `The refund ${failed.id} of order ${order.id} failed (${failureReason}): the money is back on the Stripe balance, not with the shopper. Give it back another way, then record it (docs/operations.md).`,
   });
   return { done: "refund_failed" };
+}
+
+/**
+ * Every refund Stripe lists joins the order's refunds ledger (lib/refunds):
+ * the operator's get their state, the shop's own and the Dashboard's get
+ * rows, and an operator's refund that failed is money owed, said once.
+ */
+async function recordInLedger(
+  deps: WebhookDeps,
+  order: { id: string; refundId: string | null; refundReason: string | null },
+  refunds: readonly Stripe.Refund[],
+): Promise<void> {
+  const failed = await syncLedger(
+    poolTransaction(poolOf(deps.prisma)),
+    order.id,
+    refunds.map((refund) => ({
+      id: refund.id,
+      amount: refund.amount,
+      status: refund.status,
+      failureReason: refund.failure_reason ?? null,
+      ledgerId: isUuid(refund.metadata?.refund_ledger_id ?? "") ? refund.metadata!.refund_ledger_id! : null,
+      source: order.refundReason === "late_success" && order.refundId === refund.id ? "late_success" : "provider",
+    })),
+  );
+  for (const refund of failed.filter((r) => r.source === "operator"))
+    deps.log?.("refund_failed", {
+      alarm: true,
+      orderId: order.id,
+      refundId: refund.stripeRefundId,
+      amountCents: refund.amountCents,
+      failureReason: refund.failureReason ?? "unknown",
+      message: `The operator's refund ${refund.stripeRefundId} of order ${order.id} failed (${refund.failureReason ?? "unknown"}): ${refund.amountCents} is owed to the shopper and counts as remaining again (docs/operations.md).`,
+    });
 }
 
 /** The intent as Stripe has it now; null if Stripe does not know it. Anything else failing is thrown (and retried). */

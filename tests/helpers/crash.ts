@@ -27,3 +27,22 @@ export async function killDuringPayment(
   expect(await h.emulator.faults({ gate: false })).toMatchObject({ held: 0, stats: { gated: 1 } });
   return killedPid;
 }
+
+/**
+ * killDuringPayment for any request whose one Stripe call is held at the
+ * emulator's gate (an operator's refund): the provider completes the call
+ * after the process died, and the caller's answer is lost with it.
+ */
+export async function killDuringRefund(h: Harness, send: () => Promise<unknown>): Promise<number> {
+  await h.emulator.faults({ gate: true });
+  const doomed = send().then(
+    () => ({ answered: true }),
+    (error: unknown) => ({ failed: String(error) }),
+  );
+  await h.emulator.held(1);
+  const killedPid = h.app.app.pid;
+  await h.app.app.stop("SIGKILL");
+  expect(await doomed).toMatchObject({ failed: expect.stringContaining("fetch failed") });
+  expect(await h.emulator.faults({ gate: false })).toMatchObject({ held: 0, stats: { gated: 1 } });
+  return killedPid;
+}

@@ -84,6 +84,20 @@ export function OrderConfirmation({ id, initial }: { id: string; initial?: Order
               </dd>
             </div>
           )}
+          {(o.refunds ?? []).map((refund, i) => (
+            <div key={i} data-testid="order-refund">
+              <dt>
+                {refund.status === "failed"
+                  ? "Refund failed"
+                  : refund.status === "pending"
+                    ? "Refund on its way"
+                    : "Refunded"}
+              </dt>
+              <dd>
+                {formatMoney(refund.amountCents, o.currency)} · <LocalTime iso={refund.createdAt} />
+              </dd>
+            </div>
+          ))}
           {o.declineCode && (
             <div>
               <dt>Decline reason</dt>

@@ -224,4 +224,36 @@ describe("the chaos checker", () => {
   it("7: is not judged where the app's orders name no checkout", () => {
     expect(check(clean()).notApplicable.one_payment_per_checkout).toMatch(/no checkout/);
   });
+
+  it("reports refunds beyond the charge, operator refunds that stand beside the charge aside", () => {
+    const e = clean();
+    const refund = (id: string, amount: number, key: string) => ({
+      id,
+      payment_intent: "pi_a",
+      amount,
+      status: "succeeded",
+      reason: null,
+      metadata: { attempt_key: key, reason: "damaged" },
+    });
+    e.refunds = [refund("re_1", 2000, "k1")];
+    expect(only(e)).toEqual({});
+    e.refunds.push(refund("re_2", 1000, "k2"));
+    expect(only(e)).toEqual({ refunds_within_charge: 1 });
+    expect(check(e).violations[0]).toMatchObject({ subject: "pi_a", evidence: expect.stringContaining("3000") });
+  });
+
+  it("reports an operator refund attempt that made two Stripe refunds, even within the charge", () => {
+    const e = clean();
+    const refund = (id: string) => ({
+      id,
+      payment_intent: "pi_a",
+      amount: 500,
+      status: "succeeded",
+      reason: null,
+      metadata: { attempt_key: "k1" },
+    });
+    e.refunds = [refund("re_1"), refund("re_2")];
+    expect(only(e)).toEqual({ one_refund_per_refund_attempt: 1 });
+    expect(check(e).violations[0]!.subject).toBe("k1");
+  });
 });

@@ -15,6 +15,8 @@ export const INVARIANTS = {
   webhook_events_once: "5 every webhook event processed exactly once",
   no_paid_order_without_charge: "6 no order paid without a charge",
   one_payment_per_checkout: "7 at most one succeeded or processing payment per checkout",
+  refunds_within_charge: "8 refunds never give back more than was charged",
+  one_refund_per_refund_attempt: "9 each operator refund attempt made at most one Stripe refund",
 } as const;
 
 export type Invariant = keyof typeof INVARIANTS;
@@ -49,6 +51,8 @@ export function check(evidence: Evidence): Verdict {
   const refunded = new Map<string, { amount: number; reasons: string[] }>();
   for (const refund of evidence.refunds) {
     if (!refund.payment_intent || refund.status === "failed" || refund.status === "canceled") continue;
+    // An operator's refund gives back part of a charge that stood: judged by 7 and 8, not as the checkout's undoing.
+    if (refund.metadata.attempt_key) continue;
     const entry = refunded.get(refund.payment_intent) ?? { amount: 0, reasons: [] };
     entry.amount += refund.amount;
     const reason = refund.reason ?? refund.metadata.reason ?? "";
@@ -219,6 +223,36 @@ export function check(evidence: Evidence): Verdict {
         );
     }
   }
+
+  // 8. Refunds (pending or succeeded, anyone's) never add up to more than the charge.
+  const givenBack = new Map<string, number>();
+  for (const refund of evidence.refunds) {
+    if (!refund.payment_intent || refund.status === "failed" || refund.status === "canceled") continue;
+    givenBack.set(refund.payment_intent, (givenBack.get(refund.payment_intent) ?? 0) + refund.amount);
+  }
+  for (const [paymentIntent, amount] of givenBack) {
+    const pi = intentById.get(paymentIntent);
+    const charged = pi?.status === "succeeded" ? pi.amount : 0;
+    if (amount > charged)
+      add(
+        "refunds_within_charge",
+        paymentIntent,
+        `refunds of ${paymentIntent} add up to ${amount}, ${pi ? `it charged ${charged} (${pi.status})` : "it is not in the ledger"}`,
+      );
+  }
+
+  // 9. One Stripe refund per operator refund attempt (the key in its metadata), whatever became of it.
+  const perAttempt = groupBy(
+    evidence.refunds.filter((r) => r.metadata.attempt_key),
+    (r) => r.metadata.attempt_key!,
+  );
+  for (const [key, made] of perAttempt)
+    if (made.length > 1)
+      add(
+        "one_refund_per_refund_attempt",
+        key,
+        `${made.length} Stripe refunds: ${made.map((r) => `${r.id} (${r.amount}, ${r.status})`).join(", ")}`,
+      );
 
   const counts = Object.fromEntries(Object.keys(INVARIANTS).map((k) => [k, 0])) as Record<Invariant, number>;
   for (const v of violations) counts[v.invariant] += 1;

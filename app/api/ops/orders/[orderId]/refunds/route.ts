@@ -1,0 +1,46 @@
+import { withIdempotency } from "@checkout/idempotency/next";
+import { db, engineDatabase } from "@/lib/db";
+import { env } from "@/lib/env";
+import { jsonError } from "@/lib/http";
+import { isUuid } from "@/lib/uuid";
+import { opsOff, opsUnauthenticated } from "@/lib/ops/http";
+import { isOperatorRequest } from "@/lib/ops/operator-request";
+import { refundGate } from "@/lib/refunds/ledger";
+import { parseRefundRequest, runOperatorRefund, type RefundRequest } from "@/lib/refunds/operator-refund";
+import { checkoutDeps } from "@/lib/services";
+
+export const dynamic = "force-dynamic";
+
+/** Every operator shares one subject: the keys are UUIDs, and a key is one press of one order's Refund. */
+const OPERATOR_SUBJECT = "ops";
+const ENDPOINT = "POST /api/ops/orders/refunds";
+
+/**
+ * POST /api/ops/orders/{orderId}/refunds: the operator's refund, once per
+ * Idempotency-Key, through the package's engine (lib/refunds).
+ */
+export async function POST(request: Request, { params }: { params: Promise<{ orderId: string }> }) {
+  if (!env().OPS_TOKEN) return opsOff();
+  if (!(await isOperatorRequest(request))) return opsUnauthenticated();
+  const { orderId } = await params;
+  if (!isUuid(orderId)) return jsonError(404, "not_found", `No order ${orderId}.`);
+  const deps = checkoutDeps();
+  const database = engineDatabase(db());
+  // The adapter parses the body before it claims: the gate reserves the amount it parsed.
+  let asked: RefundRequest | undefined;
+  const handle = withIdempotency(
+    {
+      engine: deps.idempotency,
+      endpoint: ENDPOINT,
+      subject: () => OPERATOR_SUBJECT,
+      parse: (body) => {
+        const parsed = parseRefundRequest(orderId, body);
+        if (parsed.ok) asked = parsed.value;
+        return parsed.ok ? parsed : { ok: false, response: jsonError(400, "invalid_request", parsed.message) };
+      },
+      gate: () => asked && refundGate(asked.orderId, asked.amountCents, asked.reason),
+    },
+    (context) => runOperatorRefund({ db: database, stripe: deps.stripe }, context),
+  );
+  return handle(request);
+}
