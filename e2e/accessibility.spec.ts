@@ -131,6 +131,8 @@ test(
     ] as const) {
       await footer.getByRole("link", { name: link }).click();
       await expect(page.getByRole("heading", { name: heading, level: 1 })).toBeVisible();
+      // Next streams a page's metadata after its body: axe reads the title once it is there.
+      await expect(page).toHaveTitle(new RegExp(heading));
       await expectNoSeriousA11yViolations(page, `the ${link} policy`);
     }
 

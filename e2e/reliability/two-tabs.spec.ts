@@ -26,7 +26,8 @@ test("Two tabs carrying the same open attempt charge the card once and confirm t
 
   // As if duplicated now: same cookies and cart, and a copy of this tab's sessionStorage.
   await second.evaluate(([k, v]) => sessionStorage.setItem(k, v), [ATTEMPT_STORAGE_KEY, attempt!] as const);
-  await goToCheckout(second);
+  // The copied tab carries an open attempt: its checkout leads with the payment, no card form to type into.
+  await goToCheckout(second, null);
   await expect(paymentStatus(second)).toContainText(/Paying…|Still processing/);
   await expect.poll(() => traffic.exchanges.find((e) => e.tab === 2)?.status).toBe(409);
   await emulator.faults({ gate: false });
@@ -83,7 +84,7 @@ test("A second tab's late confirmation does not take items added after the payme
   await expect.poll(async () => (await emulator.stats()).delayed).toBe(1);
   const attempt = await page.evaluate((k) => sessionStorage.getItem(k), ATTEMPT_STORAGE_KEY);
   await second.evaluate(([k, v]) => sessionStorage.setItem(k, v), [ATTEMPT_STORAGE_KEY, attempt!] as const);
-  await goToCheckout(second);
+  await goToCheckout(second, null);
   await expect.poll(() => traffic.exchanges.find((e) => e.tab === 2)?.status).toBe(409);
   await emulator.faults({ gate: false });
   await expect(confirmationHeading(page)).toBeVisible({ timeout: 30_000 });
