@@ -66,7 +66,9 @@ describe("the chaos soak", () => {
       "1",
     ]);
     expect(code, output).toBe(0);
-    expect(results.attempts).toBe(100);
+    // The 100 seeded checkouts, and two attempts for each second tab the soak opened on a checkout of its own.
+    expect(results.attempts).toBeGreaterThanOrEqual(100);
+    expect((results.attempts - 100) % 2).toBe(0);
     expect(
       Object.values(results.violations).every((n) => n === 0),
       output,
