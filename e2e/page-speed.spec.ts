@@ -15,7 +15,7 @@ test(
     const speeds = await measureShop(workerApp.url);
     expect(speeds.map((s) => s.page)).toEqual(["/", "/checkout", "/orders/{id}"]);
     for (const s of speeds) {
-      const line = `LCP ${Math.round(s.lcpMs)} ms · CLS ${s.cls.toFixed(3)} · TBT ${Math.round(s.tbtMs)} ms · JS ${kib(s.scriptBytes)} in ${s.scripts} scripts · score ${s.score}`;
+      const line = `LCP ${Math.round(s.lcpMs)} ms · CLS ${s.cls.toFixed(3)} · TBT ${Math.round(s.tbtMs)} ms · JS ${kib(s.scriptBytes)} in ${s.scripts} scripts · score ${s.score} · CPU ×${s.cpuSlowdown} (host index ${s.benchmarkIndex})`;
       test.info().annotations.push({ type: `page-speed ${s.page}`, description: line });
       console.log(`[page-speed] ${s.page}: ${line}; LCP element ${s.lcpElement ?? "none"}`);
       for (const shifted of s.shifted ?? []) console.log(`[page-speed] ${s.page}: shifted ${shifted}`);
