@@ -43,7 +43,8 @@ async function main(): Promise<number> {
     console.error(`${window}\n${USAGE}`);
     return 2;
   }
-  const database = await provisionDatabase(parseEnv());
+  const config = parseEnv();
+  const database = await provisionDatabase(config);
   const prisma = createPrismaClient(database.url);
   // One audit at a time across the fleet and its tools: the scheduled one's lease (lib/audit/schedule.ts).
   const lease = await takeAuditLease(prisma).catch(async (err: unknown) => {
@@ -63,7 +64,7 @@ async function main(): Promise<number> {
   for (const signal of ["SIGINT", "SIGTERM"] as const)
     process.once(signal, () => void lease.release().finally(() => process.exit(130)));
   try {
-    const env = await withShopIdentity(parseEnv(), database);
+    const env = await withShopIdentity(config, database);
     const report = await runAudit(
       {
         prisma,

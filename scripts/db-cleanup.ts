@@ -16,11 +16,12 @@ import { deleteProcessedEvents } from "@/lib/webhooks/inbox";
 import { runScript } from "./lib/run-script";
 
 runScript(async () => {
-  const database = await provisionDatabase(parseEnv());
+  const config = parseEnv();
+  const database = await provisionDatabase(config);
   const prisma = createPrismaClient(database.url);
   try {
     // Deletes only what has expired, whoever's; refusing without an identity keeps every production process alike.
-    await withShopIdentity(parseEnv(), database);
+    await withShopIdentity(config, database);
     const started = Date.now();
     const { deleted, batches } = await deleteExpiredKeys(engineDatabase(prisma));
     const webhookEvents = await deleteProcessedEvents(prisma, { maxBatches: Number.POSITIVE_INFINITY });

@@ -7,13 +7,14 @@ import { withShopIdentity } from "@/lib/shop-identity";
 import { runScript } from "./lib/run-script";
 
 runScript(async () => {
-  const database = await provisionDatabase(parseEnv());
+  const config = parseEnv();
+  const database = await provisionDatabase(config);
   try {
     const { applied, alreadyApplied } = await migrate(database.url);
     for (const name of applied) console.log(`applied  ${name}`);
     console.log(`${applied.length} applied, ${alreadyApplied.length} already applied`);
     // Named here once (SHOP_ID, or a local name for the embedded database); every process then agrees with it.
-    console.log(`shop     ${(await withShopIdentity(parseEnv(), database)).shopId}`);
+    console.log(`shop     ${(await withShopIdentity(config, database)).shopId}`);
   } finally {
     await database.stop();
   }

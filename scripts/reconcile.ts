@@ -14,10 +14,11 @@ import { processDueEvents } from "@/lib/webhooks/process";
 import { runScript } from "./lib/run-script";
 
 runScript(async () => {
-  const database = await provisionDatabase(parseEnv());
+  const config = parseEnv();
+  const database = await provisionDatabase(config);
   const prisma = createPrismaClient(database.url);
   try {
-    const env = await withShopIdentity(parseEnv(), database);
+    const env = await withShopIdentity(config, database);
     const deps = createWebhookDeps(env, createCheckoutDeps(env, prisma, stripeFor(env, "background")));
     const events = await processDueEvents(deps);
     console.log(JSON.stringify({ event: "webhook_run", ...events }));
