@@ -119,6 +119,40 @@ describe("a SEPA debit", () => {
     const intents = (await h.emulator.ledger()).filter((pi) => pi.metadata.customerId === shopper.customerId);
     expect(intents.map((pi) => pi.status).sort()).toEqual(["requires_payment_method", "succeeded"]);
   });
+
+  it("failing later reopens its checkout even after a crash between the order's write and the checkout's", async () => {
+    await deliverTo(h.emulator, h.url);
+    const shopper = await h.shopper();
+    const made = await shopper.request("POST", "/api/checkouts", {
+      body: { items: [{ sku: "tote-bag", quantity: 1 }] },
+    });
+    const checkoutId = made.body.id as string;
+    const debit = await shopper.checkout(newKey(), {
+      checkoutId,
+      confirmationToken: await sepaToken("DE62370400440532013001"),
+      paymentMethodType: "sepa_debit",
+    });
+    expect(debit.status).toBe(202);
+    // The first write landed, the second never did: the order is failed, its record still holds the checkout.
+    const orderId = debit.body.orderId as string;
+    await h.db.failOrderOnly(orderId);
+    expect(await h.db.holdsCheckout(orderId)).toBe(true);
+    const held = await shopper.checkout(newKey(), { checkoutId, paymentMethod: "pm_card_visa" });
+    expect(held.status).toBe(409);
+    expect(held.body).toMatchObject({ error: "checkout_has_payment" });
+
+    // Stripe's failure reaches the shop: the checkout lets go, and a card pays it.
+    expect((await h.emulator.advanceClock(60)).settled).toBe(1);
+    await waitFor(
+      "the webhook to reopen the checkout",
+      async () => ((await h.db.holdsCheckout(orderId)) ? null : true),
+      30_000,
+    );
+    const card = await shopper.checkout(newKey(), { checkoutId, paymentMethod: "pm_card_visa" });
+    expect(card.status, JSON.stringify(card.body)).toBe(201);
+    const intents = (await h.emulator.ledger()).filter((pi) => pi.metadata.customerId === shopper.customerId);
+    expect(intents.map((pi) => pi.status).sort()).toEqual(["requires_payment_method", "succeeded"]);
+  });
 });
 
 describe("a method the shop does not enable", () => {

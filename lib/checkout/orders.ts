@@ -397,7 +397,10 @@ export async function paymentSucceededLater(
 /**
  * A processing payment that Stripe failed later: the order is failed, once.
  * The one place a later failure lands, so that what follows it (the shopper
- * paying the same checkout another way) hangs off this call.
+ * paying the same checkout another way) hangs off this call. Two writes, the
+ * order and then its record's group: called again for an order failed already,
+ * it writes the second only, so an event retried after a crash between them
+ * still reopens the checkout.
  */
 export async function paymentFailedLater(
   deps: { prisma: PrismaClient; idempotency: IdempotencyEngine },

@@ -156,8 +156,11 @@ async function onPaymentIntent(deps: WebhookDeps, paymentIntentId: string): Prom
     const undone = await undoStrayIntent(deps, { id: order.id, paymentIntentId: order.paymentIntentId }, intent);
     return typeof undone === "string" ? { done: undone } : undone;
   }
-  // Decided days after its key was done with (and likely removed): the order carries it.
-  if (order.status === "processing") return settleProcessing(deps, order, intent);
+  // Decided days after its key was done with (and likely removed): the order carries it. A debit failed
+  // later whose record still holds its checkout (the process died between the two writes) is settled
+  // again, so the checkout lets go of it.
+  if (order.status === "processing" || (order.status === "failed" && record?.status === "completed"))
+    return settleProcessing(deps, order, intent);
   const status =
     record?.status ?? (order.status === "paid" ? "completed" : order.status === "failed" ? "failed" : null);
   switch (status) {

@@ -292,6 +292,31 @@ export class TestDb {
     if (rowCount !== 1) throw new Error(`no order to lose for ${key}`);
   }
 
+  /**
+   * Marks a processing order failed and nothing else: what a process that died
+   * between a later failure's two writes leaves (lib/checkout/orders.ts,
+   * paymentFailedLater).
+   */
+  async failOrderOnly(orderId: string): Promise<void> {
+    const { rowCount } = await this.pool.query(
+      `update orders set status = 'failed', decline_code = 'debit_not_authorized'
+        where id = $1::uuid and status = 'processing'`,
+      [orderId],
+    );
+    if (rowCount !== 1) throw new Error(`no processing order ${orderId}`);
+  }
+
+  /** Whether the order's attempt record still holds its checkout (`live_group`, decision 0027). */
+  async holdsCheckout(orderId: string): Promise<boolean> {
+    const { rows } = await this.pool.query<{ holds: boolean }>(
+      `select k.live_group is not null as holds from orders o join idempotency_keys k on k.id = o.idempotency_key_id
+        where o.id = $1::uuid`,
+      [orderId],
+    );
+    if (rows.length !== 1) throw new Error(`no order ${orderId} with its record`);
+    return rows[0]!.holds;
+  }
+
   close(): Promise<void> {
     return this.pool.end();
   }
