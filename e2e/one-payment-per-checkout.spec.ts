@@ -1,6 +1,15 @@
 import type { Page } from "@playwright/test";
 import { expect, recordCheckoutTraffic, test } from "./fixtures";
-import { addToCart, CARDS, confirmationHeading, goToCheckout, payButton, paymentStatus, typeCard } from "./shop";
+import {
+  addToCart,
+  bankFrame,
+  CARDS,
+  confirmationHeading,
+  goToCheckout,
+  payButton,
+  paymentStatus,
+  typeCard,
+} from "./shop";
 
 /**
  * One payment per checkout, in a browser (docs/decisions/0027-one-payment-per-checkout.md):
@@ -81,4 +90,30 @@ test("Declined twice then paid: one order with three attempts in the history", a
   expect(order!.attempts.map((a) => a.status)).toEqual(["failed", "failed", "paid"]);
   expect(new Set(order!.attempts.map((a) => a.key)).size).toBe(3);
   expect((await shopper.paymentIntents()).filter((i) => i.status === "succeeded")).toHaveLength(1);
+});
+
+test("A tab led to another tab's payment that waits for the bank opens the challenge again, and pays once", async ({
+  page,
+  shopper,
+}) => {
+  await page.goto("/");
+  await addToCart(page, "Enamel Mug");
+  await goToCheckout(page, CARDS.threeDSecure);
+  await payButton(page).click();
+  await expect(bankFrame(page).getByRole("heading", { name: "3D Secure test payment page" })).toBeVisible();
+
+  // A second tab presses Pay on the same cart: the checkout has a payment, the first tab's, waiting for the bank.
+  const second = await page.context().newPage();
+  await second.goto("/checkout");
+  await typeCard(second, CARDS.visa);
+  await payButton(second).click();
+  await expect(paymentStatus(second)).toContainText("Your bank is still waiting for you");
+  await page.close(); // the tab that began it is gone
+
+  await second.getByRole("button", { name: "Continue with your bank" }).click();
+  await bankFrame(second).getByRole("button", { name: "Complete authentication" }).click();
+  await expect(confirmationHeading(second)).toBeVisible();
+  const intents = await shopper.paymentIntents();
+  expect(intents.map((i) => i.status)).toEqual(["succeeded"]);
+  expect(await shopper.orders()).toHaveLength(1);
 });

@@ -9,12 +9,14 @@ import {
   immediateOutcome,
   isDefinitive,
   outcomeAfterFailure,
+  stateFromCheckFailure,
   stateFromResult,
+  stateFromStatus,
   type CheckoutState,
 } from "./checkout-state";
-import type { PaymentResult } from "./payment-client";
+import { requiredAction, type PaymentResult } from "./payment-client";
 import { attemptStatusQuery, ordersQuery, readAttemptStatus, sessionQuery } from "./queries";
-import type { CartItem, CheckoutBody } from "./types";
+import type { AttemptStatus, CartItem, CheckoutBody } from "./types";
 
 /** What making a ConfirmationToken from the Payment Element came to. */
 export type TokenResult =
@@ -87,6 +89,8 @@ export class CheckoutMachine {
   private preparing: Promise<CheckoutAttempt | null> | null = null;
   /** The attempt whose bank challenge is open on this page. */
   private challenging: string | null = null;
+  /** Another attempt's payment of this checkout that the page shows (`follow`): "Check again" asks about it. */
+  private following: CheckoutAttempt | null = null;
   private pressed = false;
   private resumed = false;
   private readonly closed = new AbortController();
@@ -111,6 +115,7 @@ export class CheckoutMachine {
     const id = ++this.latestSend;
     this.pressed = how.byPress ?? false;
     this.attempt = open;
+    this.following = null;
     this.outcome = { kind: "idle" };
     this.sending = true;
     this.retry = 0;
@@ -189,7 +194,7 @@ export class CheckoutMachine {
    */
   checkAgain = (): void => {
     const open = this.options.store.current();
-    if (!open) return;
+    if (!open) return void (this.following && this.askAgain(this.following));
     if (mayResend(open) && this.outcome.kind !== "session_lost") return void this.send(open);
     void this.read(open, true).then((next) => this.settle(open, next));
   };
@@ -277,6 +282,7 @@ export class CheckoutMachine {
   private async follow(open: CheckoutAttempt, key: string): Promise<CheckoutState> {
     this.options.store.finish(open.key);
     const paying: CheckoutAttempt = { ...open, key };
+    this.following = paying;
     this.attempt = null;
     this.outcome = { kind: "checking" };
     this.publish();
@@ -286,6 +292,29 @@ export class CheckoutMachine {
       if (next.kind !== "processing") break;
       await new Promise((resolve) => setTimeout(resolve, FOLLOW_INTERVAL_MS));
     }
+    return this.settle(paying, next);
+  }
+
+  /**
+   * "Check again" on a payment this page follows: its key is another tab's, so
+   * it is only ever read, never sent. A bank challenge it waits for opens here
+   * (the shopper may have closed the tab that began it), then the shop is told.
+   */
+  private async askAgain(paying: CheckoutAttempt): Promise<CheckoutState> {
+    this.outcome = { kind: "checking" };
+    this.publish();
+    let status: AttemptStatus;
+    try {
+      status = await this.askShop(paying)();
+    } catch (err) {
+      return this.settle(paying, stateFromCheckFailure(err, { mayBeForgotten: true }));
+    }
+    const action = status.response?.statusCode === 202 ? requiredAction(status.response.body) : null;
+    if (action?.action.type !== "use_stripe_sdk") return this.settle(paying, stateFromStatus(status));
+    this.challenging = paying.key;
+    const next = await this.authenticateHere(paying, action.action.clientSecret).finally(() => {
+      if (this.challenging === paying.key) this.challenging = null;
+    });
     return this.settle(paying, next);
   }
 
@@ -326,6 +355,7 @@ export class CheckoutMachine {
     if (isDefinitive(next)) {
       this.options.store.finish(settled.key);
       if (this.attempt?.key === settled.key) this.attempt = null;
+      if (this.following?.key === settled.key) this.following = null;
     }
     if (next.kind === "paid" || next.kind === "payment_on_its_way") {
       // A payment on its way is bought: its lines leave the cart as a paid one's do.
