@@ -10,6 +10,7 @@ import { env, type Env } from "./env";
 import type { PrismaClient } from "./generated/prisma/client";
 import { IdempotencyEngine } from "@checkout/idempotency";
 import { configuredShopIdentity } from "./checkout/intent-ownership";
+import { parkedLookAfterMs } from "./checkout/reconcile";
 import { cardFingerprint } from "./payments/card-fingerprint";
 import { worstCaseStripeCallMs } from "./payments/limits";
 import { backgroundStripe, stripe } from "./payments/stripe";
@@ -29,6 +30,7 @@ export function createCheckoutDeps(config: Env, prisma: PrismaClient, stripeClie
         config.IDEMPOTENCY_IN_PROGRESS_TTL_MS -
         worstCaseStripeCallMs(config.STRIPE_TIMEOUT_MS, config.STRIPE_MAX_NETWORK_RETRIES),
       retakeIntervalMs: config.IDEMPOTENCY_RETAKE_INTERVAL_MS,
+      parkedLookAfterMs: parkedLookAfterMs(config.PAYMENT_ACTION_TIMEOUT_MS),
     }),
     // The first public origin (APP_ORIGIN); without one, this host as the demo and tests reach it.
     appOrigin: config.appOrigins[0] ?? `http://localhost:${config.PORT}`,

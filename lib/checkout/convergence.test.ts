@@ -13,7 +13,7 @@ import { IdempotencyEngine } from "@checkout/idempotency";
 import { createStripeClient } from "../payments/stripe-client";
 import { returnFromAuthentication } from "./authentication-return";
 import { checkout, type CheckoutDeps, type CheckoutResult } from "./checkout";
-import { reconcileAbandoned } from "./reconcile";
+import { parkedLookAfterMs, reconcileAbandoned } from "./reconcile";
 import type { CheckoutRequest } from "./request";
 import { TEST_IDENTITY } from "@/tests/helpers/identity";
 
@@ -333,6 +333,47 @@ describe("after the bank, the shop confirms", () => {
       status: 201,
       replayed: true,
       body: { status: "paid", paymentIntentId: waiting.id },
+    });
+    expect((await controls().snapshot()).stats).toMatchObject({ charges: 1 });
+  });
+
+  it("an authentication completed and never reported is confirmed at the reconciler's next look, long before its timeout", async () => {
+    const look = parkedLookAfterMs(ACTION_TIMEOUT_MS);
+    const looking: CheckoutDeps = {
+      ...deps,
+      idempotency: new IdempotencyEngine(engineDatabase(prisma), {
+        inProgressTtlMs: TTL_MS,
+        retentionHours: 24,
+        attemptDeadlineMs: DEADLINE_MS,
+        parkedLookAfterMs: look,
+      }),
+    };
+    const customerId = await newCustomer();
+    const key = randomUUID();
+    const body = cart("pm_card_threeDSecure2Required");
+    const first = bodyOf(await checkout(looking, { customerId, key, body }));
+    expect(first.status).toBe(202);
+    expect(await reconcileAbandoned(looking)).toEqual(nothing); // not due before its first look
+
+    // The first look finds the bank still waiting: the attempt waits again, its next look as far off as it has waited.
+    expect((await db.ageAttempt(customerId, key, look + 100)).next_attempt_in_ms).toBeLessThanOrEqual(0);
+    expect(await reconcileAbandoned(looking)).toEqual({ ...nothing, waiting: 1 });
+    const waiting = (await db.record(customerId, key))!;
+    expect(waiting).toMatchObject({ status: "in_progress", lock_token: null, response_status: 202 });
+    expect(waiting.next_attempt_in_ms).toBeGreaterThan(look / 2);
+    expect(await reconcileAbandoned(looking)).toEqual(nothing);
+
+    // The shopper authenticates and closes the tab before the return: the next look confirms it.
+    await authenticate(first.body.nextAction.url, "complete");
+    const aged = await db.ageAttempt(customerId, key, Math.ceil(waiting.next_attempt_in_ms!) + 100);
+    expect(aged.age_ms).toBeLessThan(ACTION_TIMEOUT_MS / 4);
+    expect(await reconcileAbandoned(looking)).toEqual({ ...nothing, paid: 1 });
+    const intent = (await deps.stripe.paymentIntents.list({ limit: 1 })).data[0]!;
+    expect(intent).toMatchObject({ status: "succeeded" });
+    expect(bodyOf(await checkout(looking, { customerId, key, body }))).toMatchObject({
+      status: 201,
+      replayed: true,
+      body: { status: "paid", paymentIntentId: intent.id },
     });
     expect((await controls().snapshot()).stats).toMatchObject({ charges: 1 });
   });

@@ -106,11 +106,24 @@ async function planReconcile(
     await deps.idempotency.release(owner, "backoff");
     return { leave: { outcome: "skipped" } };
   }
+  // A parked attempt is looked at as a return would: an intent the shopper authenticated is confirmed, one
+  // still waiting waits again; once its action timeout has passed it is settled for good.
+  const timedOut = record.parked && record.ageMs >= deps.actionTimeoutMs;
   return {
     settle: { ...order, paymentMethod: order.paymentMethod ?? "" },
-    // A parked record is due only once its authentication timed out.
-    options: { final: owner.pastDeadline || record.parked, onUnknown: "backoff" },
+    options: { final: owner.pastDeadline || timedOut, onUnknown: "backoff" },
   };
+}
+
+/**
+ * When the reconciler first looks at an attempt parked for the shopper's bank
+ * (then again each time after as long as it has waited): a minute, or a
+ * sixteenth of a shorter action timeout. A shopper who authenticated and never
+ * came back is paid within minutes, as Stripe would confirm at the bank
+ * without manual confirmation, for about six reads an abandoned challenge.
+ */
+export function parkedLookAfterMs(actionTimeoutMs: number): number {
+  return Math.min(60_000, Math.floor(actionTimeoutMs / 16));
 }
 
 /** The attempt's order restored from its succeeded intent at Stripe, if it has one this shop signed. */

@@ -250,6 +250,34 @@ describe("an attempt waiting for the shopper (3-D Secure)", () => {
     await sleep(400);
     expect(await due()).toEqual([expect.objectContaining({ recordId: first.recordId, parked: true })]);
   });
+
+  it("with looks, is due at its first look, then after as long again as it has waited, never after its timeout", async () => {
+    const e = new IdempotencyEngine(db, {
+      inProgressTtlMs: 50,
+      retentionHours: 24,
+      attemptDeadlineMs: 1_800_000,
+      parkedLookAfterMs: 300,
+    });
+    const s = scope();
+    const due = async () => (await e.findAbandoned(s.endpoint, 1000)).filter((r) => r.subjectId === s.subjectId);
+    const first = owner(await e.claim(s, HASH));
+    await e.park(first, waiting, 3_000);
+    expect(await due()).toEqual([]);
+    await sleep(350);
+    const [look] = await due();
+    expect(look).toMatchObject({ recordId: first.recordId, parked: true });
+    expect(look!.ageMs).toBeGreaterThanOrEqual(300);
+    // Still waiting: parked again, due once it has waited twice as long as at the look, then at its timeout.
+    await e.park((await e.takeOver(look!))!, waiting, 3_000);
+    expect(await due()).toEqual([]);
+    await sleep(look!.ageMs + 50);
+    const [second] = await due();
+    expect(second!.ageMs).toBeGreaterThanOrEqual(2 * look!.ageMs);
+    await e.park((await e.takeOver(second!))!, waiting, 3_000);
+    expect(await due()).toEqual([]);
+    await sleep(3_050 - second!.ageMs);
+    expect((await due())[0]!.ageMs).toBeGreaterThanOrEqual(3_000);
+  });
 });
 
 describe("the owner's lock", () => {

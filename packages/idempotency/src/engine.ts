@@ -37,6 +37,14 @@ export interface IdempotencyOptions {
    * answered cannot keep the provider busy.
    */
   retakeIntervalMs?: number;
+  /**
+   * A parked record (`park`) is first due for a look this long after its
+   * claim, then each time after as long again as it has waited, until its
+   * action timeout: a customer who finished the action and never came back
+   * is found within minutes, not at the timeout. Default: due only at the
+   * timeout.
+   */
+  parkedLookAfterMs?: number;
 }
 
 /** The reconciler's backoff for an attempt whose outcome stays unknown: 10 s, 20 s, … up to 10 minutes. */
@@ -249,7 +257,8 @@ export class IdempotencyEngine {
       this.db,
       sql`
       select id::text as "recordId", subject_id as "subjectId", key::text as key, lock_token::text as "lockToken",
-             response_status is not null as parked
+             response_status is not null as parked,
+             (extract(epoch from (now() - created_at)) * 1000)::float8 as "ageMs"
         from idempotency_keys
        where status = 'in_progress' and endpoint = ${endpoint}
          and (locked_at is null or locked_at < now() - ${ttl})
@@ -356,7 +365,8 @@ export class IdempotencyEngine {
    * Leaves an attempt waiting for the shopper (3-D Secure): still
    * `in_progress`, owned by nobody, with `response` (a 202) replayed to every
    * duplicate. The reconciler looks at it once `actionTimeoutMs` has passed
-   * since it first waited; waiting again does not move that time. Fenced.
+   * since its claim, and before that at the times `parkedLookAfterMs` sets;
+   * waiting again never moves the timeout. Fenced.
    */
   async park(
     owner: Ownership,
@@ -368,9 +378,7 @@ export class IdempotencyEngine {
       owner,
       sql`response_status = ${response.statusCode}::int, response_body = ${response.body}::text,
              response_headers = ${JSON.stringify(response.headers)}::jsonb,
-             next_attempt_at = case when response_status is null
-                                    then now() + ${actionTimeoutMs}::float8 * interval '1 millisecond'
-                                    else next_attempt_at end,
+             next_attempt_at = ${this.nextLook(actionTimeoutMs)},
              lock_token = null, locked_at = null`,
       effect,
     );
@@ -379,6 +387,14 @@ export class IdempotencyEngine {
   /** Renews the owner's lock before another provider call (the TTL bounds one call). False once fenced out. */
   async refresh(owner: Ownership): Promise<boolean> {
     return (await run(this.db, sql`with ${heldBy(owner)} select id from owner`)).length === 1;
+  }
+
+  /** When a parked record is next due: its next look, never after its action timeout. */
+  private nextLook(actionTimeoutMs: number) {
+    const timeout = sql`created_at + ${actionTimeoutMs}::float8 * interval '1 millisecond'`;
+    const look = this.options.parkedLookAfterMs ?? 0;
+    if (look <= 0) return timeout;
+    return sql`least(${timeout}, now() + greatest(${look}::float8 * interval '1 millisecond', now() - created_at))`;
   }
 
   private get renewAfterMs(): number {

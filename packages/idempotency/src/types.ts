@@ -54,6 +54,8 @@ export interface AbandonedRecord {
   subjectId: string;
   key: string;
   lockToken: string | null;
-  /** It waits for the shopper (a stored 202) and its action timeout has passed. */
+  /** It waits for the shopper (a stored 202): due for a look, or its action timeout has passed (`ageMs`). */
   parked: boolean;
+  /** Milliseconds since its claim, by the database's clock. */
+  ageMs: number;
 }
