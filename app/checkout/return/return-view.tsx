@@ -93,7 +93,12 @@ function NotFound() {
     <>
       <h1 id="return-heading">We couldn’t find this payment</h1>
       <p>
-        This link does not belong to a payment of yours. <Link href="/orders">See your orders</Link>
+        No payment of this browser’s matches this link. If you started it in another browser or app and confirmed it
+        with your bank, it completes within a few minutes: please don’t pay again. Your receipt comes by email, and the
+        order shows in the browser where you started.
+      </p>
+      <p>
+        <Link href="/orders">See your orders</Link>
       </p>
     </>
   );
