@@ -10,7 +10,10 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
   new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });
 
 /** A machine over scripted answers, per method and path; no React, no browser. */
-function page(script: Record<string, Array<() => Response>>, options: { cart?: typeof items; now?: number } = {}) {
+function page(
+  script: Record<string, Array<() => Response>>,
+  options: { cart?: typeof items; now?: number; checkoutFor?: () => Promise<string | null> } = {},
+) {
   const sent: Array<{ method: string; path: string; key: string | null }> = [];
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
   client.setQueryData(sessionQuery.queryKey, { customerId: "c1" });
@@ -22,6 +25,7 @@ function page(script: Record<string, Array<() => Response>>, options: { cart?: t
     random: () => 0,
     cartItems: () => options.cart ?? items,
     onPaid: (orderId) => paidItems.push(orderId),
+    checkoutFor: options.checkoutFor,
     fetch: async (input, init) => {
       const method = init?.method ?? "GET";
       const path = String(input);
@@ -75,6 +79,26 @@ describe("the checkout machine", () => {
     ]);
     expect(store.current()).toBeNull();
     expect(paidItems).toEqual(["o1"]);
+  });
+
+  it("fails a press whose checkout the shop could not hold, sending nothing, and pays with it on the next press", async () => {
+    let holds = false;
+    const checkoutId = "c0c0c0c0-0000-4000-8000-000000000000";
+    const { machine, store, sent } = page(
+      { "POST /api/checkout": [() => json(201, paid)] },
+      { checkoutFor: async () => (holds ? checkoutId : Promise.reject(new TypeError("Failed to fetch"))) },
+    );
+    const token = async () => ({ kind: "token" as const, confirmationToken: "ctoken_1" });
+    machine.payWithCard(items, token);
+    await expect.poll(() => machine.getSnapshot().state.kind).toBe("rejected");
+    expect(machine.getSnapshot().state).toMatchObject({ code: "checkout_unavailable" });
+    expect(sent).toEqual([]);
+    expect(store.current()).toBeNull();
+
+    holds = true;
+    machine.payWithCard(items, token);
+    await expect.poll(() => machine.getSnapshot().state.kind).toBe("paid");
+    expect(sent.map((s) => s.method)).toEqual(["POST"]);
   });
 
   it("asks the shop, never a new key, when an answer is unusable, and shows what it recorded", async () => {

@@ -53,7 +53,7 @@ export interface CheckoutMachineOptions {
   /**
    * The cart's checkout on the server for these items (made or updated as
    * needed), whose id a new attempt carries; null or absent: the attempt is
-   * a checkout of its own.
+   * a checkout of its own. When it fails, the press fails with nothing sent.
    */
   checkoutFor?: (items: CartItem[]) => Promise<string | null>;
 }
@@ -150,13 +150,25 @@ export class CheckoutMachine {
     }
     this.outcome = { kind: "idle" };
     this.retry = 0;
-    const checkoutId = (this.options.checkoutFor?.(items) ?? Promise.resolve(null)).catch(() => null);
+    const checkoutId = this.options.checkoutFor?.(items) ?? Promise.resolve(null);
+    checkoutId.catch(() => undefined); // awaited below, once the token is made
     this.preparing = createToken().then(
       async (made) => {
         if (made.kind === "refused") this.outcome = refusedCard(made);
         if (made.kind !== "token") return null;
-        // Without its checkout (the shop could not be reached to make one) the attempt is a checkout of its own.
-        const checkout = await checkoutId;
+        // Without its checkout the attempt would be a checkout of its own, which another tab could pay
+        // again: the press fails instead, with nothing sent.
+        let checkout: string | null;
+        try {
+          checkout = await checkoutId;
+        } catch {
+          this.outcome = {
+            kind: "rejected",
+            code: "checkout_unavailable",
+            message: "The shop could not be reached to hold your cart. Nothing was charged; press Pay to try again.",
+          };
+          return null;
+        }
         const receipt = receiptEmail ? { receiptEmail } : {};
         const attempt = this.options.store.begin(
           {
