@@ -1,4 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createOwnDatabase, type OwnDatabase } from "@/tests/helpers/own-database";
 import { parseEnv } from "./env";
 import { PRODUCTION_MAX_RATE_LIMIT_SCALE, productionProblems } from "./startup";
 
@@ -48,3 +51,48 @@ describe("production refuses the emulator's defaults", () => {
     expect(productionProblems(parseEnv({}))).toEqual([]);
   });
 });
+
+describe("a server whose database cannot tell it its shop", () => {
+  let database: OwnDatabase;
+  const role = `startup_limited_${process.pid}`;
+  beforeAll(async () => {
+    database = await createOwnDatabase("startuprole");
+    await sql(database.url, `create role ${role} login password 'limited'`); // may connect, may read no table
+  });
+  afterAll(async () => {
+    await database?.drop();
+    await sql(database.url.replace(/\/[^/]*$/, "/postgres"), `drop role if exists ${role}`).catch(() => undefined);
+  });
+
+  it("refuses in one line naming DATABASE_URL when its role may not read the shop's identity", () => {
+    const url = new URL(database.url);
+    url.username = role;
+    url.password = "limited";
+    const run = spawnSync(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        "--import",
+        "./scripts/lib/allow-server-only.mjs",
+        "-e",
+        `import("./lib/startup.ts").then((m) => m.shopIdentityOrExit({ DATABASE_URL: ${JSON.stringify(url.toString())} }))`,
+      ],
+      { encoding: "utf8", timeout: 30_000 },
+    );
+    expect(run.status, run.stderr).toBe(1);
+    expect(run.stderr.trim().split("\n")).toEqual([
+      expect.stringMatching(/^DATABASE_URL: the shop's identity could not be read \(permission denied .+\); check/),
+    ]);
+  });
+});
+
+async function sql(url: string, statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}

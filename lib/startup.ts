@@ -67,8 +67,13 @@ export async function shopIdentityOrExit(env: Env): Promise<Env> {
     process.env.SHOP_ID = shopId;
     return { ...env, SHOP_ID: shopId, shopId };
   } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    return refuse(err.message.split("\n"));
+    if (err instanceof ConfigError) return refuse(err.message.split("\n"));
+    // Unreachable, or a role that may not read it: a server that cannot tell whose intents are its own
+    // must not take payments (one that started anyway would answer 500 to every request).
+    const reason = err instanceof Error ? err.message : String(err);
+    return refuse([
+      `DATABASE_URL: the shop's identity could not be read (${reason}); check that the database is reachable and that its role may read and write shop_identity (npm run db:migrate creates it).`,
+    ]);
   }
 }
 
