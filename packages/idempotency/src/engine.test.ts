@@ -406,6 +406,22 @@ describe("a duplicate of an attempt this process runs", () => {
     expect(await e.refresh(second)).toBe(true);
   });
 
+  it("goes to the database once the record is taken over in this process, by any engine", async () => {
+    const { e, statements } = counted();
+    const s = scope();
+    const first = owner(await e.claim(s, HASH));
+    // Its lease ended by the database's clock (aged by hand here), and a reconciler here took it over.
+    await db.query(`update idempotency_keys set locked_at = locked_at - interval '61 seconds' where id = $1::uuid`, [
+      first.recordId,
+    ]);
+    const reconciler = await elsewhere().takeOver({ recordId: first.recordId, lockToken: first.lockToken });
+    expect(reconciler).not.toBeNull();
+    statements.length = 0;
+    expect(e.inFlight(s, HASH)).toBeNull();
+    expect(await e.claim(s, HASH)).toEqual({ kind: "in_progress", retryAfterSeconds: 1 });
+    expect(statements).toHaveLength(1);
+  });
+
   it("is not known to an engine on another database handle", async () => {
     const { e } = counted();
     const s = scope();

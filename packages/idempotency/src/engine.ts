@@ -13,7 +13,7 @@
 import { randomUUID } from "node:crypto";
 import { heldBy, heldRecord, type OutcomeEffect } from "./fence";
 import type { Gate } from "./gate";
-import { answerInFlight, began, ending, sentNow } from "./in-flight";
+import { answerInFlight, began, ended, sentNow } from "./in-flight";
 import { empty, raw, run, Sql, sql, type Database } from "./sql";
 import type { AbandonedRecord, ClaimResult, IdempotencyStatus, KeyScope, Ownership, StoredResponse } from "./types";
 
@@ -250,6 +250,8 @@ export class IdempotencyEngine {
       returning attempts, created_at < now() - ${this.options.attemptDeadlineMs}::float8 * interval '1 millisecond' as past_deadline`,
     );
     const row = won[0];
+    // Taken over: whoever held it here before has lost it.
+    if (row) ended(recordId);
     return row
       ? {
           recordId,
@@ -299,7 +301,7 @@ export class IdempotencyEngine {
    * anything), so the client's next retry is a fresh attempt. Fenced.
    */
   async abandon(owner: Ownership): Promise<boolean> {
-    ending(owner);
+    ended(owner.recordId);
     const deleted = await run(
       this.db,
       sql`
@@ -340,7 +342,7 @@ export class IdempotencyEngine {
    */
   private async fencedUpdate(owner: Ownership, set: Sql, effect?: OutcomeEffect): Promise<boolean> {
     // finish, release and park: each changes what a duplicate is told, so the database answers from now on.
-    ending(owner);
+    ended(owner.recordId);
     // Data-modifying WITH clauses always run to completion, read or not.
     const rows = await run<{ updated: number }>(
       this.db,

@@ -71,12 +71,17 @@ export function began(database: object, scope: KeyScope, owner: Ownership, reque
   byRecord.set(entry.recordId, entry);
 }
 
-/** `owner` is about to write its end (an outcome, a release, a wait, a delete): from now on the database answers. */
-export function ending(owner: Ownership): void {
+/**
+ * The record's owner is about to write its end (an outcome, a release, a
+ * wait, a delete), or the record was just taken over: from now on the
+ * database answers. Any owner of the record ends its entry — an older one,
+ * fenced out, only sends duplicates to the database sooner.
+ */
+export function ended(recordId: string): void {
   const { byRecord } = registry();
-  const entry = byRecord.get(owner.recordId);
-  if (entry?.lockToken !== owner.lockToken) return;
-  byRecord.delete(entry.recordId);
+  const entry = byRecord.get(recordId);
+  if (!entry) return;
+  byRecord.delete(recordId);
   if (entry.scopes.get(entry.scopeKey) === entry) entry.scopes.delete(entry.scopeKey);
 }
 
@@ -99,8 +104,7 @@ export function answerInFlight(
   const age = Math.max(performance.now() - entry.sentAt, Date.now() - entry.sentAtWall);
   if (age >= ttlMs - IN_FLIGHT_MARGIN_MS) {
     // The lease may have ended: the database decides (a retake, or the owner's answer).
-    scopes!.delete(entry.scopeKey);
-    if (registry().byRecord.get(entry.recordId) === entry) registry().byRecord.delete(entry.recordId);
+    ended(entry.recordId);
     return null;
   }
   return entry.requestHash === requestHash ? { kind: "in_progress", retryAfterSeconds } : { kind: "mismatch" };
