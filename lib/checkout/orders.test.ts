@@ -13,11 +13,10 @@ import { createAttemptOrder } from "./orders";
 import { CHECKOUT_ENDPOINT } from "./request";
 
 const prisma = createPrismaClient(inject("databaseUrl"));
-const engine = new IdempotencyEngine(engineDatabase(prisma), {
-  inProgressTtlMs: 60_000,
-  retentionHours: 24,
-  attemptDeadlineMs: 1_800_000,
-});
+const options = { inProgressTtlMs: 60_000, retentionHours: 24, attemptDeadlineMs: 1_800_000 };
+const engine = new IdempotencyEngine(engineDatabase(prisma), options);
+/** Another handle on the database: an owner claimed there is another process's, which this one's engine cannot know. */
+const elsewhere = new IdempotencyEngine(engineDatabase(prisma), options);
 const HASH = "c".repeat(64);
 // A product of this file's own, so changing its price touches no other test.
 const SKU = `orders-test-${randomUUID().slice(0, 8)}`;
@@ -151,7 +150,8 @@ describe("writing an attempt's order in one statement", () => {
 
   it("gives the attempt's new claim the order whose claim was lost, as it was", async () => {
     const scope = scopeFor(randomUUID());
-    const first = owner(await engine.claim(scope, HASH));
+    // Its owner was another process's, gone with its record.
+    const first = owner(await elsewhere.claim(scope, HASH));
     const written = await write(first, scope);
     // The record is gone (deleted by hand, or cleanup), the order stays.
     await prisma.idempotencyKey.delete({ where: { id: first.recordId } });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { issuesOf, type ValidationIssue } from "@/lib/validation";
 
 /** The message of every 400 about a checkout's body (its shape, or products that do not exist). */
 export const INVALID_CHECKOUT = "The checkout request is not valid.";
@@ -59,4 +60,23 @@ export function paymentCredential(body: CheckoutRequest): string {
 
 export const CHECKOUT_ENDPOINT = "POST /api/checkout";
 
-export type { ValidationIssue } from "@/lib/validation";
+export type { ValidationIssue };
+
+/**
+ * A checkout's body as the schema and the shop accept it, or what is wrong
+ * with it: a payment method type the shop does not take (`accepted`; cards
+ * when absent) is refused like a malformed body, before any claim.
+ */
+export function checkoutBody(
+  json: unknown,
+  accepted: readonly string[] = ["card"],
+): { ok: true; value: CheckoutRequest } | { ok: false; issues: ValidationIssue[] } {
+  const parsed = checkoutRequestSchema.safeParse(json);
+  if (!parsed.success) return { ok: false, issues: issuesOf(parsed.error) };
+  const type = parsed.data.paymentMethodType ?? "card";
+  if (accepted.includes(type)) return { ok: true, value: parsed.data };
+  return {
+    ok: false,
+    issues: [{ path: ["paymentMethodType"], message: `${type} is not a payment method this shop takes` }],
+  };
+}

@@ -4,6 +4,12 @@ import { INVALID_CHECKOUT } from "@/lib/checkout/request";
 import { invalidRequest, jsonError, rateLimited } from "@/lib/http";
 import { conflictResponse, storedResponse } from "@checkout/idempotency/next";
 
+/** What a duplicate is told, whether the database answers it or this process does (it runs the attempt). */
+export const CONFLICT_MESSAGES = {
+  inProgress: "This checkout attempt is still being processed. Ask again shortly with the same key.",
+  mismatch: "This Idempotency-Key was already used with a different request. Use a new key for a new checkout attempt.",
+};
+
 /** Every answer about a checkout attempt, in one place: the use case's result mapped to HTTP one-to-one. */
 export function toResponse(result: CheckoutResult): Response {
   switch (result.kind) {
@@ -13,17 +19,9 @@ export function toResponse(result: CheckoutResult): Response {
     case "invalid":
       return invalidRequest(INVALID_CHECKOUT, result.issues);
     case "in_progress":
-      return conflictResponse(
-        result,
-        undefined,
-        "This checkout attempt is still being processed. Ask again shortly with the same key.",
-      );
+      return conflictResponse(result, undefined, CONFLICT_MESSAGES.inProgress);
     case "mismatch":
-      return conflictResponse(
-        result,
-        undefined,
-        "This Idempotency-Key was already used with a different request. Use a new key for a new checkout attempt.",
-      );
+      return conflictResponse(result, undefined, CONFLICT_MESSAGES.mismatch);
     case "refused":
       return refusal(result.rule, result.retryAfterSeconds);
     case "not_found":

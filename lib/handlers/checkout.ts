@@ -1,102 +1,51 @@
-import { knownAttempt } from "@/lib/checkout/attempt";
-import { admitCheckout } from "@/lib/abuse/admission";
-import { attemptKnown, checkout, UNAVAILABLE_RETRY_AFTER_SECONDS } from "@/lib/checkout/checkout";
-import { CHECKOUT_ENDPOINT, checkoutRequestSchema, INVALID_CHECKOUT, paymentCredential } from "@/lib/checkout/request";
-import { readKey } from "@checkout/idempotency/next";
-import {
-  invalidRequest,
-  forbiddenOrigin,
-  isForeignOrigin,
-  publicOrigin,
-  readValidJson,
-  requestAddress,
-  unauthenticated,
-} from "@/lib/http";
-import { observe, observeError, traceRequest } from "@/lib/observability";
+import { CHECKOUT_ENDPOINT, checkoutBody, INVALID_CHECKOUT, type CheckoutRequest } from "@/lib/checkout/request";
+import { readIdempotentRequest, type RequestOptions } from "@checkout/idempotency/next";
+import { forbiddenOrigin, invalidRequest, isForeignOrigin, readJsonBody, unauthenticated } from "@/lib/http";
+import { observe, traceRequest } from "@/lib/observability";
 import { inSpan } from "@/lib/tracing/spans";
-import { namesUnknownToken } from "@/lib/payments/key-pair";
-import { verifyKeyPair } from "@/lib/payments/stripe";
-import { cardCheck, checkoutDeps, checkoutGate } from "@/lib/services";
+import { checkoutDeps } from "@/lib/services";
 import { currentCustomerId } from "@/lib/session";
-import { toResponse, unavailable } from "./checkout-response";
+import { payAttempt } from "./checkout-attempt";
+import { CONFLICT_MESSAGES } from "./checkout-response";
 
 /**
- * POST /api/checkout (docs/contract.md §2). Parse, call the use case, map its
- * result to HTTP. Here rather than in the route's folder because the lab's
- * lossy route (/api/lab/lose-response) serves it too, and no route imports
- * another.
+ * POST /api/checkout (docs/contract.md §2): origin, then session, key and
+ * body through the idempotency package's adapter, which answers a duplicate
+ * of an attempt this process runs at once; then the attempt. Here rather
+ * than in the route's folder because the lab's lossy route
+ * (/api/lab/lose-response) serves it too, and no route imports another.
  */
-export async function handleCheckout(request: Request): Promise<Response> {
+export function handleCheckout(request: Request): Promise<Response> {
+  const attributes = { "http.route": new URL(request.url).pathname, "http.request.method": request.method };
   // A tracer may record the request (the lab does, for requests its page tagged).
-  return inSpan(
-    "checkout",
-    { "http.route": new URL(request.url).pathname, "http.request.method": request.method },
-    async (span) => {
-      const response = await traceRequest(request, CHECKOUT_ENDPOINT, () => handle(request));
-      span.setAttribute("http.response.status_code", response.status);
-      observe("response", { status: response.status });
-      return response;
-    },
-  );
+  return inSpan("checkout", attributes, async (span) => {
+    const response = await traceRequest(request, CHECKOUT_ENDPOINT, () => handle(request));
+    span.setAttribute("http.response.status_code", response.status);
+    observe("response", { status: response.status });
+    return response;
+  });
 }
 
 async function handle(request: Request): Promise<Response> {
   if (isForeignOrigin(request)) return forbiddenOrigin();
-  const customerId = await currentCustomerId(request);
-  if (!customerId) return unauthenticated();
-
-  const read = readKey(request, {
-    missingMessage: "Send an Idempotency-Key header (a UUID) with every checkout attempt.",
-  });
-  if (!read.ok) return read.response;
-  const key = read.key!;
-
-  const body = await readValidJson(request, checkoutRequestSchema, INVALID_CHECKOUT);
-  if (!body.ok) return body.response;
-  const type = body.value.paymentMethodType ?? "card";
-  // Refused before any claim or provider call: nothing is stored, and the same key may be sent again.
-  if (!(checkoutDeps().paymentMethodTypes ?? ["card"]).includes(type))
-    return invalidRequest(INVALID_CHECKOUT, [
-      { path: ["paymentMethodType"], message: `${type} is not a payment method this shop takes` },
-    ]);
-
-  try {
-    // A fresh key costs provider calls: the claim admits it against the limits, or refuses it with nothing stored.
-    const address = requestAddress(request);
-    const ticket = await admitCheckout(checkoutGate(), cardCheck(), {
-      customerId,
-      address,
-      credential: paymentCredential(body.value),
-      known: () => attemptKnown(checkoutDeps(), knownAttempt(customerId, key)),
-    });
-    const result = await checkout(checkoutDeps(), {
-      customerId,
-      key,
-      body: body.value,
-      origin: publicOrigin(request),
-      userAgent: request.headers.get("user-agent") ?? undefined,
-      admission: ticket.admission,
-      noProviderCall: ticket.giveBack,
-      address,
-    });
-    ticket.answered(result);
-    if (result.kind === "refused")
-      observe("rate_limited", { rule: result.rule, retryAfterSeconds: result.retryAfterSeconds });
-    // A token Stripe does not know may be a publishable key of another account: find out before answering
-    // (the answer is stored already; at most one probe a minute, bounded by its timeouts).
-    if (
-      result.kind === "response" &&
-      !result.replayed &&
-      namesUnknownToken(result.response.statusCode, result.response.body)
-    )
-      await verifyKeyPair().catch(() => "unknown");
-    return toResponse(result);
-  } catch (err) {
-    observeError("checkout_error", err, { key, customerId });
-    return unavailable(
-      "unavailable",
-      "The shop cannot take payments right now. Retrying with the same key is safe.",
-      UNAVAILABLE_RETRY_AFTER_SECONDS,
-    );
-  }
+  const read = await readIdempotentRequest(request, CHECKOUT_REQUEST);
+  if (read.ok) return payAttempt(request, read.subject, read.scope.key, read.body);
+  const { decision, scope } = read.inFlight ?? {};
+  // Answered without the claim's statement, and observed as the use case observes a claim.
+  if (decision && scope) observe("claim", { decision, key: scope.key, customerId: scope.subjectId });
+  return read.response;
 }
+
+const CHECKOUT_REQUEST: RequestOptions<CheckoutRequest> = {
+  engine: () => checkoutDeps().idempotency,
+  endpoint: CHECKOUT_ENDPOINT,
+  subject: currentCustomerId,
+  unauthenticated,
+  key: { missingMessage: "Send an Idempotency-Key header (a UUID) with every checkout attempt." },
+  readJson: (request) => readJsonBody(request),
+  parse(json) {
+    const body = checkoutBody(json, checkoutDeps().paymentMethodTypes);
+    return body.ok ? body : { ok: false, response: invalidRequest(INVALID_CHECKOUT, body.issues) };
+  },
+  messages: CONFLICT_MESSAGES,
+};

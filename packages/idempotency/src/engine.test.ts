@@ -14,8 +14,11 @@ beforeAll(async () => {
 });
 afterAll(() => test.close());
 
-const engine = (inProgressTtlMs = 60_000) =>
-  new IdempotencyEngine(db, { inProgressTtlMs, retentionHours: 24, attemptDeadlineMs: 1_800_000 });
+const engine = (inProgressTtlMs = 60_000, database: Database = db) =>
+  new IdempotencyEngine(database, { inProgressTtlMs, retentionHours: 24, attemptDeadlineMs: 1_800_000 });
+/** An engine as another process has it: the same database through another handle, so nothing it runs is known here. */
+const elsewhere = (inProgressTtlMs = 60_000) =>
+  engine(inProgressTtlMs, { query: (text, values) => db.query(text, values) });
 const count = async (subjectId: string) =>
   (
     await db.query<{ n: number }>("select count(*)::int as n from idempotency_keys where subject_id = $1", [subjectId])
@@ -159,7 +162,8 @@ describe("stale owners", () => {
     // the winner's own claim stays young while the others run.
     const e = engine(60_000);
     const s = scope();
-    await e.claim(s, HASH);
+    // The owner was another process's: its lock ages only in the database.
+    await elsewhere(60_000).claim(s, HASH);
     const aged = await db.query(
       `update idempotency_keys set locked_at = locked_at - interval '61 seconds'
         where subject_id = $1 and endpoint = $2 and key = $3::uuid returning id`,
@@ -359,5 +363,100 @@ describe("releasing an attempt that waits for the shopper", () => {
       status: "in_progress",
       response: { statusCode: 202 },
     });
+  });
+});
+
+describe("a duplicate of an attempt this process runs", () => {
+  /** An engine whose statements are counted, as another one would see the same database. */
+  const counted = (inProgressTtlMs = 60_000) => {
+    const statements: string[] = [];
+    const handle: Database = {
+      query: (text, values) => {
+        statements.push(text);
+        return db.query(text, values);
+      },
+    };
+    return { e: engine(inProgressTtlMs, handle), statements };
+  };
+
+  it("is answered as the database answers it, without a statement, until the owner writes its end", async () => {
+    const { e, statements } = counted();
+    const other = elsewhere();
+    const s = scope();
+    const o = owner(await e.claim(s, HASH));
+    statements.length = 0;
+    // The same body: in progress; another body: a mismatch. The database, asked by another process, agrees.
+    expect(await e.claim(s, HASH)).toEqual({ kind: "in_progress", retryAfterSeconds: 1 });
+    expect(await e.claim(s, "b".repeat(64))).toEqual({ kind: "mismatch" });
+    expect(e.inFlight(s, HASH)).toEqual(await other.claim(s, HASH));
+    expect(e.inFlight(s, "b".repeat(64))).toEqual(await other.claim(s, "b".repeat(64)));
+    expect(statements).toEqual([]);
+    // Another subject's identical key is another request.
+    expect(e.inFlight(scope({ key: s.key }), HASH)).toBeNull();
+    // Its answer written, the database answers: the replay.
+    expect(await e.finish(o, { status: "completed", response: ok })).toBe(true);
+    expect(e.inFlight(s, HASH)).toBeNull();
+    expect(await e.claim(s, HASH)).toEqual({ kind: "replay", status: "completed", response: ok });
+  });
+
+  it("goes to the database once the owner releases, parks or abandons its claim", async () => {
+    const { e } = counted();
+    const released = scope();
+    await e.release(owner(await e.claim(released, HASH)));
+    expect(e.inFlight(released, HASH)).toBeNull();
+    expect(await e.claim(released, HASH)).toMatchObject({ kind: "claimed", owner: { retaken: true } });
+
+    const parked = scope();
+    const response = { statusCode: 202, body: JSON.stringify({ status: "requires_action" }), headers: {} };
+    await e.park(owner(await e.claim(parked, HASH)), response, 60_000);
+    expect(e.inFlight(parked, HASH)).toBeNull();
+    expect(await e.claim(parked, HASH)).toEqual({ kind: "replay", status: "in_progress", response });
+
+    const abandoned = scope();
+    await e.abandon(owner(await e.claim(abandoned, HASH)));
+    expect(e.inFlight(abandoned, HASH)).toBeNull();
+    expect(await e.claim(abandoned, HASH)).toMatchObject({ kind: "claimed", owner: { retaken: false } });
+  });
+
+  it("goes to the database when the lease may have ended", async () => {
+    // A lease no longer than the margin is never answered from memory: the database retakes it.
+    const { e, statements } = counted(500);
+    const s = scope();
+    const first = owner(await e.claim(s, HASH));
+    expect(e.inFlight(s, HASH)).toBeNull();
+    await sleep(600);
+    statements.length = 0;
+    const second = owner(await e.claim(s, HASH));
+    expect(second).toMatchObject({ retaken: true });
+    expect(statements.length).toBeGreaterThan(0);
+    // The first owner, fenced out, ends nothing of the second's.
+    expect(await e.finish(first, { status: "completed", response: ok })).toBe(false);
+    expect(await e.refresh(second)).toBe(true);
+  });
+
+  it("goes to the database once the record is taken over in this process, by any engine", async () => {
+    const { e, statements } = counted();
+    const s = scope();
+    const first = owner(await e.claim(s, HASH));
+    // Its lease ended by the database's clock (aged by hand here), and a reconciler here took it over.
+    await db.query(`update idempotency_keys set locked_at = locked_at - interval '61 seconds' where id = $1::uuid`, [
+      first.recordId,
+    ]);
+    const reconciler = await elsewhere().takeOver({ recordId: first.recordId, lockToken: first.lockToken });
+    expect(reconciler).not.toBeNull();
+    statements.length = 0;
+    expect(e.inFlight(s, HASH)).toBeNull();
+    expect(await e.claim(s, HASH)).toEqual({ kind: "in_progress", retryAfterSeconds: 1 });
+    expect(statements).toHaveLength(1);
+  });
+
+  it("is not known to an engine on another database handle", async () => {
+    const { e } = counted();
+    const s = scope();
+    await e.claim(s, HASH);
+    const { e: another, statements } = counted();
+    expect(another.inFlight(s, HASH)).toBeNull();
+    expect(await another.claim(s, HASH)).toEqual({ kind: "in_progress", retryAfterSeconds: 1 });
+    expect(statements).toHaveLength(1);
   });
 });

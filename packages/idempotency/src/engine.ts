@@ -13,6 +13,7 @@
 import { randomUUID } from "node:crypto";
 import { heldBy, heldRecord, type OutcomeEffect } from "./fence";
 import type { Gate } from "./gate";
+import { answerInFlight, began, ended, sentNow } from "./in-flight";
 import { empty, raw, run, Sql, sql, type Database } from "./sql";
 import type { AbandonedRecord, ClaimResult, IdempotencyStatus, KeyScope, Ownership, StoredResponse } from "./types";
 
@@ -138,14 +139,39 @@ export class IdempotencyEngine {
   /**
    * Claims `scope` for a request whose body has fingerprint `requestHash`,
    * past `gate` if given (gate.ts). One statement for a fresh key or a
-   * duplicate; a retake adds one more.
+   * duplicate; a retake adds one more; none for a duplicate of an attempt
+   * this process is running (`inFlight`).
    */
   async claim<Rule extends string = string>(
     scope: KeyScope,
     requestHash: string,
     gate?: Gate<Rule>,
   ): Promise<ClaimResult<Rule>> {
+    const known = this.inFlight(scope, requestHash);
+    if (known) return known;
     const lockToken = randomUUID();
+    const sent = sentNow();
+    const claim = await this.claimFromDatabase(scope, requestHash, lockToken, gate);
+    if (claim.kind === "claimed") began(this.db, scope, claim.owner, requestHash, sent);
+    return claim;
+  }
+
+  /**
+   * The claim's answer without the database, when this process runs the
+   * attempt and the answer is certain (in-flight.ts): `in_progress` for the
+   * same fingerprint, `mismatch` for another, while the owner holds its
+   * claim and its lease cannot have ended. Null: only the database knows.
+   */
+  inFlight(scope: KeyScope, requestHash: string): Extract<ClaimResult, { kind: "in_progress" | "mismatch" }> | null {
+    return answerInFlight(this.db, scope, requestHash, this.options.inProgressTtlMs, IN_PROGRESS_RETRY_AFTER_SECONDS);
+  }
+
+  private async claimFromDatabase<Rule extends string>(
+    scope: KeyScope,
+    requestHash: string,
+    lockToken: string,
+    gate: Gate<Rule> | undefined,
+  ): Promise<ClaimResult<Rule>> {
     const row = await this.insertOrRead(scope, requestHash, lockToken, gate);
     if (row.refused) {
       const retryAfterSeconds = Number(row.retry_after ?? 1);
@@ -232,6 +258,8 @@ export class IdempotencyEngine {
       returning attempts, created_at < now() - ${this.options.attemptDeadlineMs}::float8 * interval '1 millisecond' as past_deadline`,
     );
     const row = won[0];
+    // Taken over: whoever held it here before has lost it.
+    if (row) ended(recordId);
     return row
       ? {
           recordId,
@@ -282,6 +310,7 @@ export class IdempotencyEngine {
    * anything), so the client's next retry is a fresh attempt. Fenced.
    */
   async abandon(owner: Ownership): Promise<boolean> {
+    ended(owner.recordId);
     const deleted = await run(
       this.db,
       sql`
@@ -321,6 +350,8 @@ export class IdempotencyEngine {
    * `owner` holds the claim. False, having written nothing, once fenced out.
    */
   private async fencedUpdate(owner: Ownership, set: Sql, effect?: OutcomeEffect): Promise<boolean> {
+    // finish, release and park: each changes what a duplicate is told, so the database answers from now on.
+    ended(owner.recordId);
     // Data-modifying WITH clauses always run to completion, read or not.
     const rows = await run<{ updated: number }>(
       this.db,

@@ -6,6 +6,7 @@ export {
   type IdempotencyOptions,
 } from "./engine";
 export { heldBy, heldRecord, type OutcomeEffect } from "./fence";
+export { IN_FLIGHT_MARGIN_MS } from "./in-flight";
 export { closedGate, type Gate, type Refusal } from "./gate";
 export { deleteExpiredKeys, type CleanupOptions, type CleanupResult } from "./cleanup";
 export { canonicalJson, fingerprint } from "./fingerprint";

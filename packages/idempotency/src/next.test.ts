@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { IdempotencyEngine } from "./engine";
 import { closedGate } from "./gate";
-import { idempotentAction, withIdempotency, type IdempotentContext } from "./next";
+import { idempotentAction, readIdempotentRequest, withIdempotency, type IdempotentContext } from "./next";
 import { testDatabase } from "./test-database";
 
 /** The App Router adapter, called as Next calls a route handler: a Request in, a Response out, on a real PostgreSQL. */
@@ -167,6 +167,57 @@ describe("a wrapped route handler", () => {
     expect(refused.status).toBe(429);
     expect(refused.headers.get("retry-after")).toBe("7");
     expect(ran).toBe(0);
+  });
+});
+
+describe("reading a request for a handler that claims by itself", () => {
+  it("answers a duplicate of an attempt this process runs in the route's words, without a statement", async () => {
+    const statements: string[] = [];
+    const counted = new IdempotencyEngine(
+      {
+        query: (text, values) => {
+          statements.push(text);
+          return test.db.query(text, values);
+        },
+      },
+      { inProgressTtlMs: 60_000, retentionHours: 24, attemptDeadlineMs: 600_000 },
+    );
+    const options = {
+      engine: counted,
+      endpoint: "POST /api/payments",
+      subject: (r: Request) => r.headers.get("x-user"),
+      parse,
+      messages: { inProgress: "Still paying.", mismatch: "Another payment." },
+    };
+    const user = randomUUID();
+    const key = randomUUID();
+    const first = await readIdempotentRequest(request(user, key, { amount: 5 }), options);
+    if (!first.ok) throw new Error("the first request is refused");
+    const owner = await counted.claim(first.scope, first.fingerprint);
+    expect(owner.kind).toBe("claimed");
+    statements.length = 0;
+
+    const same = await readIdempotentRequest(request(user, key, { amount: 5 }), options);
+    expect(same).toMatchObject({ ok: false, inFlight: { decision: "in_progress", scope: first.scope } });
+    const duplicate = (same as { response: Response }).response;
+    expect(duplicate.status).toBe(409);
+    expect(duplicate.headers.get("retry-after")).toBe("1");
+    expect(await duplicate.json()).toEqual({ error: "in_progress", message: "Still paying.", retryAfterSeconds: 1 });
+    const changed = await readIdempotentRequest(request(user, key, { amount: 6 }), options);
+    expect(changed).toMatchObject({ ok: false, inFlight: { decision: "mismatch" } });
+    expect(await (changed as { response: Response }).response.json()).toMatchObject({ message: "Another payment." });
+    // A body the route refuses is refused first, as without the owner.
+    const invalid = await readIdempotentRequest(request(user, key, { amount: "5" }), options);
+    expect(invalid).toMatchObject({ ok: false });
+    expect((invalid as { inFlight?: unknown }).inFlight).toBeUndefined();
+    expect((invalid as { response: Response }).response.status).toBe(400);
+    expect(statements).toEqual([]);
+
+    // Once the owner has written its answer, the request goes on to its claim, which replays it.
+    if (owner.kind !== "claimed") return;
+    await counted.finish(owner.owner, { status: "completed", response: { statusCode: 201, body: "{}", headers: {} } });
+    const after = await readIdempotentRequest(request(user, key, { amount: 5 }), options);
+    expect(after).toMatchObject({ ok: true, scope: first.scope });
   });
 });
 

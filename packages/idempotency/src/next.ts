@@ -108,7 +108,8 @@ export interface IdempotentAnswer {
   outcome?: "completed" | "failed";
 }
 
-export interface IdempotentOptions<Body, Rule extends string> {
+/** What `readIdempotentRequest` needs: who asks, under which key, with which body, for which engine and route. */
+export interface RequestOptions<Body> {
   engine: IdempotencyEngine | (() => IdempotencyEngine);
   /** Method and route, e.g. `POST /api/payments`: a key is scoped by it and by the subject. */
   endpoint: string;
@@ -118,12 +119,74 @@ export interface IdempotentOptions<Body, Rule extends string> {
   parse(json: unknown): { ok: true; value: Body } | { ok: false; response: Response };
   key?: KeyOptions;
   policy?: ConflictPolicy;
+  /** Reads the body as JSON (e.g. with a size limit); default `request.json()`, a failure 400 `invalid_json`. */
+  readJson?(request: Request): Promise<{ ok: true; value: unknown } | { ok: false; response: Response }>;
+  /** The answer to a request without a subject; default 401 `unauthenticated`. */
+  unauthenticated?(): Response;
+  /** The route's own words for a duplicate of a running request and for a changed body. */
+  messages?: { inProgress?: string; mismatch?: string };
+}
+
+export interface IdempotentOptions<Body, Rule extends string> extends RequestOptions<Body> {
   /** Admission slotted into the claim (gate.ts). */
   gate?(request: Request, scope: KeyScope): Gate<Rule> | undefined;
   /** The answer to a gate's refusal; default 429 `rate_limited` with Retry-After. */
   refused?(rule: Rule, retryAfterSeconds: number): Response;
   /** Namespace of attemptId; default the endpoint. */
   namespace?: string;
+}
+
+/** A request ready to claim, or its answer: a refusal, or the answer to a duplicate of an attempt this process runs. */
+export type IdempotentRequest<Body> =
+  | { ok: true; subject: string; key: string | null; scope: KeyScope; body: Body; fingerprint: string }
+  | { ok: false; response: Response; inFlight?: { decision: "in_progress" | "mismatch"; scope: KeyScope } };
+
+/**
+ * Subject, key and body, checked in that order, each refusal its own
+ * answer; then a duplicate of an attempt this very process is running is
+ * answered as the claim would answer it (`engine.inFlight`: `in_progress`
+ * for the same body, `mismatch` for another), without a database round
+ * trip. `key: null` only when the key is optional and absent (the scope then
+ * has a fresh random key). For handlers that claim by themselves;
+ * `withIdempotency` starts with it.
+ */
+export async function readIdempotentRequest<Body>(
+  request: Request,
+  options: RequestOptions<Body>,
+): Promise<IdempotentRequest<Body>> {
+  const subject = await options.subject(request);
+  if (!subject)
+    return {
+      ok: false,
+      response: options.unauthenticated?.() ?? errorResponse(401, "unauthenticated", "Sign in first."),
+    };
+  const key = readKey(request, options.key);
+  if (!key.ok) return key;
+  const json = options.readJson ? await options.readJson(request) : await readJson(request);
+  if (!json.ok) return json;
+  const body = options.parse(json.value);
+  if (!body.ok) return body;
+  const scope: KeyScope = { subjectId: subject, endpoint: options.endpoint, key: key.key ?? crypto.randomUUID() };
+  const fingerprint = fingerprintOf(body.value);
+  const engine = typeof options.engine === "function" ? options.engine() : options.engine;
+  const inFlight = key.key === null ? null : engine.inFlight(scope, fingerprint);
+  if (inFlight) {
+    const message = inFlight.kind === "in_progress" ? options.messages?.inProgress : options.messages?.mismatch;
+    return {
+      ok: false,
+      response: conflictResponse(inFlight, options.policy, message),
+      inFlight: { decision: inFlight.kind, scope },
+    };
+  }
+  return { ok: true, subject, key: key.key, scope, body: body.value, fingerprint };
+}
+
+async function readJson(request: Request): Promise<{ ok: true; value: unknown } | { ok: false; response: Response }> {
+  try {
+    return { ok: true, value: await request.json() };
+  } catch {
+    return { ok: false, response: errorResponse(400, "invalid_json", "The body must be JSON.") };
+  }
 }
 
 /**
@@ -138,22 +201,12 @@ export function withIdempotency<Body, Rule extends string = string>(
   handler: (context: IdempotentContext<Body>, request: Request) => Promise<IdempotentAnswer>,
 ): (request: Request) => Promise<Response> {
   return async (request) => {
-    const subject = await options.subject(request);
-    if (!subject) return errorResponse(401, "unauthenticated", "Sign in first.");
-    const key = readKey(request, options.key);
-    if (!key.ok) return key.response;
-    let json: unknown;
-    try {
-      json = await request.json();
-    } catch {
-      return errorResponse(400, "invalid_json", "The body must be JSON.");
-    }
-    const body = options.parse(json);
-    if (!body.ok) return body.response;
+    const read = await readIdempotentRequest(request, options);
+    if (!read.ok) return read.response;
     const gate = options.gate;
     return runIdempotent(
       { ...options, gate: gate && ((_unused: Request | null, scope: KeyScope) => gate(request, scope)) },
-      { subject, key: key.key ?? crypto.randomUUID(), body: body.value, request },
+      { subject: read.subject, key: read.scope.key, body: read.body, request },
       (context) => handler(context, request),
     );
   };

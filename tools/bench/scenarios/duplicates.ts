@@ -12,7 +12,10 @@ import { goal, type Scenario } from "../lib/scenario";
  * against three floors in the same run: the same duplicate answered by the
  * engine's same claim on plain node:http (what the shop and Next.js add
  * together), the cheapest route of the same server, `GET /api/health/live`
- * (what Next.js costs), and the catalogue read (one query through Next.js).
+ * (what Next.js costs), and the catalogue read (one query through Next.js);
+ * beside them, as a figure and not a goal, the duplicate's own request sent
+ * to that route, which has no POST (Next.js's 405: its POST path without a
+ * handler).
  * A duplicate is answered from the claim alone (one statement), before any
  * pricing ([decision 7](../../../docs/decisions/0007-cheap-duplicates.md)).
  */
@@ -47,11 +50,26 @@ export const duplicates: Scenario = {
         },
         "GET /api/health/live (30 at once)": { url: `${appUrl}/api/health/live`, connections: SIMULTANEOUS, cpu },
         "GET /api/products (30 at once)": { url: `${appUrl}/api/products`, connections: SIMULTANEOUS, cpu },
+        // The duplicate's request (method, headers, body) to a route without POST: Next.js answers 405 itself.
+        "POST /api/health/live, the same request (30 at once)": {
+          url: `${appUrl}/api/health/live`,
+          method: "POST",
+          headers: checkoutHeaders(held.cookie, held.key),
+          body: CART,
+          connections: SIMULTANEOUS,
+          cpu,
+        },
       };
       const measures = await interleave(loads, sizes);
-      const [conflicts, baseline, live, products] = Object.values(measures) as [Measure, Measure, Measure, Measure];
+      const [conflicts, baseline, live, products, post] = Object.values(measures) as Measure[] as [
+        Measure,
+        Measure,
+        Measure,
+        Measure,
+        Measure,
+      ];
       const notes: string[] = [];
-      const expected = [409, 409, 200, 200];
+      const expected = [409, 409, 200, 200, 405];
       Object.entries(measures).forEach(([name, measure], i) => {
         const odd = unexpected(measure, expected[i]!);
         if (odd) notes.push(`${odd} answers of ${name} were not ${expected[i]}`);
@@ -63,6 +81,8 @@ export const duplicates: Scenario = {
           goal("409 p50 ÷ health/live p50", conflicts.p50Ms / live.p50Ms, "<=", 1.05),
           goal("409 p50 ÷ products p50", conflicts.p50Ms / products.p50Ms, "<=", 1.1),
         ],
+        // Not a goal: the cheapest POST the server answers, beside the GET the goal names (a POST with a body costs Next.js more).
+        figures: { "409 p50 ÷ POST health/live (405) p50": Math.round((conflicts.p50Ms / post.p50Ms) * 100) / 100 },
         notes,
       };
     } finally {
