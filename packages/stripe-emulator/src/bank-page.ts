@@ -36,13 +36,17 @@ export function handleBankPage(method: string, url: URL, body: string, state: St
     return html(400, page("Unknown action", "<p>Choose Authorize or Fail test payment.</p>"));
   // A second submit (double click, back button) finds the intent decided: it only redirects.
   finishBankRedirect(pageContext(state, origin), intent, action === "authorize");
-  if (!returnUrl)
-    return html(200, page(title, `<p>The payment is now <strong>${escape(intent.status)}</strong>.</p>`));
+  if (!returnUrl) return html(200, page(title, `<p>The payment is now <strong>${escape(intent.status)}</strong>.</p>`));
   const target = new URL(returnUrl);
   target.searchParams.set("payment_intent", intent.id);
   target.searchParams.set("payment_intent_client_secret", intent.client_secret);
   target.searchParams.set("redirect_status", intent.status === "succeeded" ? "succeeded" : "failed");
-  return { kind: "send", status: 303, body: "", headers: { Location: target.toString(), "Content-Type": "text/plain" } };
+  return {
+    kind: "send",
+    status: 303,
+    body: "",
+    headers: { Location: target.toString(), "Content-Type": "text/plain" },
+  };
 }
 
 /** The bank the intent was sent to: a failed payment has dropped its payment method, its error still names it. */

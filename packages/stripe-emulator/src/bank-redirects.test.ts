@@ -22,7 +22,10 @@ async function openPage(url: string): Promise<{ status: number; html: string; fo
   for (const [, action, inner] of html.matchAll(/<form method="post" action="([^"]+)">(.*?)<\/form>/g)) {
     const fields = new URLSearchParams();
     for (const [, name, value] of (inner ?? "").matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g))
-      fields.set(name ?? "", (value ?? "").replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code))));
+      fields.set(
+        name ?? "",
+        (value ?? "").replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code))),
+      );
     const label = /<button type="submit">([^<]+)<\/button>/.exec(inner ?? "")?.[1] ?? "";
     forms.set(label, { action: new URL(action ?? "", url).toString(), fields });
   }

@@ -105,7 +105,8 @@ function requireAction(
  * token (Stripe.js's handleNextAction follows a redirect_to_url by navigating).
  */
 function sendToBank(ctx: Ctx, intent: PaymentIntent, paymentMethod: string, returnUrl: string | null): Outcome {
-  if (!returnUrl) return notExecuted(invalidRequest(RETURN_URL_REQUIRED, { code: "parameter_missing", param: "return_url" }));
+  if (!returnUrl)
+    return notExecuted(invalidRequest(RETURN_URL_REQUIRED, { code: "parameter_missing", param: "return_url" }));
   const url = `${ctx.origin}/_emulator/bank/${encodeURIComponent(intent.id)}?client_secret=${encodeURIComponent(intent.client_secret)}`;
   intent.next_action = { type: "redirect_to_url", redirect_to_url: { url, return_url: returnUrl } };
   Object.assign(intent, { status: "requires_action", payment_method: paymentMethod, last_payment_error: null });
