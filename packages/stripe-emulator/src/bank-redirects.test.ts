@@ -64,7 +64,7 @@ describe.each(["ideal", "bancontact"] as const)("%s", (type) => {
   it("redirects to the bank; authorizing succeeds the intent and returns with Stripe's query", async () => {
     const stripe = emulator.stripe();
     const token = await stripe.testHelpers.confirmationTokens.create({ payment_method_data: { type } });
-    expect(token.payment_method_preview.type).toBe(type);
+    expect(token.payment_method_preview?.type).toBe(type);
     const intent = await pay(stripe, token.id);
     expect(intent.status).toBe("requires_action");
     expect(intent.next_action?.type).toBe("redirect_to_url");
