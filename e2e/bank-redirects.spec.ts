@@ -115,11 +115,21 @@ test("iDEAL: the shopper never comes back from the bank; Stripe's event settles 
   expect(await emulator.webhookStat("delivered")).toBeGreaterThan(0);
 });
 
-test("iDEAL failed at the bank: the checkout is paid again by card, one order", async ({ page, shopper }) => {
+test("iDEAL failed at the bank: no order until the checkout is paid again by card, then one", async ({
+  page,
+  context,
+  shopper,
+}) => {
   await toTheBank(page);
   await page.getByRole("button", { name: "Fail test payment" }).click();
   await expect(returnHeading(page, "Authentication failed")).toBeVisible();
   await expect(page.getByText("Nothing was charged", { exact: false })).toBeVisible();
+  // Nothing was bought: the shopper's history has no order for it.
+  const history = await context.newPage();
+  await history.goto("/orders");
+  await expect(history.getByText("No orders yet")).toBeVisible();
+  expect(await shopper.orders()).toEqual([]);
+  await history.close();
 
   await page.getByRole("link", { name: "Back to checkout" }).click();
   await expect(page.getByRole("heading", { name: "Checkout", level: 1 })).toBeVisible();
