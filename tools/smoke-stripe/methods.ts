@@ -117,17 +117,24 @@ function skippedWithoutKey(what: string): JourneyResult {
   };
 }
 
-/** At Stripe, SEPA Direct Debit and iDEAL take EUR only: a shop pricing in another currency is skipped, saying so. */
 async function notTaken(ctx: SmokeContext, shop: Shop, method: string): Promise<JourneyResult | null> {
-  const currency = await shop.currency();
-  if (ctx.provider?.isStripe && currency !== "eur")
+  return eurOnly(ctx.provider?.isStripe ?? false, await shop.currency(), method);
+}
+
+/** At Stripe, SEPA Direct Debit and iDEAL take EUR only: a shop pricing in another currency is skipped, saying so. */
+export function eurOnly(atStripe: boolean, currency: string, method: string): JourneyResult | null {
+  if (atStripe && currency !== "eur")
     return { outcome: "skipped", detail: `${method} takes EUR only at Stripe; this shop prices in ${currency}` };
   return null;
 }
 
 /** The shop refuses a type it does not take (400 at `paymentMethodType`): skipped, naming the variable. */
-function typeNotEnabled(answer: Answer, type: string): JourneyResult | null {
-  if (answer.status !== 400 || !answer.text.includes("paymentMethodType")) return null;
+export function typeNotEnabled(answer: Answer, type: string): JourneyResult | null {
+  const issues: unknown = answer.body.issues;
+  const atType =
+    Array.isArray(issues) &&
+    issues.some((issue: { path?: unknown }) => (issue.path as unknown[])?.[0] === "paymentMethodType");
+  if (answer.status !== 400 || !atType) return null;
   return { outcome: "skipped", detail: `the shop does not take ${type}: add it to its PAYMENT_METHOD_TYPES` };
 }
 
