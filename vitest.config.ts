@@ -42,6 +42,7 @@ const SERIAL = [
 const APP = [
   "tests/card-declines.test.ts",
   "tests/delayed-methods.test.ts",
+  "tests/bank-redirects-http.test.ts",
   "tests/delayed-catch-up.test.ts",
   "tests/chaos-shopper.test.ts",
   "tests/chaos-second-tab.test.ts",

@@ -118,6 +118,25 @@ test(
 );
 
 test(
+  "The iDEAL tab, the bank's page and the return after a failure have no serious accessibility violation",
+  { tag: "@phone" },
+  async ({ page }) => {
+    await page.goto("/");
+    await addToCart(page, "Enamel Mug");
+    await goToCheckout(page, null);
+    await cardFrame(page).getByRole("tab", { name: "iDEAL" }).click();
+    await expectNoSeriousA11yViolations(page, "the checkout on the iDEAL tab");
+    await payButton(page).click();
+    const fail = page.getByRole("button", { name: "Fail test payment" });
+    await expect(fail).toBeVisible();
+    await expectNoSeriousA11yViolations(page, "the bank's page");
+    await fail.click();
+    await expect(page.getByRole("heading", { name: "Authentication failed", level: 1 })).toBeVisible();
+    await expectNoSeriousA11yViolations(page, "the return page after a failure at the bank");
+  },
+);
+
+test(
   "The policies, an unknown order and a refused quantity have no serious accessibility violation",
   { tag: "@phone" },
   async ({ page }) => {

@@ -31,8 +31,8 @@ export default async function globalSetup() {
       LAB_NAIVE_ENDPOINT: "1",
       MAINTENANCE_INTERVAL_MS: "0",
       OPS_TOKEN: TEST_OPS_TOKEN,
-      // The Payment Element offers a SEPA Debit tab; card journeys stay on its Card tab.
-      PAYMENT_METHOD_TYPES: "card,sepa_debit",
+      // The Payment Element offers SEPA Debit, iDEAL and Bancontact tabs; card journeys stay on its Card tab.
+      PAYMENT_METHOD_TYPES: "card,sepa_debit,ideal,bancontact",
     },
     log: (line) => console.log(`[e2e] ${line}`),
     appLog: process.env.E2E_APP_LOG ? (line) => console.log(`[app] ${line}`) : undefined,

@@ -80,6 +80,11 @@ describe("the chaos soak", () => {
     expect(output).toMatch(/Failovers: \d+, losing \d+ write transactions the standby had not received/);
     expect(results.outcomes.paid).toBeGreaterThan(0);
     expect(output).toMatch(/progress +\d+\/100 attempts done · \d+ faults injected/);
+    // Shoppers paid by SEPA Direct Debit (decided on Stripe's clock, which moved) and by iDEAL too.
+    expect(Number(/clock +Stripe's clock moved past every debit: (\d+) decided/.exec(output)?.[1])).toBeGreaterThan(0);
+    const drawn = (name: string) => Number(new RegExp(`\\b${name} (\\d+)`).exec(output)?.[1] ?? 0);
+    expect(drawn("sepa_settles") + drawn("sepa_fails_later"), output).toBeGreaterThan(0);
+    expect(drawn("ideal_authorized") + drawn("ideal_failed") + drawn("ideal_never_returns"), output).toBeGreaterThan(0);
     // The shop's own audit of the window agrees: no double charge, no money wrong.
     expect(output).toMatch(/audit +agrees with the checker: 0 double charges \(the same attempts\), 0 money findings/);
   }, 360_000);

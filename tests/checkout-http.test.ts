@@ -638,7 +638,7 @@ describe("GET /api/checkout/{key}", () => {
 });
 
 describe("GET /api/orders", () => {
-  it("lists the shopper's own orders, newest first, paid and declined alike", async () => {
+  it("lists the shopper's own orders, newest first; a cart only declined is no order", async () => {
     const shopper = await h.shopper();
     const first = await shopper.checkout(newKey(), cart("pm_card_visa", [{ sku: "tee-classic", quantity: 1 }]));
     const second = await shopper.checkout(
@@ -652,12 +652,15 @@ describe("GET /api/orders", () => {
 
     const orders = await shopper.orders();
     expect(orders.status).toBe(200);
-    expect(orders.body.map((o) => o.id)).toEqual([third.body.orderId, second.body.orderId, first.body.orderId]);
+    expect(orders.body.map((o) => o.id)).toEqual([third.body.orderId, first.body.orderId]);
     expect(orders.body.map((o) => [o.status, o.amountCents, o.declineCode])).toEqual([
       ["paid", 3 * 1400, null],
-      ["failed", 2 * 1800, "generic_decline"],
       ["paid", 2500, null],
     ]);
+    // The declined attempt is still the shopper's to read, by its id.
+    const declined = await shopper.order(second.body.orderId);
+    expect(declined.status).toBe(200);
+    expect(declined.body).toMatchObject({ status: "failed", declineCode: "generic_decline" });
     expect(orders.body[0]!.lines).toEqual([
       { sku: "socks-merino", name: "Merino Socks", unitPriceCents: 1400, quantity: 3 },
     ]);

@@ -139,5 +139,25 @@ describe("a checkout on the server", () => {
     const read = await shopper.request("GET", `/api/checkouts/${checkout.id}`);
     expect(read.body.status).toBe("paid");
     expect(read.body.attempts.map((a: { status: string }) => a.status)).toEqual(["failed", "paid"]);
+    // The history: one order, the paid one; the declined attempt is inside it, not an order of its own.
+    const orders = (await shopper.request("GET", "/api/orders")).body as Array<{ id: string; status: string }>;
+    expect(orders.map((o) => [o.id, o.status])).toEqual([[paid.body.orderId, "paid"]]);
+  });
+
+  it("declined twice and never paid: no order in the history; each attempt readable by id, both inside", async () => {
+    const shopper = await Shopper.arrive(h.url);
+    const checkout = await openCheckout(shopper);
+    const first = await pay(shopper, checkout.id, "pm_card_chargeDeclined");
+    const second = await pay(shopper, checkout.id, "pm_card_chargeDeclinedInsufficientFunds");
+    expect([first.status, second.status]).toEqual([402, 402]);
+    expect((await h.emulator.ledger()).filter((pi) => pi.status === "succeeded")).toEqual([]);
+    expect((await shopper.request("GET", "/api/orders")).body).toEqual([]);
+    const read = await shopper.request("GET", `/api/orders/${second.body.orderId}`);
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({ status: "failed", checkoutId: checkout.id });
+    expect(read.body.attempts.map((a: { orderId: string; status: string }) => [a.orderId, a.status])).toEqual([
+      [first.body.orderId, "failed"],
+      [second.body.orderId, "failed"],
+    ]);
   });
 });

@@ -15,15 +15,20 @@ import { makeScratchDir, removeScratchDir } from "./helpers/scratch";
  * delivered, as with `stripe listen` stopped, the refund still arrives
  * through the catch-up. Then the same demo with its payments refused (the
  * emulator refusing the key, as Stripe refuses a revoked one): every journey
- * fails with the shop's answer.
+ * fails with the shop's answer. The demo takes SEPA Direct Debit and iDEAL
+ * too; Stripe's days for a debit pass on the emulator's clock, which the test
+ * (not the smoke, which uses no emulator control) moves on every second.
  */
-const JOURNEYS = ["pay", "decline", "3ds-complete", "3ds-fail", "replay", "refund"];
+const JOURNEYS = ["pay", "decline", "3ds-complete", "3ds-fail", "replay", "refund", "sepa", "ideal"];
+/** The journeys that need STRIPE_SECRET_KEY: skipped without it. */
+const NEED_THE_KEY = ["refund", "sepa", "ideal"];
 
 let demo: { stop(): Promise<number | null>; output(): string };
 let app = "";
 let emulator: EmulatorClient;
 let stripeEnv: Record<string, string>;
 let dataDir = "";
+let clock: NodeJS.Timeout | undefined;
 
 beforeAll(async () => {
   const ports = { app: await freePort(), pg: await freePort(), emulator: await freePort() };
@@ -37,14 +42,17 @@ beforeAll(async () => {
     NEXT_DIST_DIR: TEST_DIST_DIR,
     MAINTENANCE_INTERVAL_MS: "1000",
     EVENTS_CATCH_UP_INTERVAL_MS: "2000",
+    PAYMENT_METHOD_TYPES: "card,sepa_debit,ideal",
   });
   app = `http://localhost:${ports.app}`;
   emulator = new EmulatorClient(`http://127.0.0.1:${ports.emulator}`);
   // The demo's own key (.env.example), so the smoke reads the account the shop pays into.
   stripeEnv = { STRIPE_SECRET_KEY: "sk_test_emulator", STRIPE_API_BASE: emulator.url };
+  clock = setInterval(() => void emulator.advanceClock(30).catch(() => undefined), 1_000);
 });
 
 afterAll(async () => {
+  clearInterval(clock);
   expect(await demo?.stop()).toBe(0);
   await removeScratchDir(dataDir); // after a clean stop only: otherwise the demo's database and log stay to be looked at
 });
@@ -54,18 +62,22 @@ describe("npm run smoke:stripe", () => {
     const run = await smoke(["--app", app], stripeEnv);
     expect(run.code, run.output).toBe(0);
     expect(journeyLines(run.stdout)).toEqual(JOURNEYS.map((name) => [name, "passed"]));
-    expect(run.stdout).toContain("smoke:stripe: 6 passed, 0 failed, 0 skipped");
+    expect(run.stdout).toContain("smoke:stripe: 8 passed, 0 failed, 0 skipped");
+    expect(run.stdout).toMatch(/^sepa +passed +202 processing, paid [\d.]+ s later \(IBAN …3000\)/m);
+    expect(run.stdout).toMatch(/^ideal +passed +202 to the bank, Authorize, "Paid — thank you" on the return page/m);
     // It said what it waited for while the shop recorded the refund.
     expect(run.stderr).toMatch(/refund: waiting up to 180 s for GET \/api\/orders\/\S+ to show re_\S+/);
 
     // One intent per attempt, as each line says: the replay made one, the refunded one was refunded.
     const ledger = await emulator.ledger();
     const reported = [...run.stdout.matchAll(/PaymentIntent, (pi_\w+) (\w+)/g)].map((m) => [m[1], m[2]]);
-    expect(reported).toHaveLength(5);
+    expect(reported).toHaveLength(7);
     for (const [id, status] of reported) expect(ledger.find((i) => i.id === id)?.status).toBe(status);
     expect(ledger.map((i) => i.status).sort()).toEqual([
       "canceled",
       "requires_payment_method",
+      "succeeded",
+      "succeeded",
       "succeeded",
       "succeeded",
       "succeeded",
@@ -75,12 +87,15 @@ describe("npm run smoke:stripe", () => {
     expect(ledger.map((i) => i.id)).toContain(refunded);
   }, 180_000);
 
-  it("without STRIPE_SECRET_KEY checks what the shop says and skips the refund, naming the variable", async () => {
+  it("without STRIPE_SECRET_KEY checks what the shop says and skips what needs the key, naming the variable", async () => {
     const run = await smoke(["--app", app], {});
     expect(run.code, run.output).toBe(0);
-    expect(journeyLines(run.stdout)).toEqual(JOURNEYS.map((name) => [name, name === "refund" ? "skipped" : "passed"]));
+    expect(journeyLines(run.stdout)).toEqual(
+      JOURNEYS.map((name) => [name, NEED_THE_KEY.includes(name) ? "skipped" : "passed"]),
+    );
     expect(run.stdout).toMatch(/^refund +skipped set STRIPE_SECRET_KEY/m);
-    expect(run.stdout).toContain("smoke:stripe: 5 passed, 0 failed, 1 skipped");
+    expect(run.stdout).toMatch(/^sepa +skipped set STRIPE_SECRET_KEY .* a SEPA debit's token/m);
+    expect(run.stdout).toContain("smoke:stripe: 5 passed, 0 failed, 3 skipped");
   }, 120_000);
 
   it("with no webhook delivered, as with `stripe listen` stopped, waits for the events catch-up to record the refund", async () => {
@@ -117,7 +132,8 @@ describe("npm run smoke:stripe", () => {
       expect(run.stdout).toMatch(
         /^3ds-complete +failed +Pay did not lead to the provider's page within 8 s: .*503 payment_unavailable/m,
       );
-      expect(run.stdout).toContain("smoke:stripe: 0 passed, 6 failed, 0 skipped");
+      expect(run.stdout).toMatch(/^ideal +failed +Stripe refused a test ConfirmationToken for ideal: /m);
+      expect(run.stdout).toContain("smoke:stripe: 0 passed, 8 failed, 0 skipped");
     } finally {
       await emulator.faults({ refuse: null });
     }

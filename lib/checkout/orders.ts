@@ -307,10 +307,11 @@ type ViewRow = Omit<OrderView, "refund" | "checkoutId" | "attempts"> & {
 };
 
 /**
- * A customer's orders, newest first: one per checkout — its payment (paid,
- * pending, or refunded), or, for a checkout never paid, its last attempt —
- * with every attempt of the checkout inside it. A declined attempt of a
- * checkout paid later is not an order of its own.
+ * A customer's orders, newest first: one per checkout that has a payment
+ * (paid, pending, processing, or refunded), with every attempt of the
+ * checkout inside it. A declined attempt is never an order of its own, and a
+ * checkout whose every attempt failed with nothing charged is no order at
+ * all: the shopper bought nothing (its attempts stay readable by id).
  */
 export async function listOrders(prisma: PrismaClient, customerId: string): Promise<OrderView[]> {
   const rows = await prisma.order.findMany({
@@ -324,9 +325,9 @@ export async function listOrders(prisma: PrismaClient, customerId: string): Prom
     const checkout = row.checkoutId ?? row.id;
     byCheckout.set(checkout, [...(byCheckout.get(checkout) ?? []), row]);
   }
-  const orders = [...byCheckout.values()].map((attempts) => {
-    const chosen = attempts.find((a) => !declinedOnly(a)) ?? attempts[0]!;
-    return view(chosen, attempts);
+  const orders = [...byCheckout.values()].flatMap((attempts) => {
+    const chosen = attempts.find((a) => !declinedOnly(a));
+    return chosen ? [view(chosen, attempts)] : [];
   });
   return orders.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime()).slice(0, 100);
 }
@@ -345,7 +346,7 @@ export async function findOrder(prisma: PrismaClient, customerId: string, orderI
   return view(order, attempts);
 }
 
-/** An attempt that was declined and never charged: not an order of its own when its checkout has another. */
+/** An attempt that failed and never charged: an order only when its checkout has a payment. */
 function declinedOnly(order: ViewRow): boolean {
   return order.status === "failed" && order.refundedCents === 0 && order.refundedAt === null;
 }

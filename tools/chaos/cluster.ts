@@ -45,6 +45,8 @@ export const APP_SETTINGS: Record<string, string> = {
   EVENTS_CATCH_UP_INTERVAL_MS: "3000",
   // The soak runs the audit itself, once, after converging (audit-agreement.ts).
   AUDIT_INTERVAL_MS: "0",
+  // Shoppers also pay by SEPA Direct Debit and bank redirect (methods.ts).
+  PAYMENT_METHOD_TYPES: "card,sepa_debit,ideal,bancontact",
 };
 
 export interface Instance {

@@ -12,6 +12,7 @@ import type { CardKind } from "./cards";
 import { Browser, sleep } from "./http-shopper";
 import { REFUSED_BY_STRIPE_JS, type AttemptLog, type Journal } from "./journal";
 import type { Random } from "./random";
+import { isMethodKind, methodConfirmationToken, paymentMethodTypeOf } from "./methods";
 import { createConfirmationToken, handleNextAction, type StripeJs } from "./stripe-js";
 import { authenticate } from "./three-d-secure";
 
@@ -78,7 +79,9 @@ export class Shopper {
     let cart: CheckoutBody;
     if (this.payWith === "payment-method") cart = { items, paymentMethod: card.paymentMethod };
     else {
-      const made = await createConfirmationToken(this.stripeJs, card.number);
+      const made = isMethodKind(card)
+        ? await methodConfirmationToken(this.stripeJs, card)
+        : await createConfirmationToken(this.stripeJs, card.number);
       if (made.kind === "refused") {
         // The element shows Stripe's refusal; nothing reached the shop, and no attempt began.
         this.journal.open({
@@ -90,7 +93,7 @@ export class Shopper {
         }).outcome = `${REFUSED_BY_STRIPE_JS}${made.code}`;
         return true;
       }
-      cart = { items, confirmationToken: made.id };
+      cart = { items, confirmationToken: made.id, ...paymentMethodTypeOf(card) };
     }
     const attempt = this.store.begin(cart);
     const log = this.journal.open({
@@ -193,6 +196,10 @@ export class Shopper {
       returnUrl = new URL(await authenticate(url, card.authentication));
     } catch (err) {
       log.behaviours.push(`authentication_page_error: ${err instanceof Error ? err.message : String(err)}`);
+      return { kind: "left_at_bank" };
+    }
+    if (isMethodKind(card) && card.neverReturns) {
+      log.behaviours.push("never_returned");
       return { kind: "left_at_bank" };
     }
     const send = this.browser.fetchFor(attempt.key);

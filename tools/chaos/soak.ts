@@ -10,6 +10,7 @@ import { awaitConvergence, type Convergence } from "./converge";
 import { EmulatorClient } from "@checkout/stripe-emulator/client";
 import { FAULT_KINDS } from "./faults";
 import { Journal } from "./journal";
+import { methodsLine, paymentKinds, startStripeClock } from "./methods";
 import type { ChaosOptions } from "./options";
 import { createRandom, type Random } from "./random";
 import { Injector, planFaults, type FaultCount } from "./schedule";
@@ -71,7 +72,7 @@ export async function runSoak(options: ChaosOptions, log: (line: string) => void
       maxAttempts: 10,
       timeoutMs: 5_000,
     });
-    const cards = CARD_KINDS;
+    const cards = paymentKinds(CARD_KINDS, options.payWith);
     const kinds = FAULT_KINDS;
     log(`cards      ${cards.map((c) => c.name).join(", ")}`);
     log(`faults     ${kinds.map((k) => k.name).join(", ")}`);
@@ -149,6 +150,7 @@ export async function runSoak(options: ChaosOptions, log: (line: string) => void
       );
     }, 5_000);
     const injecting = injector.run(() => startedAttempts);
+    const clock = startStripeClock(emulator, log);
     await Promise.all(Array.from({ length: options.concurrency }, (_, w) => worker(w)));
     injector.stop();
     await injecting;
@@ -156,6 +158,8 @@ export async function runSoak(options: ChaosOptions, log: (line: string) => void
     clearInterval(progress);
 
     log(`faults     stopped after ${journal.attempts.size} attempts; restoring every instance and the database`);
+    log(`clock      Stripe's clock moved past every debit: ${await clock.settleAll()} decided`);
+    if (options.payWith === "confirmation-token") log(`methods    ${methodsLine(journal)}`);
     const ctx = { cluster, emulator, random, journal, background: () => undefined };
     for (const kind of kinds) await kind.disarm?.(ctx);
     await Promise.all(restarts);

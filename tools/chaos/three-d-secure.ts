@@ -1,13 +1,15 @@
 /**
  * The shopper on the provider's authentication page: fetch the redirect URL,
  * submit the form of the button they chose ("Complete authentication" or
- * "Fail authentication", as on Stripe's test page), and return where the
+ * "Fail authentication", as on Stripe's test page; "Authorize test payment"
+ * or "Fail test payment" on a bank's), and return where the
  * provider redirects them back to (the app's return URL).
  */
 export async function authenticate(url: string, choice: "complete" | "fail"): Promise<string> {
   const page = await fetch(url, { redirect: "manual", signal: AbortSignal.timeout(10_000) });
   const html = await page.text();
-  const form = findForm(html, choice === "complete" ? /complete/i : /fail/i);
+  // The bank's page of a redirect method (iDEAL, Bancontact) says "Authorize test payment".
+  const form = findForm(html, choice === "complete" ? /complete|authorize/i : /fail/i);
   if (!form) throw new Error(`no "${choice}" form on the authentication page ${url}`);
   const target = new URL(form.action || url, url);
   const submitted = await fetch(target, {

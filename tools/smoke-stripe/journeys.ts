@@ -235,7 +235,10 @@ async function payWithToken(
 }
 
 /** A fresh shopper (a guest session of its own) for one journey. */
-async function withShop(ctx: SmokeContext, journey: (shop: Shop) => Promise<JourneyResult>): Promise<JourneyResult> {
+export async function withShop(
+  ctx: SmokeContext,
+  journey: (shop: Shop) => Promise<JourneyResult>,
+): Promise<JourneyResult> {
   const context = await request.newContext({ baseURL: ctx.app.origin, timeout: ctx.stepTimeoutMs });
   try {
     const shop = new Shop(context);
@@ -273,7 +276,7 @@ async function intent(
   return `Stripe: one PaymentIntent, ${found.id} ${found.status} ${found.amount} ${found.currency}`;
 }
 
-function passed(shop: string, provider: string): JourneyResult {
+export function passed(shop: string, provider: string): JourneyResult {
   return { outcome: "passed", detail: `${shop} · ${provider}` };
 }
 
@@ -293,11 +296,11 @@ function tally(answers: string[]): string {
   return runs.map((r) => (r.times > 1 ? `${r.answer} ×${r.times}` : r.answer)).join(", ");
 }
 
-function squash(text: string | null): string {
+export function squash(text: string | null): string {
   return (text ?? "").replace(/\s+/g, " ").trim().slice(0, 200);
 }
 
-async function waitUntil<T>(timeoutMs: number, check: () => Promise<T | null>): Promise<T | null> {
+export async function waitUntil<T>(timeoutMs: number, check: () => Promise<T | null>): Promise<T | null> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

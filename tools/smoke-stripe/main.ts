@@ -2,7 +2,8 @@
 // shop, against whatever Stripe it is configured with (docs/stripe-test-mode.md).
 import { chromium } from "@playwright/test";
 import { findBrowser, realBrowserProbes } from "@/scripts/lib/browser";
-import { JOURNEYS, type SmokeContext } from "./journeys";
+import { JOURNEYS as CARD_JOURNEYS, type SmokeContext } from "./journeys";
+import { METHOD_JOURNEYS } from "./methods";
 import { parseSmokeArgs, USAGE, type SmokeOptions } from "./options";
 import { Provider } from "./provider";
 
@@ -38,15 +39,16 @@ async function main(): Promise<number> {
     progress: (line) => console.error(`        ${line}`),
   };
   const counts = { passed: 0, failed: 0, skipped: 0 };
+  const journeys = [...CARD_JOURNEYS, ...METHOD_JOURNEYS];
   try {
     // Each journey is a shopper of its own: they run at once, and report in the table's order.
-    const running = JOURNEYS.map((journey) =>
+    const running = journeys.map((journey) =>
       journey.run(ctx).catch((err: unknown) => ({
         outcome: "failed" as const,
         detail: err instanceof Error ? err.message.split("\n")[0]! : String(err),
       })),
     );
-    for (const [i, journey] of JOURNEYS.entries()) {
+    for (const [i, journey] of journeys.entries()) {
       const result = await running[i]!;
       counts[result.outcome] += 1;
       console.log(`${journey.name.padEnd(13)} ${result.outcome.padEnd(7)} ${result.detail}`);

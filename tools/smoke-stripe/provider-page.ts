@@ -7,12 +7,13 @@ export type Authentication = "complete" | "fail";
  * The buttons of the provider's 3-D Secure test page: the emulator's say
  * "Complete authentication" / "Fail authentication" on the page itself;
  * Stripe's test page (hooks.stripe.com) shows "Complete" / "Fail" inside an
- * iframe, possibly nested. So every frame of the page is searched, by role,
+ * iframe, possibly nested. A bank redirect's test page (iDEAL, Bancontact)
+ * says "Authorize test payment" / "Fail test payment". So every frame of the page is searched, by role,
  * for a button (or link) with either wording, whatever its case.
  */
 const NAMES: Record<Authentication, RegExp> = {
-  complete: /^\s*complete( authentication)?\s*$/i,
-  fail: /^\s*fail( authentication)?\s*$/i,
+  complete: /^\s*(complete( authentication)?|authorize test payment)\s*$/i,
+  fail: /^\s*fail( authentication| test payment)?\s*$/i,
 };
 
 /** `shopOrigin`: after a redirect, being back there means the press was made; null: the challenge is in place (a frame). */

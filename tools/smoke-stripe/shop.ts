@@ -14,6 +14,13 @@ export class Shop {
       throw new JourneyFailure(`POST /api/session answered ${answer.status()}: ${await answer.text()}`);
   }
 
+  /** The catalogue's currency (its first product's). */
+  async currency(): Promise<string> {
+    const answer = await this.request.get("/api/products");
+    const products = (await json(answer)) as Array<{ currency?: string }>;
+    return Array.isArray(products) ? (products[0]?.currency ?? "") : "";
+  }
+
   /** The first product of the catalogue, once: a cart the shop prices itself. */
   async oneItem(): Promise<Array<{ sku: string; quantity: number }>> {
     const answer = await this.request.get("/api/products");
@@ -23,9 +30,9 @@ export class Shop {
     return [{ sku: products[0].sku, quantity: 1 }];
   }
 
-  async checkout(key: string, body: unknown): Promise<Answer> {
+  async checkout(key: string, body: unknown, headers: Record<string, string> = {}): Promise<Answer> {
     const answer = await this.request.post("/api/checkout", {
-      headers: { "Idempotency-Key": key },
+      headers: { "Idempotency-Key": key, ...headers },
       data: body,
     });
     const text = await answer.text();
@@ -74,7 +81,7 @@ export interface Answer {
 
 export interface Order {
   id: string;
-  status: "pending" | "paid" | "failed";
+  status: "pending" | "processing" | "paid" | "failed";
   amountCents: number;
   currency: string;
   paymentIntentId: string | null;

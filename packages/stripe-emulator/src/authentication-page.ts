@@ -107,7 +107,7 @@ function originOf(value: string | null): string | null {
   return /^https?:$/.test(parsed.protocol) ? parsed.origin : null;
 }
 
-function page(title: string, content: string): string {
+export function page(title: string, content: string): string {
   return `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escape(title)}</title>
@@ -116,11 +116,11 @@ function page(title: string, content: string): string {
 </html>`;
 }
 
-function html(status: number, body: string): Reply {
+export function html(status: number, body: string): Reply {
   return { kind: "send", status, body, headers: { "Content-Type": "text/html; charset=utf-8" } };
 }
 
-function safeDecode(segment: string): string | null {
+export function safeDecode(segment: string): string | null {
   try {
     return decodeURIComponent(segment);
   } catch {
@@ -128,6 +128,6 @@ function safeDecode(segment: string): string | null {
   }
 }
 
-function escape(text: string): string {
+export function escape(text: string): string {
   return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }

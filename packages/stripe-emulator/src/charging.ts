@@ -1,8 +1,9 @@
+import { BANK_FAILURE, RETURN_URL_REQUIRED, bankRedirectTypeOf } from "./bank-redirects";
 import { cardFor, type Card, type Decline } from "./cards";
 import { emit, emitLater, notExecuted, type Ctx, type Outcome } from "./context";
 import { randomId } from "./ids";
 import type { PaymentError, PaymentIntent } from "./ledger";
-import { ok, stripeError } from "./responses";
+import { invalidRequest, ok, stripeError } from "./responses";
 import { sepaOutcomeOf } from "./sepa";
 import { unknownPaymentMethod } from "./validation";
 
@@ -24,6 +25,8 @@ export function attemptPayment(
 ): Outcome {
   const debit = sepaOutcomeOf(ctx.ledger.paymentMethods.tokenOf(paymentMethod) ?? "");
   if (debit) return startDebit(ctx, intent, paymentMethod, debit);
+  if (bankRedirectTypeOf(ctx.ledger.paymentMethods.tokenOf(paymentMethod) ?? ""))
+    return sendToBank(ctx, intent, paymentMethod, returnUrl);
   const card = cardOf(ctx, paymentMethod);
   if (!card) return notExecuted(unknownPaymentMethod(paymentMethod));
   if (card.kind === "authenticates") return requireAction(ctx, intent, paymentMethod, returnUrl, useStripeSdk);
@@ -95,6 +98,52 @@ function requireAction(
   ctx.stats.authenticationsRequired += 1;
   emit(ctx, "payment_intent.requires_action", intent);
   return { response: ok(structuredClone(intent)), executed: true, charge: null };
+}
+
+/**
+ * iDEAL or Bancontact: always a redirect to the bank's page, whoever made the
+ * token (Stripe.js's handleNextAction follows a redirect_to_url by navigating).
+ */
+function sendToBank(ctx: Ctx, intent: PaymentIntent, paymentMethod: string, returnUrl: string | null): Outcome {
+  if (!returnUrl)
+    return notExecuted(invalidRequest(RETURN_URL_REQUIRED, { code: "parameter_missing", param: "return_url" }));
+  const url = `${ctx.origin}/_emulator/bank/${encodeURIComponent(intent.id)}?client_secret=${encodeURIComponent(intent.client_secret)}`;
+  intent.next_action = { type: "redirect_to_url", redirect_to_url: { url, return_url: returnUrl } };
+  Object.assign(intent, { status: "requires_action", payment_method: paymentMethod, last_payment_error: null });
+  ctx.ledger.authentications.set(intent.id, { returnUrl });
+  ctx.stats.authenticationsRequired += 1;
+  emit(ctx, "payment_intent.requires_action", intent);
+  return { response: ok(structuredClone(intent)), executed: true, charge: null };
+}
+
+/**
+ * The shopper's answer at the bank. Stripe hears it from the bank at once,
+ * whether or not the shopper comes back: `succeeded` (assumed: even under
+ * manual confirmation, as the bank has moved the money; 3-D Secure instead
+ * returns to requires_confirmation) or back to `requires_payment_method`.
+ * Returns false when the intent no longer waits for the bank.
+ */
+export function finishBankRedirect(ctx: Ctx, intent: PaymentIntent, authorized: boolean): boolean {
+  if (intent.status !== "requires_action" || !intent.payment_method) return false;
+  if (!bankRedirectTypeOf(ctx.ledger.paymentMethods.tokenOf(intent.payment_method) ?? "")) return false;
+  intent.next_action = null;
+  if (authorized) {
+    Object.assign(intent, { status: "succeeded", amount_received: intent.amount, last_payment_error: null });
+    ctx.stats.charges += 1;
+    emit(ctx, "payment_intent.succeeded", intent);
+    return true;
+  }
+  const error: PaymentError = {
+    type: "invalid_request_error",
+    code: "payment_intent_authentication_failure",
+    message: BANK_FAILURE,
+    doc_url: "https://stripe.com/docs/error-codes/payment-intent-authentication-failure",
+    payment_method: ctx.ledger.paymentMethods.object(intent.payment_method),
+  };
+  Object.assign(intent, { status: "requires_payment_method", payment_method: null, last_payment_error: error });
+  ctx.stats.authenticationsFailed += 1;
+  emit(ctx, "payment_intent.payment_failed", intent);
+  return true;
 }
 
 /** Charges the card and records the result on the intent, success or decline: the ledger keeps both. */

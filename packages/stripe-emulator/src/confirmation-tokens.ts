@@ -4,6 +4,7 @@ import { notExecuted, type Ctx, type Outcome } from "./context";
 import type { Params } from "./form";
 import { randomId, unixSeconds } from "./ids";
 import type { CardFacts } from "./ledger";
+import { bankRedirectFacts, bankRedirectToken, isBankRedirectType, type BankRedirectFacts } from "./bank-redirects";
 import { UNKNOWN_TEST_IBAN, sepaFactsOf, sepaTokenFor, type SepaDebitFacts } from "./sepa";
 import { invalidRequest, ok, resourceMissing, stripeError, type ApiResponse } from "./responses";
 import { returnUrlError, unknownParam, unknownPaymentMethod } from "./validation";
@@ -47,6 +48,7 @@ export interface ConfirmationToken {
         card: Omit<CardFacts, "regulated_status">;
       }
     | { type: "sepa_debit"; sepa_debit: SepaDebitFacts }
+    | BankRedirectFacts
   );
   return_url: string | null;
   setup_future_usage: null;
@@ -82,11 +84,12 @@ export function createFromElement(ctx: Ctx, params: Params): Outcome {
   if (rejected) return notExecuted(rejected);
   const data = objectOf(params.payment_method_data);
   if (data?.type === "sepa_debit") return sepaToken(ctx, data, params, { useStripeSdk: true, fromElement: true });
+  if (data && isBankRedirectType(data.type)) return redirectToken(ctx, data.type, data, params, true);
   const card = objectOf(data?.card);
   if (data?.type !== "card" || !card)
     return notExecuted(
       invalidRequest(
-        "The emulator's Payment Element takes cards and SEPA debits: payment_method_data[type]=card or sepa_debit.",
+        "The emulator's Payment Element takes cards, SEPA debits, iDEAL and Bancontact: payment_method_data[type]=card, sepa_debit, ideal or bancontact.",
         { param: "payment_method_data[type]" },
       ),
     );
@@ -130,9 +133,10 @@ export function createForTest(ctx: Ctx, params: Params): Outcome {
   const data = objectOf(params.payment_method_data);
   if (data && params.payment_method === undefined) {
     if (data.type === "sepa_debit") return sepaToken(ctx, data, params, { useStripeSdk: false, fromElement: false });
+    if (isBankRedirectType(data.type)) return redirectToken(ctx, data.type, data, params, false);
     return notExecuted(
       invalidRequest(
-        "The emulator's test helper takes payment_method_data[type]=sepa_debit; for a card, a payment_method.",
+        "The emulator's test helper takes payment_method_data[type]=sepa_debit, ideal or bancontact; for a card, a payment_method.",
         {
           param: "payment_method_data[type]",
         },
@@ -262,6 +266,54 @@ function sepaToken(
     use_stripe_sdk: how.useStripeSdk,
   };
   ctx.ledger.confirmationTokens.add({ token, testToken });
+  ctx.stats.confirmationTokens += 1;
+  return { response: ok(structuredClone(token)), executed: true, charge: null };
+}
+
+/**
+ * An iDEAL or Bancontact token: nothing to check, the shopper decides at their
+ * bank. Stripe's Payment Element asks for nothing more (iDEAL's bank list is
+ * optional and the emulator offers none).
+ */
+function redirectToken(
+  ctx: Ctx,
+  type: "ideal" | "bancontact",
+  data: Params,
+  params: Params,
+  useStripeSdk: boolean,
+): Outcome {
+  const billing = objectOf(data.billing_details);
+  const text = (value: Params[string] | undefined) => (typeof value === "string" && value !== "" ? value : null);
+  const created = unixSeconds();
+  const token: ConfirmationToken = {
+    id: randomId("ctoken_"),
+    object: "confirmation_token",
+    created,
+    expires_at: created + Math.floor(ctx.confirmationTokenTtlMs / 1000),
+    livemode: false,
+    mandate_data: null,
+    metadata: null,
+    payment_intent: null,
+    payment_method_options: null,
+    payment_method_preview: {
+      billing_details: {
+        address: { city: null, country: null, line1: null, line2: null, postal_code: null, state: null },
+        email: text(billing?.email),
+        name: text(billing?.name),
+        phone: null,
+        tax_id: null,
+      },
+      ...bankRedirectFacts(type),
+      customer: null,
+      customer_account: null,
+    },
+    return_url: typeof params.return_url === "string" ? params.return_url : null,
+    setup_future_usage: null,
+    setup_intent: null,
+    shipping: null,
+    use_stripe_sdk: useStripeSdk,
+  };
+  ctx.ledger.confirmationTokens.add({ token, testToken: bankRedirectToken(type) });
   ctx.stats.confirmationTokens += 1;
   return { response: ok(structuredClone(token)), executed: true, charge: null };
 }

@@ -5,6 +5,7 @@ import type { ConfirmationMethod } from "./confirmation-method";
 import { ConfirmationTokens } from "./confirmation-tokens";
 import { ANY_TIME, type CreatedRange } from "./created-range";
 import { randomId, unixSeconds } from "./ids";
+import { bankRedirectFacts, bankRedirectTypeOf, type BankRedirectFacts } from "./bank-redirects";
 import { isSepaToken, sepaFactsOf, type SepaDebitFacts } from "./sepa";
 
 export type IntentStatus =
@@ -45,9 +46,9 @@ export interface CardFacts {
   wallet: null;
 }
 
-/** Stripe's PaymentMethod as errors embed it and `GET /v1/payment_methods/{id}` answers it: a card or a SEPA debit. */
+/** Stripe's PaymentMethod as errors embed it and `GET /v1/payment_methods/{id}` answers it: a card, a SEPA debit or a bank redirect. */
 export type PaymentMethodObject = PaymentMethodBase &
-  ({ type: "card"; card: CardFacts } | { type: "sepa_debit"; sepa_debit: SepaDebitFacts });
+  ({ type: "card"; card: CardFacts } | { type: "sepa_debit"; sepa_debit: SepaDebitFacts } | BankRedirectFacts);
 
 interface PaymentMethodBase {
   id: string;
@@ -319,22 +320,24 @@ export class PaymentMethods {
 
   /** A test token, or a PaymentMethod made here. */
   knows(value: string): boolean {
-    return this.tokens.has(value) || cardFor(value) !== null || isSepaToken(value);
+    return this.tokens.has(value) || isTestToken(value);
   }
 
   /** The PaymentMethod for `value`: itself if made here, a new one for a test token; null when unknown. */
   attach(value: string): string | null {
     if (this.tokens.has(value)) return value;
-    if (!cardFor(value) && !isSepaToken(value)) return null;
+    if (!isTestToken(value)) return null;
     const id = randomId("pm_");
     this.tokens.set(id, { token: value, created: unixSeconds() });
     return id;
   }
 
-  /** "card" or "sepa_debit" for a PaymentMethod made here or a test token; null when unknown. */
-  typeOf(value: string): "card" | "sepa_debit" | null {
+  /** The type of a PaymentMethod made here or of a test token; null when unknown. */
+  typeOf(value: string): PaymentMethodObject["type"] | null {
     const token = this.tokens.get(value)?.token ?? value;
     if (isSepaToken(token)) return "sepa_debit";
+    const redirect = bankRedirectTypeOf(token);
+    if (redirect) return redirect;
     return cardFor(token) ? "card" : null;
   }
 
@@ -372,6 +375,13 @@ export class PaymentMethods {
         sepa_debit: sepaFactsOf(stored.token),
       };
     }
+    const redirect = stored ? bankRedirectTypeOf(stored.token) : null;
+    if (redirect)
+      return {
+        ...base,
+        billing_details: { address: null, email: null, name: null, phone: null, tax_id: null },
+        ...bankRedirectFacts(redirect),
+      };
     const card = cardFactsOf(stored?.token ?? "pm_card_visa");
     return {
       ...base,
@@ -395,4 +405,8 @@ export class PaymentMethods {
       type: "card",
     };
   }
+}
+
+function isTestToken(value: string): boolean {
+  return cardFor(value) !== null || isSepaToken(value) || bankRedirectTypeOf(value) !== null;
 }

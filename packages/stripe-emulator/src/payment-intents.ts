@@ -1,3 +1,4 @@
+import { RETURN_URL_REQUIRED } from "./bank-redirects";
 import { attemptPayment, chargeAuthenticated } from "./charging";
 import { confirmationMethodError, publishableConfirmRefusal } from "./confirmation-method";
 import { usableToken } from "./confirmation-tokens";
@@ -88,6 +89,14 @@ export function createIntent(ctx: Ctx, params: Params): Outcome {
         { code: "parameter_missing", param: "mandate_data" },
       ),
     );
+  // A bank redirect needs somewhere to send the shopper back: refused before the intent exists.
+  if (
+    (type === "ideal" || type === "bancontact") &&
+    params.confirm === "true" &&
+    returnUrlOf(params) === null &&
+    !token?.token.return_url
+  )
+    return notExecuted(invalidRequest(RETURN_URL_REQUIRED, { code: "parameter_missing", param: "return_url" }));
   const paymentMethod = named === undefined ? null : paymentMethods.attach(named);
   const intent = ctx.ledger.create({
     amount: Number(params.amount),

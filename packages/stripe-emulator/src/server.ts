@@ -9,6 +9,7 @@ import {
   isBrowserIntentRead,
   STRIPE_JS_FAILURE_HEADER,
 } from "./browser-intents";
+import { BANK_PAGE_PREFIX, handleBankPage } from "./bank-page";
 import { handleAuthenticationPage } from "./authentication-page";
 import { handleControl } from "./control";
 import { StateFile } from "./persistence";
@@ -122,6 +123,10 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
       // Reached by a browser, without a key: the account is the one holding the PaymentIntent.
       const account = accounts.holding(url.pathname.slice("/_emulator/3ds/".length));
       return handleAuthenticationPage(method, url, body, account, origin);
+    }
+    if (url.pathname.startsWith(BANK_PAGE_PREFIX)) {
+      const account = accounts.holding(url.pathname.slice(BANK_PAGE_PREFIX.length));
+      return handleBankPage(method, url, body, account, origin);
     }
     const stripeJs = handleStripeJs(method, url, origin);
     if (stripeJs) return stripeJs;

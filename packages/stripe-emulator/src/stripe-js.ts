@@ -271,6 +271,14 @@ function paymentFrame(origin: string): string {
   <div role="tablist" aria-label="Payment method" hidden>
     <button type="button" role="tab" data-type="card" aria-selected="true">Card</button>
     <button type="button" role="tab" data-type="sepa_debit" aria-selected="false" hidden>SEPA Debit</button>
+    <button type="button" role="tab" data-type="ideal" aria-selected="false" hidden>iDEAL</button>
+    <button type="button" role="tab" data-type="bancontact" aria-selected="false" hidden>Bancontact</button>
+  </div>
+  <div data-panel="ideal" class="panel" hidden>
+    <p class="note">After you press Pay, your bank asks you to approve the payment (iDEAL), then sends you back here.</p>
+  </div>
+  <div data-panel="bancontact" class="panel" hidden>
+    <p class="note">After you press Pay, your bank asks you to approve the payment (Bancontact), then sends you back here.</p>
   </div>
   <div data-panel="sepa_debit" class="panel" hidden>
     <label>Full name
@@ -319,7 +327,7 @@ const PARENT = config.parent;
 const KEY = config.key;
 const cardProblem = ${cardProblem.toString()};
 const field = (name) => document.querySelector('input[name="' + name + '"]');
-const FIELDS = { card: ["number", "expiry", "cvc", "postalCode"], sepa_debit: ["name", "email", "iban"] };
+const FIELDS = { card: ["number", "expiry", "cvc", "postalCode"], sepa_debit: ["name", "email", "iban"], ideal: [], bancontact: [] };
 const TYPES = (Array.isArray(config.types) ? config.types : ["card"]).filter((type) => FIELDS[type]);
 let type = "card";
 let names = FIELDS.card;
@@ -368,6 +376,7 @@ function read() {
 }
 /** Each field's problem as the element words it: incomplete first, then what Stripe would refuse. */
 function problems() {
+  if (type === "ideal" || type === "bancontact") return {};
   if (type === "sepa_debit") {
     const found = {};
     if (field("name").value.trim() === "") found.name = { code: "incomplete_name", message: "Your name is incomplete." };
@@ -428,6 +437,11 @@ document.querySelector("form").addEventListener("submit", (event) => event.preve
 
 function form(params) {
   const body = new URLSearchParams();
+  if (type === "ideal" || type === "bancontact") {
+    body.set("payment_method_data[type]", type);
+    if (typeof params.return_url === "string") body.set("return_url", params.return_url);
+    return body;
+  }
   if (type === "sepa_debit") {
     body.set("payment_method_data[type]", "sepa_debit");
     body.set("payment_method_data[sepa_debit][iban]", field("iban").value.replace(/\s/g, ""));
