@@ -90,44 +90,63 @@ export async function attemptRefund(db: Database, recordId: string): Promise<Led
   return rows[0] ?? null;
 }
 
+/** Runs `work` in one transaction (poolTransaction, or a test's). */
+export type Transaction = <T>(work: (db: Database) => Promise<T>) => Promise<T>;
+
+/**
+ * What the order's pending and succeeded refunds hold, from the rows as this
+ * statement sees them with `changed` (a CTE of the rows it rewrites: id,
+ * amount_cents, status) taking their new state. Only sound in a statement
+ * that runs after the order row was locked in the same transaction: its
+ * snapshot then holds every row another writer committed under that lock.
+ */
+const HELD_FROM_ROWS = raw(`least(o.amount_cents, coalesce((
+    select sum(x.amount_cents) from refunds x
+     where x.order_id = o.id and x.status in ('pending', 'succeeded')
+       and x.id not in (select id from changed)), 0)
+  + coalesce((select sum(c.amount_cents) from changed c where c.status in ('pending', 'succeeded')), 0))`);
+
 /**
  * Writes what Stripe answered to the attempt's refund, fenced: only while
- * `owner` holds the claim. A refund that did not happen (failed at once, or
- * refused by Stripe: `canceled`) gives its amount back to what remains.
- * False, having written nothing, once fenced out.
+ * `owner` holds the claim, and only over the row's own `pending` state
+ * (Stripe's news may have come first and is final). The order row is locked
+ * first, then one statement settles the row and sets the hold from the
+ * refund rows, so a refund that did not happen (failed at once, or refused
+ * by Stripe: `canceled`) stops holding its amount and no concurrent writer's
+ * change is lost. False, having written nothing, once fenced out or settled.
  */
 export async function settleAttemptRefund(
-  db: Database,
+  transaction: Transaction,
   owner: Ownership,
   refundId: string,
   outcome: { stripeRefundId: string | null; status: RefundStatus; failureReason?: string | null },
 ): Promise<boolean> {
-  const rows = await run<{ id: string }>(
-    db,
-    sql`
-    with ${heldBy(owner)},
-    target as (
-      select r.id, r.order_id, r.amount_cents, r.status from refunds r, owner
-       where r.id = ${refundId}::uuid and r.status = 'pending' -- Stripe's news may have come first
-    ),
-    locked as (select o.id from orders o, target t where o.id = t.order_id for update of o),
-    changed as (
-      update refunds r set stripe_refund_id = coalesce(${outcome.stripeRefundId}, r.stripe_refund_id),
-             status = ${outcome.status}, failure_reason = ${outcome.failureReason ?? null}, updated_at = now()
-        from target t, locked l
-       where r.id = t.id
-      returning r.id, t.status as before, t.amount_cents, t.order_id
-    ),
-    released as (
-      update orders o set refund_held_cents = o.refund_held_cents - c.amount_cents, updated_at = now()
-        from changed c
-       where o.id = c.order_id and c.before in ('pending', 'succeeded')
-         and ${outcome.status} in ('failed', 'canceled')
-      returning o.id
-    )
-    select id from changed`,
-  );
-  return rows.length === 1;
+  return transaction(async (db) => {
+    await run(
+      db,
+      sql`select o.id from orders o join refunds r on r.order_id = o.id where r.id = ${refundId}::uuid for update of o`,
+    );
+    const rows = await run<{ id: string }>(
+      db,
+      sql`
+      with ${heldBy(owner)},
+      changed as (
+        update refunds r set stripe_refund_id = coalesce(${outcome.stripeRefundId}, r.stripe_refund_id),
+               status = ${outcome.status}, failure_reason = ${outcome.failureReason ?? null}, updated_at = now()
+          from owner
+         where r.id = ${refundId}::uuid and r.status = 'pending'
+        returning r.id, r.order_id, r.amount_cents, r.status
+      ),
+      held as (
+        update orders o set refund_held_cents = ${HELD_FROM_ROWS}, updated_at = now()
+          from (select distinct order_id from changed) c
+         where o.id = c.order_id
+        returning o.id
+      )
+      select id from changed`,
+    );
+    return rows.length === 1;
+  });
 }
 
 /** What Stripe lists for a payment's refunds, as the ledger reads it. */
@@ -158,7 +177,7 @@ function ledgerStatus(status: string | null): RefundStatus {
  * refunds that failed with this reading (news for the alarm).
  */
 export async function syncLedger(
-  transaction: <T>(work: (db: Database) => Promise<T>) => Promise<T>,
+  transaction: Transaction,
   orderId: string,
   refunds: readonly StripeRefundNews[],
 ): Promise<LedgerRefund[]> {
@@ -197,9 +216,8 @@ export async function syncLedger(
     // Stripe never lets refunds exceed the charge; the cap keeps a reading mid-change within the constraint.
     await run(
       db,
-      sql`update orders o set refund_held_cents = least(o.amount_cents, coalesce((
-            select sum(amount_cents) from refunds r
-             where r.order_id = o.id and r.status in ('pending', 'succeeded')), 0)), updated_at = now()
+      sql`with changed as (select id, amount_cents, status from refunds where false)
+          update orders o set refund_held_cents = ${HELD_FROM_ROWS}, updated_at = now()
            where o.id = ${orderId}::uuid`,
     );
     return newlyFailed;
@@ -220,7 +238,11 @@ export interface OrderRefunds {
   refunds: LedgerRefund[];
 }
 
-/** The order as the refund routes and /ops show it; null if there is none. */
+/**
+ * The order as the refund routes and /ops show it; null if there is none.
+ * One statement, so the hold and the rows are read from one snapshot: two
+ * reads could show a refund failed beside the hold it held a moment before.
+ */
 export async function orderRefunds(db: Database, orderId: string): Promise<OrderRefunds | null> {
   const [order] = await run<{
     id: string;
@@ -229,17 +251,20 @@ export async function orderRefunds(db: Database, orderId: string): Promise<Order
     status: string;
     paymentIntentId: string | null;
     held: number;
+    refunds: (Omit<LedgerRefund, "createdAt"> & { createdAt: string })[];
   }>(
     db,
-    sql`select id, amount_cents as "amountCents", currency, status::text as status,
-               payment_intent_id as "paymentIntentId", refund_held_cents as held
-          from orders where id = ${orderId}::uuid`,
+    sql`select o.id, o.amount_cents as "amountCents", o.currency, o.status::text as status,
+               o.payment_intent_id as "paymentIntentId", o.refund_held_cents as held,
+               coalesce((select json_agg(json_build_object(
+                   'id', r.id, 'orderId', r.order_id, 'stripeRefundId', r.stripe_refund_id,
+                   'amountCents', r.amount_cents, 'status', r.status, 'source', r.source, 'reason', r.reason,
+                   'failureReason', r.failure_reason, 'createdAt', r.created_at) order by r.created_at, r.id)
+                  from refunds r where r.order_id = o.id), '[]'::json) as refunds
+          from orders o where o.id = ${orderId}::uuid`,
   );
   if (!order) return null;
-  const refunds = await run<LedgerRefund>(
-    db,
-    sql`select ${COLUMNS} from refunds where order_id = ${orderId}::uuid order by created_at, id`,
-  );
+  const refunds = order.refunds.map((r) => ({ ...r, createdAt: new Date(r.createdAt) }));
   const charged = order.status === "paid" ? order.amountCents : 0;
   return {
     id: order.id,

@@ -1,11 +1,11 @@
 import { withIdempotency } from "@checkout/idempotency/next";
-import { db, engineDatabase } from "@/lib/db";
+import { db, engineDatabase, poolOf } from "@/lib/db";
 import { env } from "@/lib/env";
 import { jsonError } from "@/lib/http";
 import { isUuid } from "@/lib/uuid";
 import { opsOff, opsUnauthenticated } from "@/lib/ops/http";
 import { isOperatorRequest } from "@/lib/ops/operator-request";
-import { refundGate } from "@/lib/refunds/ledger";
+import { poolTransaction, refundGate } from "@/lib/refunds/ledger";
 import { parseRefundRequest, runOperatorRefund, type RefundRequest } from "@/lib/refunds/operator-refund";
 import { checkoutDeps } from "@/lib/services";
 
@@ -40,7 +40,8 @@ export async function POST(request: Request, { params }: { params: Promise<{ ord
       },
       gate: () => asked && refundGate(asked.orderId, asked.amountCents, asked.reason),
     },
-    (context) => runOperatorRefund({ db: database, stripe: deps.stripe }, context),
+    (context) =>
+      runOperatorRefund({ db: database, transaction: poolTransaction(poolOf(db())), stripe: deps.stripe }, context),
   );
   return handle(request);
 }
