@@ -12,6 +12,11 @@ import {
   type Transaction,
 } from "./ledger";
 
+/** Every operator shares one subject: the keys are UUIDs, and a key is one press of one order's Refund. */
+export const OPERATOR_SUBJECT = "ops";
+/** The engine's endpoint for operator refunds (the order's id rides in the body): also the namespace of Stripe's key. */
+export const REFUND_ENDPOINT = "POST /api/ops/orders/refunds";
+
 /** The body of `POST /api/ops/orders/{orderId}/refunds`: the order's id rides in it, so the fingerprint covers it. */
 export interface RefundRequest {
   orderId: string;

@@ -6,14 +6,16 @@ import { isUuid } from "@/lib/uuid";
 import { opsOff, opsUnauthenticated } from "@/lib/ops/http";
 import { isOperatorRequest } from "@/lib/ops/operator-request";
 import { poolTransaction, refundGate } from "@/lib/refunds/ledger";
-import { parseRefundRequest, runOperatorRefund, type RefundRequest } from "@/lib/refunds/operator-refund";
+import {
+  OPERATOR_SUBJECT,
+  parseRefundRequest,
+  REFUND_ENDPOINT,
+  runOperatorRefund,
+  type RefundRequest,
+} from "@/lib/refunds/operator-refund";
 import { checkoutDeps } from "@/lib/services";
 
 export const dynamic = "force-dynamic";
-
-/** Every operator shares one subject: the keys are UUIDs, and a key is one press of one order's Refund. */
-const OPERATOR_SUBJECT = "ops";
-const ENDPOINT = "POST /api/ops/orders/refunds";
 
 /**
  * POST /api/ops/orders/{orderId}/refunds: the operator's refund, once per
@@ -31,7 +33,7 @@ export async function POST(request: Request, { params }: { params: Promise<{ ord
   const handle = withIdempotency(
     {
       engine: deps.idempotency,
-      endpoint: ENDPOINT,
+      endpoint: REFUND_ENDPOINT,
       subject: () => OPERATOR_SUBJECT,
       parse: (body) => {
         const parsed = parseRefundRequest(orderId, body);
