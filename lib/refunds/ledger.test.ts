@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { IdempotencyEngine, pgDatabase, type Database } from "@checkout/idempotency";
+import { deriveId, IdempotencyEngine, pgDatabase, type Database } from "@checkout/idempotency";
 import { createPrismaClient, engineDatabase, poolOf } from "../db";
 import { orderRefunds, poolTransaction, refundGate, settleAttemptRefund, syncLedger, type Transaction } from "./ledger";
+import { OPERATOR_SUBJECT, REFUND_ENDPOINT } from "./operator-refund";
 
 /**
  * The ledger's writers under the order row's lock: an attempt settling its
@@ -30,10 +31,11 @@ async function reserved() {
     },
     select: { id: true },
   });
+  const scope = { subjectId: OPERATOR_SUBJECT, endpoint: REFUND_ENDPOINT, key: randomUUID() };
   const claim = await engine.claim(
-    { subjectId: "ops", endpoint: "POST /api/ops/orders/refunds", key: randomUUID() },
+    scope,
     "0".repeat(64),
-    refundGate(order.id, null, null),
+    refundGate(order.id, null, null, deriveId(REFUND_ENDPOINT, scope)),
   );
   if (claim.kind !== "claimed") throw new Error(`expected a claim, got ${claim.kind}`);
   const refund = await prisma.refund.findUniqueOrThrow({ where: { idempotencyKeyId: claim.owner.recordId } });

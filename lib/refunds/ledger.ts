@@ -32,8 +32,15 @@ export const MAX_REASON_LENGTH = 500;
  * whose amount does not fit is still admitted, with no ledger row: its
  * answer (`422 refund_exceeds_remaining`) is stored and replayed like any
  * other, and nothing is sent to Stripe. A known key is never re-reserved.
+ *
+ * The row's id is `rowId`, derived from the attempt (deriveId), not drawn:
+ * Stripe's refund carries it in its metadata, so a claim made again after
+ * the database lost the first (a failover) sends Stripe the same request
+ * under the same key and gets the first refund back, and news of that
+ * refund recorded meanwhile lands on the same id (syncLedger), which the
+ * attempt then adopts (`adoptAttemptRefund`) instead of reserving again.
  */
-export function refundGate(orderId: string, amountCents: number | null, reason: string | null): Gate {
+export function refundGate(orderId: string, amountCents: number | null, reason: string | null, rowId: string): Gate {
   return {
     before: sql`
       refund_order as (
@@ -45,6 +52,7 @@ export function refundGate(orderId: string, amountCents: number | null, reason: 
         select id, coalesce(${amountCents}::int, amount_cents - refund_held_cents) as amount,
                status = 'paid'
                and coalesce(${amountCents}::int, amount_cents - refund_held_cents) between 1 and amount_cents - refund_held_cents
+               and not exists (select 1 from refunds where id = ${rowId}::uuid)
                as fits
           from refund_order
       )`,
@@ -57,8 +65,8 @@ export function refundGate(orderId: string, amountCents: number | null, reason: 
         returning o.id
       ),
       refund_row as (
-        insert into refunds (order_id, idempotency_key_id, amount_cents, status, source, reason)
-        select a.id, i.id, a.amount, 'pending', 'operator', ${reason}
+        insert into refunds (id, order_id, idempotency_key_id, amount_cents, status, source, reason)
+        select ${rowId}::uuid, a.id, i.id, a.amount, 'pending', 'operator', ${reason}
           from refund_ask a, inserted i, refund_reserved r
         returning id
       )`,
@@ -105,6 +113,31 @@ const HELD_FROM_ROWS = raw(`least(o.amount_cents, coalesce((
      where x.order_id = o.id and x.status in ('pending', 'succeeded')
        and x.id not in (select id from changed)), 0)
   + coalesce((select sum(c.amount_cents) from changed c where c.status in ('pending', 'succeeded')), 0))`);
+
+/** A ledger row by its id; null if there is none. */
+export async function ledgerRow(db: Database, id: string): Promise<LedgerRefund | null> {
+  const rows = await run<LedgerRefund>(db, sql`select ${COLUMNS} from refunds where id = ${id}::uuid`);
+  return rows[0] ?? null;
+}
+
+/**
+ * The attempt's refund as Stripe's news recorded it when the claim that made
+ * it was lost (its row id is the attempt's), tied to the attempt's current
+ * claim: fenced, and only a row no claim holds. Null when there is none.
+ */
+export async function adoptAttemptRefund(db: Database, owner: Ownership, rowId: string): Promise<LedgerRefund | null> {
+  const rows = await run<LedgerRefund>(
+    db,
+    sql`
+    with ${heldBy(owner)}
+    update refunds r set idempotency_key_id = owner.id, source = 'operator', updated_at = now()
+      from owner
+     where r.id = ${rowId}::uuid and r.idempotency_key_id is null
+    returning r.id, r.order_id as "orderId", r.stripe_refund_id as "stripeRefundId", r.amount_cents as "amountCents",
+              r.status, r.source, r.reason, r.failure_reason as "failureReason", r.created_at as "createdAt"`,
+  );
+  return rows[0] ?? null;
+}
 
 /**
  * Writes what Stripe answered to the attempt's refund, fenced: only while
@@ -206,9 +239,11 @@ export async function syncLedger(
           )
         : await run<LedgerRefund>(
             db,
-            sql`insert into refunds (order_id, stripe_refund_id, amount_cents, status, source, failure_reason)
-                values (${orderId}::uuid, ${refund.id}, ${refund.amount}, ${status}, ${refund.source}, ${refund.failureReason})
-                on conflict (stripe_refund_id) do nothing
+            // An operator's refund whose claim the database lost keeps its ledger id: the attempt adopts it.
+            sql`insert into refunds (id, order_id, stripe_refund_id, amount_cents, status, source, failure_reason)
+                values (coalesce(${refund.ledgerId}::uuid, gen_random_uuid()), ${orderId}::uuid, ${refund.id}, ${refund.amount},
+                        ${status}, ${refund.ledgerId === null ? refund.source : "operator"}, ${refund.failureReason})
+                on conflict do nothing
                 returning ${COLUMNS}`,
           );
       if (status === "failed" && rows[0] && known?.status !== "failed") newlyFailed.push(rows[0]);

@@ -4,6 +4,7 @@ import type { Database } from "@checkout/idempotency";
 import type { IdempotentAnswer, IdempotentContext } from "@checkout/idempotency/next";
 import { isStripeError } from "../payments/stripe-errors";
 import {
+  adoptAttemptRefund,
   attemptRefund,
   MAX_REASON_LENGTH,
   orderRefunds,
@@ -88,7 +89,10 @@ export async function runOperatorRefund(
   const orderId = context.body.orderId;
   const order = await orderRefunds(db, orderId);
   if (!order) return refusal(404, "not_found", `No order ${orderId}.`);
-  const refund = await attemptRefund(db, context.owner.recordId);
+  // The claim's row, or (the claim that made it lost with the database) the one Stripe's news recorded for it.
+  const refund =
+    (await attemptRefund(db, context.owner.recordId)) ??
+    (await adoptAttemptRefund(db, context.owner, context.attemptId));
   if (!refund) {
     if (order.status !== "paid" || !order.paymentIntentId)
       return refusal(422, "order_not_charged", `Order ${orderId} has no payment to refund (it is ${order.status}).`);

@@ -7,9 +7,9 @@ import { deriveId, downstreamKey, fingerprint, IdempotencyEngine } from "@checko
 import { TestDb } from "../../tests/helpers/db";
 import { createOwnDatabase, type OwnDatabase } from "../../tests/helpers/own-database";
 import type { PrismaClient } from "../generated/prisma/client";
-import { createPrismaClient, engineDatabase } from "../db";
+import { createPrismaClient, engineDatabase, poolOf } from "../db";
 import { createStripeClient } from "../payments/stripe-client";
-import { orderRefunds, refundGate } from "./ledger";
+import { orderRefunds, poolTransaction, refundGate, syncLedger } from "./ledger";
 import { OPERATOR_SUBJECT, REFUND_ENDPOINT, type RefundRequest } from "./operator-refund";
 import { reconcileAbandonedRefunds, refundReconcileDeps, type RefundReconcileDeps } from "./reconcile";
 
@@ -73,11 +73,14 @@ async function paidOrder() {
 }
 
 /** The claim the route makes for a press of Refund, left behind by a process that died with it. */
-async function abandonedClaim(orderId: string, amountCents: number | null) {
-  const key = randomUUID();
+async function abandonedClaim(orderId: string, amountCents: number | null, key: string = randomUUID()) {
   const scope = { subjectId: OPERATOR_SUBJECT, endpoint: REFUND_ENDPOINT, key };
   const body: RefundRequest = { orderId, amountCents, reason: "damaged" };
-  const claim = await deps.idempotency.claim(scope, fingerprint(body), refundGate(orderId, amountCents, "damaged"));
+  const claim = await deps.idempotency.claim(
+    scope,
+    fingerprint(body),
+    refundGate(orderId, amountCents, "damaged", deriveId(REFUND_ENDPOINT, scope)),
+  );
   expect(claim.kind).toBe("claimed");
   return { key, scope };
 }
@@ -161,5 +164,74 @@ describe("an operator's refund abandoned mid-way", () => {
       await prisma.idempotencyKey.count({ where: { subjectId: OPERATOR_SUBJECT, endpoint: REFUND_ENDPOINT, key } }),
     ).toBe(0);
     expect((await stripe.refunds.list({ payment_intent: paymentIntentId })).data).toEqual([]);
+  });
+});
+
+/** What a failover that lost the latest commits does to an attempt: its claim, its ledger row and its hold gone. */
+async function loseAttempt(orderId: string, key: string) {
+  await prisma.refund.deleteMany({ where: { orderId } });
+  await prisma.idempotencyKey.deleteMany({ where: { subjectId: OPERATOR_SUBJECT, endpoint: REFUND_ENDPOINT, key } });
+  await prisma.order.update({ where: { id: orderId }, data: { refundHeldCents: 0 } });
+}
+
+/** The refund the dead process made: the attempt's derived key, its ledger row (the attempt's id) in the metadata. */
+async function refundAtStripe(orderId: string, paymentIntentId: string, key: string, amount: number) {
+  const scope = { subjectId: OPERATOR_SUBJECT, endpoint: REFUND_ENDPOINT, key };
+  const attemptId = deriveId(REFUND_ENDPOINT, scope);
+  return stripe.refunds.create(
+    {
+      payment_intent: paymentIntentId,
+      amount,
+      metadata: { order_id: orderId, refund_ledger_id: attemptId, attempt_key: key, reason: "damaged" },
+    },
+    { idempotencyKey: downstreamKey(attemptId, "refund") },
+  );
+}
+
+describe("an operator's refund whose claim the database lost after Stripe refunded (a failover)", () => {
+  it("claimed again with its key before Stripe's news: the same request, so Stripe replays the one refund", async () => {
+    const { orderId, paymentIntentId } = await paidOrder();
+    const { key } = await abandonedClaim(orderId, null);
+    const made = await refundAtStripe(orderId, paymentIntentId, key, AMOUNT);
+    await loseAttempt(orderId, key);
+    await abandonedClaim(orderId, null, key);
+    const replayedBefore = await new EmulatorClient(emulator.url).stat("replayed");
+    await stayAway(key);
+    expect(await reconcileAbandonedRefunds(deps)).toEqual({ ...nothing, refunded: 1 });
+    expect(await new EmulatorClient(emulator.url).stat("replayed")).toBe(replayedBefore + 1);
+    expect((await stripe.refunds.list({ payment_intent: paymentIntentId })).data.map((r) => r.id)).toEqual([made.id]);
+    expect(JSON.parse((await stored(key)).responseBody!)).toMatchObject({ stripeRefundId: made.id, remainingCents: 0 });
+  });
+
+  it("claimed again after Stripe's news recorded the refund: the attempt adopts that row, nothing is reserved twice", async () => {
+    const { orderId, paymentIntentId } = await paidOrder();
+    const { key } = await abandonedClaim(orderId, null);
+    const made = await refundAtStripe(orderId, paymentIntentId, key, AMOUNT);
+    await loseAttempt(orderId, key);
+    // The news (refund.created, the catch-up) records it under the ledger id in its metadata.
+    await syncLedger(poolTransaction(poolOf(prisma)), orderId, [
+      {
+        id: made.id,
+        amount: AMOUNT,
+        status: "succeeded",
+        failureReason: null,
+        ledgerId: made.metadata!.refund_ledger_id!,
+        source: "provider",
+      },
+    ]);
+    // The claim again: nothing remains to reserve, and the row is the attempt's.
+    await abandonedClaim(orderId, null, key);
+    await stayAway(key);
+    expect(await reconcileAbandonedRefunds(deps)).toEqual({ ...nothing, refunded: 1 });
+    expect((await stripe.refunds.list({ payment_intent: paymentIntentId })).data.map((r) => r.id)).toEqual([made.id]);
+    expect(JSON.parse((await stored(key)).responseBody!)).toMatchObject({
+      stripeRefundId: made.id,
+      amountCents: AMOUNT,
+      remainingCents: 0,
+    });
+    expect(await orderRefunds(engineDatabase(prisma), orderId)).toMatchObject({
+      refundedCents: AMOUNT,
+      refunds: [{ stripeRefundId: made.id, source: "operator", status: "succeeded" }],
+    });
   });
 });

@@ -9,7 +9,7 @@ import {
 } from "@checkout/idempotency";
 import type { PrismaClient } from "../generated/prisma/client";
 import { engineDatabase, poolOf } from "../db";
-import { attemptRefund, poolTransaction, type Transaction } from "./ledger";
+import { attemptRefund, ledgerRow, poolTransaction, type Transaction } from "./ledger";
 import { REFUND_ENDPOINT, runOperatorRefund } from "./operator-refund";
 
 /**
@@ -70,14 +70,15 @@ export async function reconcileAbandonedRefunds(
 async function reconcileOne(deps: RefundReconcileDeps, record: AbandonedRecord): Promise<RefundReconcileOutcome> {
   const owner = await deps.idempotency.takeOver(record);
   if (!owner) return "skipped"; // a retry or another reconciler got there first
-  const refund = await attemptRefund(deps.db, owner.recordId);
+  const scope: KeyScope = { subjectId: record.subjectId, endpoint: REFUND_ENDPOINT, key: record.key };
+  const attemptId = deriveId(REFUND_ENDPOINT, scope);
+  // The claim's row, or the one Stripe's news recorded under the attempt's id (runOperatorRefund adopts it).
+  const refund = (await attemptRefund(deps.db, owner.recordId)) ?? (await ledgerRow(deps.db, attemptId));
   if (!refund) {
     // The claim reserved nothing (its amount did not fit): nothing went to Stripe, the next press asks afresh.
     await deps.idempotency.abandon(owner);
     return "abandoned";
   }
-  const scope: KeyScope = { subjectId: record.subjectId, endpoint: REFUND_ENDPOINT, key: record.key };
-  const attemptId = deriveId(REFUND_ENDPOINT, scope);
   let answer;
   try {
     answer = await runOperatorRefund(deps, {

@@ -1,3 +1,4 @@
+import { deriveId } from "@checkout/idempotency";
 import { withIdempotency } from "@checkout/idempotency/next";
 import { db, engineDatabase, poolOf } from "@/lib/db";
 import { env } from "@/lib/env";
@@ -40,7 +41,9 @@ export async function POST(request: Request, { params }: { params: Promise<{ ord
         if (parsed.ok) asked = parsed.value;
         return parsed.ok ? parsed : { ok: false, response: jsonError(400, "invalid_request", parsed.message) };
       },
-      gate: () => asked && refundGate(asked.orderId, asked.amountCents, asked.reason),
+      // The ledger row's id is the attempt's: the same on every claim of the key (ledger.ts, refundGate).
+      gate: (_request, scope) =>
+        asked && refundGate(asked.orderId, asked.amountCents, asked.reason, deriveId(REFUND_ENDPOINT, scope)),
     },
     (context) =>
       runOperatorRefund({ db: database, transaction: poolTransaction(poolOf(db())), stripe: deps.stripe }, context),
