@@ -80,6 +80,14 @@ describe("the chaos soak", () => {
     expect(output).toMatch(/Failovers: \d+, losing \d+ write transactions the standby had not received/);
     expect(results.outcomes.paid).toBeGreaterThan(0);
     expect(output).toMatch(/progress +\d+\/100 attempts done · \d+ faults injected/);
+    // The operator refunded paid orders in every scenario, and Stripe's refunds bear out every answer it got.
+    const operator = results.operatorRefunds;
+    expect(operator.stripeRefunds, output).toBeGreaterThan(0);
+    for (const [scenario, n] of Object.entries(operator.scenarios))
+      expect(n, `${scenario} never played`).toBeGreaterThan(0);
+    expect(operator.findings, output).toBe(0);
+    expect(operator.finals.none ?? 0, output).toBe(0);
+    expect(output).toMatch(/operator +\d+ orders refunded by an operator/);
     // The shop's own audit of the window agrees: no double charge, no money wrong.
     expect(output).toMatch(/audit +agrees with the checker: 0 double charges \(the same attempts\), 0 money findings/);
   }, 360_000);

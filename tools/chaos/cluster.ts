@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { chmod, mkdir } from "node:fs/promises";
 import path from "node:path";
 import { parseEnv } from "@/lib/env";
+import { OPS_TOKEN } from "./operator";
 import { startApp, type AppProcess } from "@/scripts/lib/app-process";
 import { embeddedDatabaseOf } from "@/scripts/lib/port-plan";
 import { buildApp, migrateAndSeed } from "@/scripts/lib/stack";
@@ -116,6 +117,8 @@ export async function startCluster(options: ChaosOptions, log: (line: string) =>
       SESSION_SECRET,
       SHOP_ID,
       METRICS_TOKEN,
+      // The soak's operator refunds through /api/ops (operator.ts).
+      OPS_TOKEN,
       APP_ORIGIN: proxy.url,
       NEXT_DIST_DIR: options.distDir,
       ...APP_SETTINGS,
