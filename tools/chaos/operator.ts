@@ -20,7 +20,8 @@ import type { Random } from "./random";
  * `instance_kill` kills instances with refunds in flight (seen here as a
  * 502 or a dropped connection). Each press retries with its key until a
  * final answer (409 after Retry-After, errors with a short backoff), as the
- * page does. After convergence `judge` holds every answer against Stripe's
+ * page does. A `404` is a refusal too: a failover can lose a paid order
+ * until the catch-up restores it. After convergence `judge` holds every answer against Stripe's
  * refunds (the checker's evidence): the checker's invariants 8 and 9 judge
  * the same list.
  */
@@ -226,7 +227,7 @@ export class Operator {
   /**
    * Every press's answers against Stripe's refunds: one final answer per key
    * however often it was sent, a 201 names the one refund Stripe made for
-   * that key, and a refusal names none.
+   * that key, and a refusal (422, or 404 for an order the shop lost for a while) names none.
    */
   judge(refunds: readonly LedgerRefund[]): OperatorReport {
     const byKey = new Map<string, LedgerRefund[]>();
@@ -262,7 +263,7 @@ export class Operator {
           );
         else if (named.amount !== body?.amountCents)
           findings.push(`${press.key}: answered ${String(body?.amountCents)}, Stripe refunded ${named.amount}`);
-      } else if (press.final.status !== 422) {
+      } else if (press.final.status !== 422 && press.final.status !== 404) {
         findings.push(`${press.key}: answered ${press.final.status}: ${JSON.stringify(press.final.body)}`);
       } else if (atStripe.length > 0) {
         findings.push(
