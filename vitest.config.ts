@@ -35,6 +35,7 @@ const SERIAL = [
   "tests/traces.test.ts",
   "tests/conformance-crash.test.ts",
   "tests/ops-refunds.test.ts",
+  "tests/ops-refunds-reconcile.test.ts",
   "tests/conformance-package.test.ts",
   "tests/fleet-identity.test.ts",
   "tools/chaos/replicated-postgres.test.ts",

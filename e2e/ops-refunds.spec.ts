@@ -107,12 +107,7 @@ for (const width of [1280, 360]) {
       await other.close();
     });
 
-    // Skipped for the race in docs/decisions/0029, "Known gap": the hold can stand beside the money owed.
-    test.skip("a refund the card network refuses later is shown as money owed", async ({
-      page,
-      emulator,
-      workerApp,
-    }) => {
+    test("a refund the card network refuses later is shown as money owed", async ({ page, emulator, workerApp }) => {
       const order = await paidOrder(page, "pm_card_refundFail");
       await signIn(page);
       await page.goto(`/ops/orders/${order.id}`);

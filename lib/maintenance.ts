@@ -12,6 +12,7 @@ import { deleteStaleAdmissionCounters } from "./abuse/admission-cleanup";
 import { auditStripeClient } from "./audit/client";
 import { runScheduledAudit } from "./audit/schedule";
 import { reconcileAbandoned } from "./checkout/reconcile";
+import { reconcileAbandonedRefunds, refundReconcileDeps } from "./refunds/reconcile";
 import { deleteIdleCustomers } from "./customers/expire";
 import { env } from "./env";
 import { deleteExpiredKeys } from "@checkout/idempotency";
@@ -45,6 +46,7 @@ export function startMaintenance(intervalMs: number, catchUpIntervalMs: number, 
       }
       await step("webhooks", () => processDueEvents(deps));
       await step("reconcile", () => reconcileAbandoned(deps));
+      await step("refund_reconcile", () => reconcileAbandonedRefunds(refundReconcileDeps(deps)));
       await step("cleanup", async () => {
         const { deleted } = await deleteExpiredKeys(engineDatabase(deps.prisma), { maxBatches: 10 });
         if (deleted > 0) observe("cleanup", { deleted });

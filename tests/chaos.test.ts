@@ -85,6 +85,14 @@ describe("the chaos soak", () => {
     const drawn = (name: string) => Number(new RegExp(`\\b${name} (\\d+)`).exec(output)?.[1] ?? 0);
     expect(drawn("sepa_settles") + drawn("sepa_fails_later"), output).toBeGreaterThan(0);
     expect(drawn("ideal_authorized") + drawn("ideal_failed") + drawn("ideal_never_returns"), output).toBeGreaterThan(0);
+    // The operator refunded paid orders in every scenario, and Stripe's refunds bear out every answer it got.
+    const operator = results.operatorRefunds;
+    expect(operator.stripeRefunds, output).toBeGreaterThan(0);
+    for (const [scenario, n] of Object.entries(operator.scenarios))
+      expect(n, `${scenario} never played`).toBeGreaterThan(0);
+    expect(operator.findings, output).toBe(0);
+    expect(operator.finals.none ?? 0, output).toBe(0);
+    expect(output).toMatch(/operator +\d+ orders refunded by an operator/);
     // The shop's own audit of the window agrees: no double charge, no money wrong.
     expect(output).toMatch(/audit +agrees with the checker: 0 double charges \(the same attempts\), 0 money findings/);
   }, 360_000);

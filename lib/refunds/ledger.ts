@@ -32,8 +32,15 @@ export const MAX_REASON_LENGTH = 500;
  * whose amount does not fit is still admitted, with no ledger row: its
  * answer (`422 refund_exceeds_remaining`) is stored and replayed like any
  * other, and nothing is sent to Stripe. A known key is never re-reserved.
+ *
+ * The row's id is `rowId`, derived from the attempt (deriveId), not drawn:
+ * Stripe's refund carries it in its metadata, so a claim made again after
+ * the database lost the first (a failover) sends Stripe the same request
+ * under the same key and gets the first refund back, and news of that
+ * refund recorded meanwhile lands on the same id (syncLedger), which the
+ * attempt then adopts (`adoptAttemptRefund`) instead of reserving again.
  */
-export function refundGate(orderId: string, amountCents: number | null, reason: string | null): Gate {
+export function refundGate(orderId: string, amountCents: number | null, reason: string | null, rowId: string): Gate {
   return {
     before: sql`
       refund_order as (
@@ -45,6 +52,7 @@ export function refundGate(orderId: string, amountCents: number | null, reason: 
         select id, coalesce(${amountCents}::int, amount_cents - refund_held_cents) as amount,
                status = 'paid'
                and coalesce(${amountCents}::int, amount_cents - refund_held_cents) between 1 and amount_cents - refund_held_cents
+               and not exists (select 1 from refunds where id = ${rowId}::uuid)
                as fits
           from refund_order
       )`,
@@ -57,8 +65,8 @@ export function refundGate(orderId: string, amountCents: number | null, reason: 
         returning o.id
       ),
       refund_row as (
-        insert into refunds (order_id, idempotency_key_id, amount_cents, status, source, reason)
-        select a.id, i.id, a.amount, 'pending', 'operator', ${reason}
+        insert into refunds (id, order_id, idempotency_key_id, amount_cents, status, source, reason)
+        select ${rowId}::uuid, a.id, i.id, a.amount, 'pending', 'operator', ${reason}
           from refund_ask a, inserted i, refund_reserved r
         returning id
       )`,
@@ -90,44 +98,88 @@ export async function attemptRefund(db: Database, recordId: string): Promise<Led
   return rows[0] ?? null;
 }
 
+/** Runs `work` in one transaction (poolTransaction, or a test's). */
+export type Transaction = <T>(work: (db: Database) => Promise<T>) => Promise<T>;
+
+/**
+ * What the order's pending and succeeded refunds hold, from the rows as this
+ * statement sees them with `changed` (a CTE of the rows it rewrites: id,
+ * amount_cents, status) taking their new state. Only sound in a statement
+ * that runs after the order row was locked in the same transaction: its
+ * snapshot then holds every row another writer committed under that lock.
+ */
+const HELD_FROM_ROWS = raw(`least(o.amount_cents, coalesce((
+    select sum(x.amount_cents) from refunds x
+     where x.order_id = o.id and x.status in ('pending', 'succeeded')
+       and x.id not in (select id from changed)), 0)
+  + coalesce((select sum(c.amount_cents) from changed c where c.status in ('pending', 'succeeded')), 0))`);
+
+/** A ledger row by its id; null if there is none. */
+export async function ledgerRow(db: Database, id: string): Promise<LedgerRefund | null> {
+  const rows = await run<LedgerRefund>(db, sql`select ${COLUMNS} from refunds where id = ${id}::uuid`);
+  return rows[0] ?? null;
+}
+
+/**
+ * The attempt's refund as Stripe's news recorded it when the claim that made
+ * it was lost (its row id is the attempt's), tied to the attempt's current
+ * claim: fenced, and only a row no claim holds. Null when there is none.
+ */
+export async function adoptAttemptRefund(db: Database, owner: Ownership, rowId: string): Promise<LedgerRefund | null> {
+  const rows = await run<LedgerRefund>(
+    db,
+    sql`
+    with ${heldBy(owner)}
+    update refunds r set idempotency_key_id = owner.id, source = 'operator', updated_at = now()
+      from owner
+     where r.id = ${rowId}::uuid and r.idempotency_key_id is null
+    returning r.id, r.order_id as "orderId", r.stripe_refund_id as "stripeRefundId", r.amount_cents as "amountCents",
+              r.status, r.source, r.reason, r.failure_reason as "failureReason", r.created_at as "createdAt"`,
+  );
+  return rows[0] ?? null;
+}
+
 /**
  * Writes what Stripe answered to the attempt's refund, fenced: only while
- * `owner` holds the claim. A refund that did not happen (failed at once, or
- * refused by Stripe: `canceled`) gives its amount back to what remains.
- * False, having written nothing, once fenced out.
+ * `owner` holds the claim, and only over the row's own `pending` state
+ * (Stripe's news may have come first and is final). The order row is locked
+ * first, then one statement settles the row and sets the hold from the
+ * refund rows, so a refund that did not happen (failed at once, or refused
+ * by Stripe: `canceled`) stops holding its amount and no concurrent writer's
+ * change is lost. False, having written nothing, once fenced out or settled.
  */
 export async function settleAttemptRefund(
-  db: Database,
+  transaction: Transaction,
   owner: Ownership,
   refundId: string,
   outcome: { stripeRefundId: string | null; status: RefundStatus; failureReason?: string | null },
 ): Promise<boolean> {
-  const rows = await run<{ id: string }>(
-    db,
-    sql`
-    with ${heldBy(owner)},
-    target as (
-      select r.id, r.order_id, r.amount_cents, r.status from refunds r, owner
-       where r.id = ${refundId}::uuid and r.status = 'pending' -- Stripe's news may have come first
-    ),
-    locked as (select o.id from orders o, target t where o.id = t.order_id for update of o),
-    changed as (
-      update refunds r set stripe_refund_id = coalesce(${outcome.stripeRefundId}, r.stripe_refund_id),
-             status = ${outcome.status}, failure_reason = ${outcome.failureReason ?? null}, updated_at = now()
-        from target t, locked l
-       where r.id = t.id
-      returning r.id, t.status as before, t.amount_cents, t.order_id
-    ),
-    released as (
-      update orders o set refund_held_cents = o.refund_held_cents - c.amount_cents, updated_at = now()
-        from changed c
-       where o.id = c.order_id and c.before in ('pending', 'succeeded')
-         and ${outcome.status} in ('failed', 'canceled')
-      returning o.id
-    )
-    select id from changed`,
-  );
-  return rows.length === 1;
+  return transaction(async (db) => {
+    await run(
+      db,
+      sql`select o.id from orders o join refunds r on r.order_id = o.id where r.id = ${refundId}::uuid for update of o`,
+    );
+    const rows = await run<{ id: string }>(
+      db,
+      sql`
+      with ${heldBy(owner)},
+      changed as (
+        update refunds r set stripe_refund_id = coalesce(${outcome.stripeRefundId}, r.stripe_refund_id),
+               status = ${outcome.status}, failure_reason = ${outcome.failureReason ?? null}, updated_at = now()
+          from owner
+         where r.id = ${refundId}::uuid and r.status = 'pending'
+        returning r.id, r.order_id, r.amount_cents, r.status
+      ),
+      held as (
+        update orders o set refund_held_cents = ${HELD_FROM_ROWS}, updated_at = now()
+          from (select distinct order_id from changed) c
+         where o.id = c.order_id
+        returning o.id
+      )
+      select id from changed`,
+    );
+    return rows.length === 1;
+  });
 }
 
 /** What Stripe lists for a payment's refunds, as the ledger reads it. */
@@ -158,7 +210,7 @@ function ledgerStatus(status: string | null): RefundStatus {
  * refunds that failed with this reading (news for the alarm).
  */
 export async function syncLedger(
-  transaction: <T>(work: (db: Database) => Promise<T>) => Promise<T>,
+  transaction: Transaction,
   orderId: string,
   refunds: readonly StripeRefundNews[],
 ): Promise<LedgerRefund[]> {
@@ -187,9 +239,11 @@ export async function syncLedger(
           )
         : await run<LedgerRefund>(
             db,
-            sql`insert into refunds (order_id, stripe_refund_id, amount_cents, status, source, failure_reason)
-                values (${orderId}::uuid, ${refund.id}, ${refund.amount}, ${status}, ${refund.source}, ${refund.failureReason})
-                on conflict (stripe_refund_id) do nothing
+            // An operator's refund whose claim the database lost keeps its ledger id: the attempt adopts it.
+            sql`insert into refunds (id, order_id, stripe_refund_id, amount_cents, status, source, failure_reason)
+                values (coalesce(${refund.ledgerId}::uuid, gen_random_uuid()), ${orderId}::uuid, ${refund.id}, ${refund.amount},
+                        ${status}, ${refund.ledgerId === null ? refund.source : "operator"}, ${refund.failureReason})
+                on conflict do nothing
                 returning ${COLUMNS}`,
           );
       if (status === "failed" && rows[0] && known?.status !== "failed") newlyFailed.push(rows[0]);
@@ -197,9 +251,8 @@ export async function syncLedger(
     // Stripe never lets refunds exceed the charge; the cap keeps a reading mid-change within the constraint.
     await run(
       db,
-      sql`update orders o set refund_held_cents = least(o.amount_cents, coalesce((
-            select sum(amount_cents) from refunds r
-             where r.order_id = o.id and r.status in ('pending', 'succeeded')), 0)), updated_at = now()
+      sql`with changed as (select id, amount_cents, status from refunds where false)
+          update orders o set refund_held_cents = ${HELD_FROM_ROWS}, updated_at = now()
            where o.id = ${orderId}::uuid`,
     );
     return newlyFailed;
@@ -220,7 +273,11 @@ export interface OrderRefunds {
   refunds: LedgerRefund[];
 }
 
-/** The order as the refund routes and /ops show it; null if there is none. */
+/**
+ * The order as the refund routes and /ops show it; null if there is none.
+ * One statement, so the hold and the rows are read from one snapshot: two
+ * reads could show a refund failed beside the hold it held a moment before.
+ */
 export async function orderRefunds(db: Database, orderId: string): Promise<OrderRefunds | null> {
   const [order] = await run<{
     id: string;
@@ -229,17 +286,20 @@ export async function orderRefunds(db: Database, orderId: string): Promise<Order
     status: string;
     paymentIntentId: string | null;
     held: number;
+    refunds: (Omit<LedgerRefund, "createdAt"> & { createdAt: string })[];
   }>(
     db,
-    sql`select id, amount_cents as "amountCents", currency, status::text as status,
-               payment_intent_id as "paymentIntentId", refund_held_cents as held
-          from orders where id = ${orderId}::uuid`,
+    sql`select o.id, o.amount_cents as "amountCents", o.currency, o.status::text as status,
+               o.payment_intent_id as "paymentIntentId", o.refund_held_cents as held,
+               coalesce((select json_agg(json_build_object(
+                   'id', r.id, 'orderId', r.order_id, 'stripeRefundId', r.stripe_refund_id,
+                   'amountCents', r.amount_cents, 'status', r.status, 'source', r.source, 'reason', r.reason,
+                   'failureReason', r.failure_reason, 'createdAt', r.created_at) order by r.created_at, r.id)
+                  from refunds r where r.order_id = o.id), '[]'::json) as refunds
+          from orders o where o.id = ${orderId}::uuid`,
   );
   if (!order) return null;
-  const refunds = await run<LedgerRefund>(
-    db,
-    sql`select ${COLUMNS} from refunds where order_id = ${orderId}::uuid order by created_at, id`,
-  );
+  const refunds = order.refunds.map((r) => ({ ...r, createdAt: new Date(r.createdAt) }));
   const charged = order.status === "paid" ? order.amountCents : 0;
   return {
     id: order.id,

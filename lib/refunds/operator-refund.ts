@@ -3,7 +3,20 @@ import type Stripe from "stripe";
 import type { Database } from "@checkout/idempotency";
 import type { IdempotentAnswer, IdempotentContext } from "@checkout/idempotency/next";
 import { isStripeError } from "../payments/stripe-errors";
-import { attemptRefund, MAX_REASON_LENGTH, orderRefunds, settleAttemptRefund, type LedgerRefund } from "./ledger";
+import {
+  adoptAttemptRefund,
+  attemptRefund,
+  MAX_REASON_LENGTH,
+  orderRefunds,
+  settleAttemptRefund,
+  type LedgerRefund,
+  type Transaction,
+} from "./ledger";
+
+/** Every operator shares one subject: the keys are UUIDs, and a key is one press of one order's Refund. */
+export const OPERATOR_SUBJECT = "ops";
+/** The engine's endpoint for operator refunds (the order's id rides in the body): also the namespace of Stripe's key. */
+export const REFUND_ENDPOINT = "POST /api/ops/orders/refunds";
 
 /** The body of `POST /api/ops/orders/{orderId}/refunds`: the order's id rides in it, so the fingerprint covers it. */
 export interface RefundRequest {
@@ -69,14 +82,17 @@ function answer(refund: LedgerRefund, remainingCents: number): IdempotentAnswer 
  * fenced by the claim.
  */
 export async function runOperatorRefund(
-  deps: { db: Database; stripe: Stripe },
+  deps: { db: Database; transaction: Transaction; stripe: Stripe },
   context: IdempotentContext<RefundRequest>,
 ): Promise<IdempotentAnswer> {
-  const { db, stripe } = deps;
+  const { db, transaction, stripe } = deps;
   const orderId = context.body.orderId;
   const order = await orderRefunds(db, orderId);
   if (!order) return refusal(404, "not_found", `No order ${orderId}.`);
-  const refund = await attemptRefund(db, context.owner.recordId);
+  // The claim's row, or (the claim that made it lost with the database) the one Stripe's news recorded for it.
+  const refund =
+    (await attemptRefund(db, context.owner.recordId)) ??
+    (await adoptAttemptRefund(db, context.owner, context.attemptId));
   if (!refund) {
     if (order.status !== "paid" || !order.paymentIntentId)
       return refusal(422, "order_not_charged", `Order ${orderId} has no payment to refund (it is ${order.status}).`);
@@ -111,7 +127,7 @@ export async function runOperatorRefund(
     if (!isStripeError(err, "StripeInvalidRequestError")) throw err; // unknown: the claim is released, a retry asks again
     // Stripe refused it (e.g. a Dashboard refund took the rest first): the reservation goes back.
     // Fenced out: the answer below is not stored; the adapter answers with the new owner's.
-    await settleAttemptRefund(db, context.owner, refund.id, { stripeRefundId: null, status: "canceled" });
+    await settleAttemptRefund(transaction, context.owner, refund.id, { stripeRefundId: null, status: "canceled" });
     const now = await orderRefunds(db, orderId);
     return refusal(422, "refund_exceeds_remaining", `Stripe refused the refund: ${err.message}`, {
       remainingCents: now?.remainingCents ?? 0,
@@ -125,7 +141,7 @@ export async function runOperatorRefund(
         : made.status === "canceled"
           ? "canceled"
           : "pending";
-  await settleAttemptRefund(db, context.owner, refund.id, {
+  await settleAttemptRefund(transaction, context.owner, refund.id, {
     stripeRefundId: made.id,
     status,
     failureReason: made.failure_reason ?? null,

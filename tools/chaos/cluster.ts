@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { chmod, mkdir } from "node:fs/promises";
 import path from "node:path";
 import { parseEnv } from "@/lib/env";
+import { OPS_TOKEN } from "./operator";
 import { startApp, type AppProcess } from "@/scripts/lib/app-process";
 import { embeddedDatabaseOf } from "@/scripts/lib/port-plan";
 import { buildApp, migrateAndSeed } from "@/scripts/lib/stack";
@@ -118,6 +119,8 @@ export async function startCluster(options: ChaosOptions, log: (line: string) =>
       SESSION_SECRET,
       SHOP_ID,
       METRICS_TOKEN,
+      // The soak's operator refunds through /api/ops (operator.ts).
+      OPS_TOKEN,
       APP_ORIGIN: proxy.url,
       NEXT_DIST_DIR: options.distDir,
       ...APP_SETTINGS,
@@ -125,8 +128,20 @@ export async function startCluster(options: ChaosOptions, log: (line: string) =>
       RATE_LIMIT_SCALE: "1000",
       ...(options.broken === "naive" ? { LAB_NAIVE_ENDPOINT: "1" } : {}),
     };
+    // An instance restarted while the database fails over refuses to start (its startup check): try again.
     const restart = async (instance: Instance) => {
-      instance.process = await startApp({ port: instance.port, env: appEnv, readyTimeoutMs: 120_000 });
+      for (let tries = 1; ; tries++) {
+        try {
+          instance.process = await startApp({ port: instance.port, env: appEnv, readyTimeoutMs: 120_000 });
+          return;
+        } catch (err) {
+          if (tries >= 10) throw err;
+          log(
+            `restart    of :${instance.port} failed (${err instanceof Error ? err.message.split("\n")[0] : String(err)}); again in 2 s`,
+          );
+          await new Promise((r) => setTimeout(r, 2_000));
+        }
+      }
     };
     cleanups.push(() => Promise.all(instances.map((i) => i.process?.stop())));
     await Promise.all(instances.map(restart));

@@ -23,6 +23,12 @@ async function main(): Promise<number> {
     console.error(`\nThe shop's audit disagrees with the checker: ${result.audit.disagreement}`);
     return 1;
   }
+  if (result.operator.findings.length > 0) {
+    console.error(
+      `\nThe operator's answers contradict Stripe's refunds:\n${result.operator.findings.map((f) => `  ${f}`).join("\n")}`,
+    );
+    return 1;
+  }
   // The second shop's own failures are printed first; the soak's own verdict still decides its part below.
   const secondFailed = result.secondShop ? reportSecondShop(result.secondShop) : false;
   if (violations.length === 0) {

@@ -3,6 +3,7 @@ import path from "node:path";
 import { INVARIANTS, type Invariant, type Violation } from "./checker/invariants";
 import { CROSS_SHOP_FINDINGS, type CrossShopFinding, type CrossShopKind } from "./cross-shop";
 import type { AttemptLog } from "./journal";
+import { operatorLine, type OperatorReport } from "./operator";
 import type { SoakResult } from "./soak";
 
 /** `chaos/results.json`, exactly the issue's shape. */
@@ -15,6 +16,8 @@ export interface ResultsFile {
   /** Write transactions the promoted standbys never received, summed over every failover. */
   failover: { count: number; transactionsLost: number };
   seed: number;
+  /** The operator's refunds (operator.ts), judged against Stripe's refunds; `findings` lists contradictions. */
+  operatorRefunds: Omit<OperatorReport, "findings"> & { findings: number };
   /** With `--second-shop` only. */
   secondShop?: {
     shopId: string;
@@ -44,6 +47,7 @@ export function resultsFile(result: SoakResult): ResultsFile {
     convergedInMs: result.convergence.ms,
     failover: failoverTotals(result),
     seed: result.options.seed,
+    operatorRefunds: { ...result.operator, findings: result.operator.findings.length },
     ...(second
       ? {
           secondShop: {
@@ -110,6 +114,7 @@ export function table(result: SoakResult): string {
     `Judged: ${j.attempts} attempts and ${j.answers} answers shoppers saw; ${j.intents} PaymentIntents (${j.charges} succeeded), ` +
       `${j.refunds} refunds${j.events === null ? "" : `, ${j.events} webhook events`} at the provider; ${j.orders} orders in the database.`,
   );
+  lines.push("", `Operator: ${operatorLine(result.operator)}.`);
   lines.push(
     "",
     result.convergence.converged

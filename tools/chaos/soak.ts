@@ -15,6 +15,7 @@ import type { ChaosOptions } from "./options";
 import { createRandom, type Random } from "./random";
 import { Injector, planFaults, type FaultCount } from "./schedule";
 import { ForeignIntentsSeen, SECOND_SHOP_ID, startSecondShop, type SecondShop } from "./second-shop";
+import { Operator, operatorLine, type OperatorReport } from "./operator";
 import { Shopper } from "./shopper";
 
 /**
@@ -38,6 +39,8 @@ export interface SoakResult {
   failovers: FailoverReport[];
   /** With `--second-shop`: its attempts, its own checker's verdict, and the cross-shop check. */
   secondShop: SecondShopResult | null;
+  /** The operator's refunds (operator.ts): what it did and saw, judged against Stripe's refunds. */
+  operator: OperatorReport;
   elapsedMs: number;
 }
 
@@ -151,7 +154,12 @@ export async function runSoak(options: ChaosOptions, log: (line: string) => void
     }, 5_000);
     const injecting = injector.run(() => startedAttempts);
     const clock = startStripeClock(emulator, log);
+    const operator = new Operator(cluster.proxy.url, journal, random.fork("operator"));
+    const operating = operator.run();
     await Promise.all(Array.from({ length: options.concurrency }, (_, w) => worker(w)));
+    // The operator's last refunds still meet the faults; each ends with a final answer (or its deadline).
+    await operator.stop();
+    await operating;
     injector.stop();
     await injecting;
     await second?.stopTraffic();
@@ -190,6 +198,8 @@ export async function runSoak(options: ChaosOptions, log: (line: string) => void
     // The soak's shop's checker judges the soak's shop: the second shop's intents are the second shop's to account for.
     const evidence = second ? withoutShop(everything, SECOND_SHOP_ID) : everything;
     const verdict = check(evidence);
+    const operatorReport = operator.judge(evidence.refunds);
+    log(`operator   ${operatorLine(operatorReport)}`);
     const audit = await auditAgreement(
       { databaseUrl: cluster.database.url, emulatorUrl: cluster.emulator.url, from: new Date(started - 60_000) },
       verdict,
@@ -246,6 +256,7 @@ export async function runSoak(options: ChaosOptions, log: (line: string) => void
       audit,
       failovers: [...cluster.database.failovers],
       secondShop,
+      operator: operatorReport,
       elapsedMs: Date.now() - started,
     };
   } finally {

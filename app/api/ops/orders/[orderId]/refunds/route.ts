@@ -1,19 +1,22 @@
+import { deriveId } from "@checkout/idempotency";
 import { withIdempotency } from "@checkout/idempotency/next";
-import { db, engineDatabase } from "@/lib/db";
+import { db, engineDatabase, poolOf } from "@/lib/db";
 import { env } from "@/lib/env";
 import { jsonError } from "@/lib/http";
 import { isUuid } from "@/lib/uuid";
 import { opsOff, opsUnauthenticated } from "@/lib/ops/http";
 import { isOperatorRequest } from "@/lib/ops/operator-request";
-import { refundGate } from "@/lib/refunds/ledger";
-import { parseRefundRequest, runOperatorRefund, type RefundRequest } from "@/lib/refunds/operator-refund";
+import { poolTransaction, refundGate } from "@/lib/refunds/ledger";
+import {
+  OPERATOR_SUBJECT,
+  parseRefundRequest,
+  REFUND_ENDPOINT,
+  runOperatorRefund,
+  type RefundRequest,
+} from "@/lib/refunds/operator-refund";
 import { checkoutDeps } from "@/lib/services";
 
 export const dynamic = "force-dynamic";
-
-/** Every operator shares one subject: the keys are UUIDs, and a key is one press of one order's Refund. */
-const OPERATOR_SUBJECT = "ops";
-const ENDPOINT = "POST /api/ops/orders/refunds";
 
 /**
  * POST /api/ops/orders/{orderId}/refunds: the operator's refund, once per
@@ -31,16 +34,19 @@ export async function POST(request: Request, { params }: { params: Promise<{ ord
   const handle = withIdempotency(
     {
       engine: deps.idempotency,
-      endpoint: ENDPOINT,
+      endpoint: REFUND_ENDPOINT,
       subject: () => OPERATOR_SUBJECT,
       parse: (body) => {
         const parsed = parseRefundRequest(orderId, body);
         if (parsed.ok) asked = parsed.value;
         return parsed.ok ? parsed : { ok: false, response: jsonError(400, "invalid_request", parsed.message) };
       },
-      gate: () => asked && refundGate(asked.orderId, asked.amountCents, asked.reason),
+      // The ledger row's id is the attempt's: the same on every claim of the key (ledger.ts, refundGate).
+      gate: (_request, scope) =>
+        asked && refundGate(asked.orderId, asked.amountCents, asked.reason, deriveId(REFUND_ENDPOINT, scope)),
     },
-    (context) => runOperatorRefund({ db: database, stripe: deps.stripe }, context),
+    (context) =>
+      runOperatorRefund({ db: database, transaction: poolTransaction(poolOf(db())), stripe: deps.stripe }, context),
   );
   return handle(request);
 }
