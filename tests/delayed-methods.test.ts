@@ -103,6 +103,9 @@ describe("a SEPA debit", () => {
       30_000,
     );
     expect(failed).toMatchObject({ status: "failed" });
+    // The shopper was told it was on its way: it stays in the history, failed, so they know to pay again.
+    const history = (await shopper.orders()).body;
+    expect(history.map((o) => [o.id, o.status])).toEqual([[orderId, "failed"]]);
   });
 
   it("failing later reopens its checkout: a card then pays it, one payment standing", async () => {

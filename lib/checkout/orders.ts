@@ -299,11 +299,13 @@ const viewSelect = {
   lines: { select: { sku: true, name: true, unitPriceCents: true, quantity: true }, orderBy: { name: "asc" } },
   checkoutId: true,
   attemptKey: true,
+  failedLaterAt: true,
 } as const;
 
 type ViewRow = Omit<OrderView, "refund" | "checkoutId" | "attempts"> & {
   checkoutId: string | null;
   attemptKey: string | null;
+  failedLaterAt: Date | null;
 };
 
 /**
@@ -346,14 +348,20 @@ export async function findOrder(prisma: PrismaClient, customerId: string, orderI
   return view(order, attempts);
 }
 
-/** An attempt that failed and never charged: an order only when its checkout has a payment. */
+/**
+ * An attempt that failed and never charged: an order only when its checkout
+ * has a payment. A payment the shopper was told is on its way and that failed
+ * later is one: it stays, failed, so the shopper knows to pay again.
+ */
 function declinedOnly(order: ViewRow): boolean {
-  return order.status === "failed" && order.refundedCents === 0 && order.refundedAt === null;
+  return (
+    order.status === "failed" && order.failedLaterAt === null && order.refundedCents === 0 && order.refundedAt === null
+  );
 }
 
 /** `attempts`: the checkout's, newest first. */
 function view(order: ViewRow, attempts: ViewRow[]): OrderView {
-  const { attemptKey: _key, ...rest } = order;
+  const { attemptKey: _key, failedLaterAt: _failedLater, ...rest } = order;
   return {
     ...withRefund({ ...rest, checkoutId: order.checkoutId ?? order.id }),
     attempts: [...attempts].reverse().map((a) => ({
@@ -411,7 +419,7 @@ export async function paymentFailedLater(
 ): Promise<boolean> {
   const { count } = await deps.prisma.order.updateMany({
     where: { id: orderId, status: "processing", paymentIntentId },
-    data: { status: "failed", declineCode },
+    data: { status: "failed", declineCode, failedLaterAt: new Date() },
   });
   // Its checkout reopens: the shopper may pay it another way.
   const order = await deps.prisma.order.findUnique({ where: { id: orderId }, select: { idempotencyKeyId: true } });

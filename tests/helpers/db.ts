@@ -299,7 +299,7 @@ export class TestDb {
    */
   async failOrderOnly(orderId: string): Promise<void> {
     const { rowCount } = await this.pool.query(
-      `update orders set status = 'failed', decline_code = 'debit_not_authorized'
+      `update orders set status = 'failed', decline_code = 'debit_not_authorized', failed_later_at = now()
         where id = $1::uuid and status = 'processing'`,
       [orderId],
     );
