@@ -156,3 +156,33 @@ describe("settling an attempt's refund while Stripe's news of it is written", ()
     expect((await orderRefunds(db, orderId))?.refunds).toMatchObject([{ status: "pending" }]);
   });
 });
+
+describe("Stripe's news of an operator's refund", () => {
+  const news = (ledgerId: string, amount: number) => ({
+    id: `re_${randomUUID()}`,
+    amount,
+    status: "succeeded" as const,
+    failureReason: null,
+    ledgerId,
+    source: "provider" as const,
+  });
+
+  it("sets the row's amount to Stripe's: a claim made again after a failover may have reserved another", async () => {
+    const { orderId, refundId } = await reserved(); // all 6800 reserved
+    await syncLedger(poolTransaction(pool), orderId, [news(refundId, 2500)]);
+    const after = (await orderRefunds(db, orderId))!;
+    expect(after.refunds.map((r) => [r.amountCents, r.status])).toEqual([[2500, "succeeded"]]);
+    expect(after.remainingCents).toBe(AMOUNT - 2500);
+    expect(await held(orderId)).toBe(2500);
+  });
+
+  it("reaches a row the shop closed itself when Stripe refused a repeat: the refund Stripe made stands", async () => {
+    const { orderId, owner, refundId } = await reserved();
+    await settleAttemptRefund(poolTransaction(pool), owner, refundId, { stripeRefundId: null, status: "canceled" });
+    expect((await orderRefunds(db, orderId))!.remainingCents).toBe(AMOUNT);
+    await syncLedger(poolTransaction(pool), orderId, [news(refundId, AMOUNT)]);
+    const after = (await orderRefunds(db, orderId))!;
+    expect(after.refunds.map((r) => r.status)).toEqual(["succeeded"]);
+    expect(after.remainingCents).toBe(0);
+  });
+});

@@ -230,11 +230,14 @@ export async function syncLedger(
       const rows = known
         ? await run<LedgerRefund>(
             db,
-            sql`update refunds set stripe_refund_id = ${refund.id}, status = ${status},
+            // Stripe's amount is the truth: a claim made again after a failover may have reserved another.
+            sql`update refunds set stripe_refund_id = ${refund.id}, status = ${status}, amount_cents = ${refund.amount},
                        failure_reason = coalesce(${refund.failureReason}, failure_reason), updated_at = now()
-                 where id = ${known.id}::uuid and (status <> ${status} or stripe_refund_id is null)
-                   -- failed and canceled are final at Stripe: an older reading never undoes them
-                   and status not in ('failed', 'canceled')
+                 where id = ${known.id}::uuid
+                   and (status <> ${status} or stripe_refund_id is null or amount_cents <> ${refund.amount})
+                   -- failed and canceled are final once Stripe said so: an older reading never undoes them;
+                   -- a row the shop closed itself (Stripe refused a repeat) takes Stripe's news of its refund
+                   and (status not in ('failed', 'canceled') or stripe_refund_id is null)
                 returning ${COLUMNS}`,
           )
         : await run<LedgerRefund>(

@@ -107,9 +107,14 @@ export async function runOperatorRefund(
   }
   // A retake after Stripe answered and the row was written: the answer is the row's.
   if (refund.stripeRefundId) return answer(refund, order.remainingCents);
-  let made: Stripe.Refund;
+  // A retake may come after Stripe refunded and the process died before writing it down, and later than
+  // Stripe remembers the key (24 hours): Stripe's list of the payment's refunds is asked first, by the
+  // ledger id each of the shop's refunds carries, so the refund is made at most once whenever it is retaken.
+  let made: Stripe.Refund | null = context.owner.retaken
+    ? await refundOfLedgerRow(stripe, order.paymentIntentId!, refund.id)
+    : null;
   try {
-    made = await stripe.refunds.create(
+    made ??= await stripe.refunds.create(
       {
         payment_intent: order.paymentIntentId!,
         amount: refund.amountCents,
@@ -148,4 +153,15 @@ export async function runOperatorRefund(
   });
   const now = await orderRefunds(db, orderId);
   return answer({ ...refund, stripeRefundId: made.id, status }, now?.remainingCents ?? 0);
+}
+
+/** The payment's refund Stripe made for this ledger row, if any (every page of the list). */
+async function refundOfLedgerRow(
+  stripe: Stripe,
+  paymentIntentId: string,
+  ledgerId: string,
+): Promise<Stripe.Refund | null> {
+  for await (const made of stripe.refunds.list({ payment_intent: paymentIntentId, limit: 100 }))
+    if (made.metadata?.refund_ledger_id === ledgerId) return made;
+  return null;
 }

@@ -76,7 +76,13 @@ async function paidOrder() {
 async function abandonedClaim(orderId: string, amountCents: number | null, key: string = randomUUID()) {
   const scope = { subjectId: OPERATOR_SUBJECT, endpoint: REFUND_ENDPOINT, key };
   const body: RefundRequest = { orderId, amountCents, reason: "damaged" };
-  const claim = await deps.idempotency.claim(
+  // Another process's claim: this process's engine answers its own running claims from memory.
+  const deadProcess = new IdempotencyEngine(engineDatabase(prisma), {
+    inProgressTtlMs: TTL_MS,
+    retentionHours: 24,
+    attemptDeadlineMs: 1_800_000,
+  });
+  const claim = await deadProcess.claim(
     scope,
     fingerprint(body),
     refundGate(orderId, amountCents, "damaged", deriveId(REFUND_ENDPOINT, scope)),
@@ -124,7 +130,7 @@ describe("an operator's refund abandoned mid-way", () => {
     expect((await stripe.refunds.list({ payment_intent: paymentIntentId })).data).toHaveLength(1);
   });
 
-  it("died after Stripe refunded, before it wrote the answer: the same derived key replays that refund", async () => {
+  it("died after Stripe refunded, before it wrote the answer: the retake adopts that refund from Stripe's list", async () => {
     const { orderId, paymentIntentId } = await paidOrder();
     const { key, scope } = await abandonedClaim(orderId, null);
     const row = await prisma.refund.findFirstOrThrow({ where: { orderId } });
@@ -140,7 +146,8 @@ describe("an operator's refund abandoned mid-way", () => {
     const replayedBefore = await new EmulatorClient(emulator.url).stat("replayed");
     await stayAway(key);
     expect(await reconcileAbandonedRefunds(deps)).toEqual({ ...nothing, refunded: 1 });
-    expect(await new EmulatorClient(emulator.url).stat("replayed")).toBe(replayedBefore + 1);
+    // The retake found the refund in Stripe's list by its ledger id: no second create, not even a replay.
+    expect(await new EmulatorClient(emulator.url).stat("replayed")).toBe(replayedBefore);
     const refunds = (await stripe.refunds.list({ payment_intent: paymentIntentId })).data;
     expect(refunds.map((r) => r.id)).toEqual([made.id]);
     expect(JSON.parse((await stored(key)).responseBody!)).toMatchObject({
@@ -188,8 +195,35 @@ async function refundAtStripe(orderId: string, paymentIntentId: string, key: str
   );
 }
 
+describe("an operator's refund retaken after Stripe forgot its key (24 hours)", () => {
+  it("adopts the refund Stripe made from its list, and makes no second one", async () => {
+    const { orderId, paymentIntentId } = await paidOrder();
+    const { key } = await abandonedClaim(orderId, 3000);
+    const made = await refundAtStripe(orderId, paymentIntentId, key, 3000);
+    const control = new EmulatorClient(emulator.url);
+    await control.faults({ idempotencyKeyTtlMs: 1 }); // Stripe keeps a key 24 hours: here, a millisecond
+    try {
+      // Shown forgotten: the same key and request now make a second refund at Stripe (undone below).
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const attemptId = deriveId(REFUND_ENDPOINT, { subjectId: OPERATOR_SUBJECT, endpoint: REFUND_ENDPOINT, key });
+      const again = await stripe.refunds.create(
+        { payment_intent: paymentIntentId, amount: 1, metadata: { probe: "the key is forgotten" } },
+        { idempotencyKey: downstreamKey(attemptId, "refund") },
+      );
+      expect(again.id).not.toBe(made.id);
+      await stayAway(key);
+      expect(await reconcileAbandonedRefunds(deps)).toEqual({ ...nothing, refunded: 1 });
+    } finally {
+      await control.faults({ idempotencyKeyTtlMs: 24 * 60 * 60 * 1000 });
+    }
+    const refunds = (await stripe.refunds.list({ payment_intent: paymentIntentId })).data;
+    expect(refunds).toHaveLength(2); // the dead process's, and the probe's above: none from the retake
+    expect(JSON.parse((await stored(key)).responseBody!)).toMatchObject({ stripeRefundId: made.id, amountCents: 3000 });
+  });
+});
+
 describe("an operator's refund whose claim the database lost after Stripe refunded (a failover)", () => {
-  it("claimed again with its key before Stripe's news: the same request, so Stripe replays the one refund", async () => {
+  it("claimed again with its key before Stripe's news: the retake adopts the one refund from Stripe's list", async () => {
     const { orderId, paymentIntentId } = await paidOrder();
     const { key } = await abandonedClaim(orderId, null);
     const made = await refundAtStripe(orderId, paymentIntentId, key, AMOUNT);
@@ -198,7 +232,8 @@ describe("an operator's refund whose claim the database lost after Stripe refund
     const replayedBefore = await new EmulatorClient(emulator.url).stat("replayed");
     await stayAway(key);
     expect(await reconcileAbandonedRefunds(deps)).toEqual({ ...nothing, refunded: 1 });
-    expect(await new EmulatorClient(emulator.url).stat("replayed")).toBe(replayedBefore + 1);
+    // The retake found the refund in Stripe's list by its ledger id: no second create, not even a replay.
+    expect(await new EmulatorClient(emulator.url).stat("replayed")).toBe(replayedBefore);
     expect((await stripe.refunds.list({ payment_intent: paymentIntentId })).data.map((r) => r.id)).toEqual([made.id]);
     expect(JSON.parse((await stored(key)).responseBody!)).toMatchObject({ stripeRefundId: made.id, remainingCents: 0 });
   });
