@@ -94,8 +94,8 @@ function NotFound() {
       <h1 id="return-heading">We couldn’t find this payment</h1>
       <p>
         No payment of this browser’s matches this link. If you started it in another browser or app and confirmed it
-        with your bank, it completes within a few minutes: please don’t pay again. Your receipt comes by email, and the
-        order shows in the browser where you started.
+        with your bank, the shop completes it within a few minutes: please don’t pay again before you have checked your
+        orders in the browser where you started.
       </p>
       <p>
         <Link href="/orders">See your orders</Link>
