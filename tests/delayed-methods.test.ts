@@ -61,6 +61,24 @@ describe("a method the shop does not enable", () => {
   });
 });
 
+/** A checkout of its own paid by a debit Stripe will fail later: 202 processing. */
+async function checkoutPaidByFailingDebit() {
+  await deliverTo(h.emulator, h.url);
+  const shopper = await h.shopper();
+  const made = await shopper.request("POST", "/api/checkouts", {
+    body: { items: [{ sku: "tote-bag", quantity: 1 }] },
+  });
+  expect(made.status).toBe(201);
+  const checkoutId = made.body.id as string;
+  const debit = await shopper.checkout(newKey(), {
+    checkoutId,
+    confirmationToken: await sepaToken("DE62370400440532013001"),
+    paymentMethodType: "sepa_debit",
+  });
+  expect(debit.status).toBe(202);
+  return { shopper, checkoutId, debit };
+}
+
 describe("a SEPA debit", () => {
   it("is answered 202 processing (replayed), and is paid once the clock reaches Stripe's answer", async () => {
     const { shopper, key, body, first } = await payBySepa("DE89370400440532013000");
@@ -109,19 +127,7 @@ describe("a SEPA debit", () => {
   });
 
   it("failing later reopens its checkout: a card then pays it, one payment standing", async () => {
-    await deliverTo(h.emulator, h.url);
-    const shopper = await h.shopper();
-    const made = await shopper.request("POST", "/api/checkouts", {
-      body: { items: [{ sku: "tote-bag", quantity: 1 }] },
-    });
-    expect(made.status).toBe(201);
-    const checkoutId = made.body.id as string;
-    const debit = await shopper.checkout(newKey(), {
-      checkoutId,
-      confirmationToken: await sepaToken("DE62370400440532013001"),
-      paymentMethodType: "sepa_debit",
-    });
-    expect(debit.status).toBe(202);
+    const { shopper, checkoutId, debit } = await checkoutPaidByFailingDebit();
     // While the debit is on its way the checkout has its payment: another key is led to it.
     const early = await shopper.checkout(newKey(), { checkoutId, paymentMethod: "pm_card_visa" });
     expect(early.status).toBe(409);
@@ -140,18 +146,7 @@ describe("a SEPA debit", () => {
   });
 
   it("failing later reopens its checkout even after a crash between the order's write and the checkout's", async () => {
-    await deliverTo(h.emulator, h.url);
-    const shopper = await h.shopper();
-    const made = await shopper.request("POST", "/api/checkouts", {
-      body: { items: [{ sku: "tote-bag", quantity: 1 }] },
-    });
-    const checkoutId = made.body.id as string;
-    const debit = await shopper.checkout(newKey(), {
-      checkoutId,
-      confirmationToken: await sepaToken("DE62370400440532013001"),
-      paymentMethodType: "sepa_debit",
-    });
-    expect(debit.status).toBe(202);
+    const { shopper, checkoutId, debit } = await checkoutPaidByFailingDebit();
     // The first write landed, the second never did: the order is failed, its record still holds the checkout.
     const orderId = debit.body.orderId as string;
     await h.db.failOrderOnly(orderId);
