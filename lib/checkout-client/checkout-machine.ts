@@ -265,10 +265,7 @@ export class CheckoutMachine {
       if (this.pressed) this.options.navigate?.(result.action.url);
       return this.outcome;
     }
-    this.challenging = open.key;
-    const next = await this.authenticateHere(open, result.action.clientSecret).finally(() => {
-      if (this.challenging === open.key) this.challenging = null;
-    });
+    const next = await this.challenge(open, result.action.clientSecret);
     this.settle(open, next);
     return next;
   }
@@ -323,11 +320,7 @@ export class CheckoutMachine {
     }
     const action = status.response?.statusCode === 202 ? requiredAction(status.response.body) : null;
     if (action?.action.type !== "use_stripe_sdk") return this.settle(paying, stateFromStatus(status));
-    this.challenging = paying.key;
-    const next = await this.authenticateHere(paying, action.action.clientSecret).finally(() => {
-      if (this.challenging === paying.key) this.challenging = null;
-    });
-    return this.settle(paying, next);
+    return this.settle(paying, await this.challenge(paying, action.action.clientSecret));
   }
 
   private askShop(open: CheckoutAttempt) {
@@ -335,6 +328,16 @@ export class CheckoutMachine {
     const query = attemptStatusQuery(open.key);
     return () =>
       client.fetchQuery(send ? { ...query, queryFn: () => readAttemptStatus(client, open.key, send) } : query);
+  }
+
+  /** The bank's challenge of `open`, open on this page meanwhile (a replayed 202 joins it). */
+  private async challenge(open: CheckoutAttempt, clientSecret: string): Promise<CheckoutState> {
+    this.challenging = open.key;
+    try {
+      return await this.authenticateHere(open, clientSecret);
+    } finally {
+      if (this.challenging === open.key) this.challenging = null;
+    }
   }
 
   /**
