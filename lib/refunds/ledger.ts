@@ -274,6 +274,9 @@ export interface OrderRefunds {
   /** What failed refunds owe the shopper: the money went back to the shop's balance, not to them. */
   owedCents: number;
   refunds: LedgerRefund[];
+  /** When Stripe cancelled the payment at an operator's request (lib/cancels), and the reason chosen. */
+  canceledAt: Date | null;
+  cancelReason: string | null;
 }
 
 /**
@@ -289,11 +292,14 @@ export async function orderRefunds(db: Database, orderId: string): Promise<Order
     status: string;
     paymentIntentId: string | null;
     held: number;
+    canceledAt: Date | null;
+    cancelReason: string | null;
     refunds: (Omit<LedgerRefund, "createdAt"> & { createdAt: string })[];
   }>(
     db,
     sql`select o.id, o.amount_cents as "amountCents", o.currency, o.status::text as status,
                o.payment_intent_id as "paymentIntentId", o.refund_held_cents as held,
+               o.canceled_at as "canceledAt", o.cancel_reason as "cancelReason",
                coalesce((select json_agg(json_build_object(
                    'id', r.id, 'orderId', r.order_id, 'stripeRefundId', r.stripe_refund_id,
                    'amountCents', r.amount_cents, 'status', r.status, 'source', r.source, 'reason', r.reason,
@@ -314,6 +320,8 @@ export async function orderRefunds(db: Database, orderId: string): Promise<Order
     remainingCents: Math.max(0, charged - order.held),
     owedCents: refunds.filter((r) => r.status === "failed").reduce((sum, r) => sum + r.amountCents, 0),
     refunds,
+    canceledAt: order.canceledAt,
+    cancelReason: order.cancelReason,
   };
 }
 

@@ -7,6 +7,8 @@ import { formatMoney } from "@/lib/money";
 import { operatorCookie, operatorOf } from "@/lib/ops/credential";
 import { orderRefunds } from "@/lib/refunds/ledger";
 import { isUuid } from "@/lib/uuid";
+import { offersCancel } from "@/lib/cancels/operator-cancel";
+import { CancelForm } from "./cancel-form";
 import { RefundForm } from "./refund-form";
 
 export const metadata: Metadata = { title: "Order · Operations", robots: { index: false, follow: false } };
@@ -17,6 +19,12 @@ const STATES: Record<string, string> = {
   succeeded: "refunded",
   failed: "failed: money owed",
   canceled: "not made",
+};
+const STATUSES: Record<string, string> = {
+  pending: "pending: not paid yet",
+  processing: "processing: Stripe decides a debit within days and does not cancel it",
+  paid: "paid",
+  failed: "failed: nothing charged",
 };
 const SOURCES: Record<string, string> = {
   operator: "operator",
@@ -39,7 +47,15 @@ export default async function OpsOrderPage({ params }: { params: Promise<{ order
       <h1 id="order-title">Order {order.id}</h1>
       <dl className="ops-facts">
         <dt>Status</dt>
-        <dd>{order.status}</dd>
+        <dd data-testid="order-status">{STATUSES[order.status] ?? order.status}</dd>
+        {order.canceledAt && (
+          <>
+            <dt>Cancelled</dt>
+            <dd data-testid="canceled">
+              {when(order.canceledAt)} by an operator{order.cancelReason ? ` (${order.cancelReason})` : ""}
+            </dd>
+          </>
+        )}
         <dt>Payment</dt>
         <dd>{order.paymentIntentId ?? "none"}</dd>
         <dt>Charged</dt>
@@ -72,6 +88,7 @@ export default async function OpsOrderPage({ params }: { params: Promise<{ order
           ))}
         </ul>
       )}
+      <CancelForm orderId={order.id} offered={offersCancel(order)} />
       <RefundForm orderId={order.id} currency={order.currency} remainingCents={order.remainingCents} />
     </section>
   );
