@@ -291,7 +291,7 @@ async function driveAttempt(
  * refunds are recorded by refundLateSuccess, which corrects the reason if
  * Stripe's news came first.
  */
-async function onRefund(deps: WebhookDeps, paymentIntentId: string): Promise<Verdict> {
+export async function onRefund(deps: WebhookDeps, paymentIntentId: string): Promise<Verdict> {
   const order = await deps.prisma.order.findUnique({
     where: { paymentIntentId },
     select: { id: true, amountCents: true, refundId: true, refundReason: true },

@@ -1,11 +1,10 @@
 import type { Metadata } from "next";
 import { cookies, headers } from "next/headers";
 import { notFound, redirect } from "next/navigation";
-import { db, engineDatabase } from "@/lib/db";
 import { env } from "@/lib/env";
 import { formatMoney } from "@/lib/money";
 import { operatorCookie, operatorOf } from "@/lib/ops/credential";
-import { orderRefunds } from "@/lib/refunds/ledger";
+import { operatorOrder } from "@/lib/ops/order-view";
 import { isUuid } from "@/lib/uuid";
 import { offersCancel } from "@/lib/cancels/operator-cancel";
 import { CancelForm } from "./cancel-form";
@@ -39,7 +38,7 @@ export default async function OpsOrderPage({ params }: { params: Promise<{ order
   const operator = await operatorOf((await cookies()).get(operatorCookie(await headers()).name)?.value, token);
   if (!operator) redirect("/ops"); // its sign-in
   const { orderId } = await params;
-  const order = isUuid(orderId) ? await orderRefunds(engineDatabase(db()), orderId) : null;
+  const order = isUuid(orderId) ? await operatorOrder(orderId) : null;
   if (!order) notFound();
   const money = (cents: number) => formatMoney(cents, order.currency);
   return (
