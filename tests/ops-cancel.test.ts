@@ -17,7 +17,7 @@ import { CART, cart, newKey, tokenCart, type Shopper } from "./helpers/shopper";
 const TTL_MS = 60_000;
 const h = useTestApp({
   OPS_TOKEN: TEST_OPS_TOKEN,
-  PAYMENT_METHOD_TYPES: "card,sepa_debit",
+  PAYMENT_METHOD_TYPES: "card,sepa_debit,ideal",
   IDEMPOTENCY_IN_PROGRESS_TTL_MS: String(TTL_MS),
   STRIPE_TIMEOUT_MS: "5000",
   STRIPE_MAX_NETWORK_RETRIES: "0",
@@ -55,6 +55,7 @@ async function waitingFor3ds(shopper: Shopper) {
   };
 }
 
+/** The shopper's return from 3-D Secure or the bank's page, as the return page reports it. */
 function returnFrom3ds(shopper: Shopper, key: string, paymentIntent: string) {
   return shopper.request("POST", `/api/checkout/${key}/return`, { body: { paymentIntent } });
 }
@@ -166,6 +167,33 @@ describe("POST /api/ops/orders/{orderId}/cancel", () => {
     // Let go: another press asks Stripe again (and hears the same).
     const again = await cancel(shopper, orderId, randomUUID(), {});
     expect(again.body).toMatchObject({ error: "payment_not_cancelable" });
+  });
+});
+
+describe("a bank redirect waiting for the shopper", () => {
+  it("is cancelled once; the bank then sends the shopper back failed, and the return says so", async () => {
+    const shopper = await h.shopper();
+    const token = await stripe().testHelpers.confirmationTokens.create({ payment_method_data: { type: "ideal" } });
+    const key = newKey();
+    const parked = await shopper.checkout(key, { ...tokenCart(token.id), paymentMethodType: "ideal" });
+    expect(parked.status, JSON.stringify(parked.body)).toBe(202);
+    const orderId = parked.body.orderId as string;
+    const canceled = await cancel(shopper, orderId, randomUUID(), { reason: "abandoned" });
+    expect(canceled.status, JSON.stringify(canceled.body)).toBe(200);
+    expect(canceled.body).toMatchObject({ paymentStatus: "canceled", orderStatus: "failed" });
+    // The shopper authorizes at the bank afterwards: the intent is decided, the bank only redirects.
+    const page = new URL(parked.body.nextAction.url as string);
+    const bank = await fetch(page.origin + page.pathname, {
+      method: "POST",
+      body: new URLSearchParams({ client_secret: page.searchParams.get("client_secret") ?? "", action: "authorize" }),
+      redirect: "manual",
+    });
+    const back = new URL(bank.headers.get("location") ?? "");
+    expect(back.searchParams.get("redirect_status")).toBe("failed");
+    const returned = await returnFrom3ds(shopper, key, back.searchParams.get("payment_intent")!);
+    expect(returned.status, JSON.stringify(returned.body)).toBe(402);
+    expect(returned.body).toMatchObject({ error: "payment_failed", code: "canceled" });
+    expect(await h.emulator.stats()).toMatchObject({ cancellations: 1, charges: 0 });
   });
 });
 
