@@ -36,6 +36,7 @@ const SERIAL = [
   "tests/conformance-crash.test.ts",
   "tests/ops-refunds.test.ts",
   "tests/ops-refunds-reconcile.test.ts",
+  "tests/ops-cancel.test.ts",
   "tests/conformance-package.test.ts",
   "tests/fleet-identity.test.ts",
   "tools/chaos/replicated-postgres.test.ts",

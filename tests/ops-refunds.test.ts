@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { createStripeClient } from "@/lib/payments/stripe-client";
 import { TEST_OPS_TOKEN } from "./app-env";
 import { killDuringRefund } from "./helpers/crash";
 import { useTestApp } from "./helpers/harness";
@@ -146,5 +147,60 @@ describe("POST /api/ops/orders/{orderId}/refunds", () => {
       owedCents: CART_TOTAL_CENTS,
       refunds: [{ status: "failed", failureReason: "expired_or_canceled_card", stripeRefundId: failed!.id }],
     });
+  });
+});
+
+describe("refunds made before the ledger existed", () => {
+  const stripe = () =>
+    createStripeClient({ secretKey: h.app.emulator.apiKey, apiBase: h.app.emulator.url, maxNetworkRetries: 0 });
+
+  it("the order's view reads Stripe's list: what remains never exceeds what Stripe has left", async () => {
+    const shopper = await h.shopper();
+    const { orderId, paymentIntentId } = await paidOrder(shopper);
+    await stripe().refunds.create({ payment_intent: paymentIntentId, amount: 700 }); // the Dashboard, unheard of
+    await h.db.refundedBeforeLedger(orderId, 0);
+    const view = await shopper.request("GET", `/api/ops/orders/${orderId}`, { headers: AUTH, anonymous: true });
+    expect(view.status).toBe(200);
+    expect(view.body).toMatchObject({
+      refundedCents: 700,
+      remainingCents: CART_TOTAL_CENTS - 700,
+      refunds: [{ amountCents: 700, source: "provider", status: "succeeded" }],
+    });
+    const rest = await refund(shopper, orderId, randomUUID(), {});
+    expect(rest.status, JSON.stringify(rest.body)).toBe(201);
+    expect(rest.body).toMatchObject({ amountCents: CART_TOTAL_CENTS - 700, remainingCents: 0 });
+    expect((await h.emulator.refunds(paymentIntentId)).map((r) => r.amount).sort()).toEqual(
+      [700, CART_TOTAL_CENTS - 700].sort(),
+    );
+  });
+
+  it("a press Stripe refuses for a refund the shop never heard of is answered with what Stripe has left", async () => {
+    const shopper = await h.shopper();
+    const { orderId, paymentIntentId } = await paidOrder(shopper);
+    await stripe().refunds.create({ payment_intent: paymentIntentId, amount: 700 });
+    await h.db.refundedBeforeLedger(orderId, 0);
+    const refused = await refund(shopper, orderId, randomUUID(), {});
+    expect(refused.status, JSON.stringify(refused.body)).toBe(422);
+    expect(refused.body).toMatchObject({ error: "refund_exceeds_remaining", remainingCents: CART_TOTAL_CENTS - 700 });
+    const rest = await refund(shopper, orderId, randomUUID(), {});
+    expect(rest.status, JSON.stringify(rest.body)).toBe(201);
+    expect(rest.body).toMatchObject({ amountCents: CART_TOTAL_CENTS - 700, remainingCents: 0 });
+    expect((await h.emulator.refunds(paymentIntentId)).map((r) => r.amount).sort()).toEqual(
+      [700, CART_TOTAL_CENTS - 700].sort(),
+    );
+  });
+
+  it("a refund recorded on the order alone still counts against what the claim may reserve", async () => {
+    const shopper = await h.shopper();
+    const { orderId, paymentIntentId } = await paidOrder(shopper);
+    await stripe().refunds.create({ payment_intent: paymentIntentId, amount: 500 });
+    await h.db.refundedBeforeLedger(orderId, 500);
+    // No view first: the claim alone decides what "all that remains" is.
+    const rest = await refund(shopper, orderId, randomUUID(), {});
+    expect(rest.status, JSON.stringify(rest.body)).toBe(201);
+    expect(rest.body).toMatchObject({ amountCents: CART_TOTAL_CENTS - 500 });
+    expect((await h.emulator.refunds(paymentIntentId)).map((r) => r.amount).sort()).toEqual(
+      [500, CART_TOTAL_CENTS - 500].sort(),
+    );
   });
 });

@@ -20,6 +20,15 @@ import {
 export type RefundStatus = "pending" | "succeeded" | "failed" | "canceled";
 export type RefundSource = "operator" | "late_success" | "provider";
 
+/**
+ * What the order has given back, for "what remains": the ledger's hold, and
+ * never less than `refunded_cents`, the sum of Stripe's refunds the shop last
+ * heard of (refunds made before the ledger existed have no rows, and a hold
+ * recomputed from the rows would leave them out until Stripe's list is read
+ * into the ledger). `alias` names the orders row.
+ */
+export const givenBack = (alias: string) => raw(`greatest(${alias}.refund_held_cents, ${alias}.refunded_cents)`);
+
 /** A reason the operator typed: kept short, as Stripe's metadata values must be (500 characters). */
 export const MAX_REASON_LENGTH = 500;
 
@@ -44,14 +53,14 @@ export function refundGate(orderId: string, amountCents: number | null, reason: 
   return {
     before: sql`
       refund_order as (
-        select id, amount_cents, refund_held_cents, status::text as status from orders
-         where id = ${orderId}::uuid and not exists (select 1 from existing)
+        select o.id, o.amount_cents, ${givenBack("o")} as given_back, o.status::text as status from orders o
+         where o.id = ${orderId}::uuid and not exists (select 1 from existing)
            for update
       ),
       refund_ask as (
-        select id, coalesce(${amountCents}::int, amount_cents - refund_held_cents) as amount,
+        select id, coalesce(${amountCents}::int, amount_cents - given_back) as amount,
                status = 'paid'
-               and coalesce(${amountCents}::int, amount_cents - refund_held_cents) between 1 and amount_cents - refund_held_cents
+               and coalesce(${amountCents}::int, amount_cents - given_back) between 1 and amount_cents - given_back
                and not exists (select 1 from refunds where id = ${rowId}::uuid)
                as fits
           from refund_order
@@ -274,6 +283,9 @@ export interface OrderRefunds {
   /** What failed refunds owe the shopper: the money went back to the shop's balance, not to them. */
   owedCents: number;
   refunds: LedgerRefund[];
+  /** When Stripe cancelled the payment at an operator's request (lib/cancels), and the reason chosen. */
+  canceledAt: Date | null;
+  cancelReason: string | null;
 }
 
 /**
@@ -289,11 +301,14 @@ export async function orderRefunds(db: Database, orderId: string): Promise<Order
     status: string;
     paymentIntentId: string | null;
     held: number;
+    canceledAt: Date | null;
+    cancelReason: string | null;
     refunds: (Omit<LedgerRefund, "createdAt"> & { createdAt: string })[];
   }>(
     db,
     sql`select o.id, o.amount_cents as "amountCents", o.currency, o.status::text as status,
-               o.payment_intent_id as "paymentIntentId", o.refund_held_cents as held,
+               o.payment_intent_id as "paymentIntentId", ${givenBack("o")} as held,
+               o.canceled_at as "canceledAt", o.cancel_reason as "cancelReason",
                coalesce((select json_agg(json_build_object(
                    'id', r.id, 'orderId', r.order_id, 'stripeRefundId', r.stripe_refund_id,
                    'amountCents', r.amount_cents, 'status', r.status, 'source', r.source, 'reason', r.reason,
@@ -314,6 +329,8 @@ export async function orderRefunds(db: Database, orderId: string): Promise<Order
     remainingCents: Math.max(0, charged - order.held),
     owedCents: refunds.filter((r) => r.status === "failed").reduce((sum, r) => sum + r.amountCents, 0),
     refunds,
+    canceledAt: order.canceledAt,
+    cancelReason: order.cancelReason,
   };
 }
 

@@ -82,7 +82,13 @@ function answer(refund: LedgerRefund, remainingCents: number): IdempotentAnswer 
  * fenced by the claim.
  */
 export async function runOperatorRefund(
-  deps: { db: Database; transaction: Transaction; stripe: Stripe },
+  deps: {
+    db: Database;
+    transaction: Transaction;
+    stripe: Stripe;
+    /** Reads Stripe's list of the payment's refunds into the ledger (the path of Stripe's refund news). */
+    readStripeRefunds?: (paymentIntentId: string) => Promise<unknown>;
+  },
   context: IdempotentContext<RefundRequest>,
 ): Promise<IdempotentAnswer> {
   const { db, transaction, stripe } = deps;
@@ -133,6 +139,8 @@ export async function runOperatorRefund(
     // Stripe refused it (e.g. a Dashboard refund took the rest first): the reservation goes back.
     // Fenced out: the answer below is not stored; the adapter answers with the new owner's.
     await settleAttemptRefund(transaction, context.owner, refund.id, { stripeRefundId: null, status: "canceled" });
+    // A refund the shop never heard of took it: Stripe's list says what is left, for this answer and the next press.
+    await deps.readStripeRefunds?.(order.paymentIntentId!).catch(() => undefined);
     const now = await orderRefunds(db, orderId);
     return refusal(422, "refund_exceeds_remaining", `Stripe refused the refund: ${err.message}`, {
       remainingCents: now?.remainingCents ?? 0,

@@ -131,7 +131,12 @@ async function decide(deps: WebhookDeps, event: InboxEvent): Promise<Verdict> {
   return { done: "ignored" };
 }
 
-async function onPaymentIntent(deps: WebhookDeps, paymentIntentId: string): Promise<Verdict> {
+/**
+ * What one of the shop's intents now is, written where it belongs: Stripe's
+ * news of it, and the operator's cancel telling the shop what it did, take
+ * this one path (a failed payment's, which reopens the checkout).
+ */
+export async function onPaymentIntent(deps: WebhookDeps, paymentIntentId: string): Promise<Verdict> {
   const intent = await retrieve(deps, paymentIntentId);
   // Signed with our secret, yet the intent is not in this account (another environment's event): nothing to do.
   if (!intent) return { done: "ignored_unknown_intent" };
@@ -286,7 +291,7 @@ async function driveAttempt(
  * refunds are recorded by refundLateSuccess, which corrects the reason if
  * Stripe's news came first.
  */
-async function onRefund(deps: WebhookDeps, paymentIntentId: string): Promise<Verdict> {
+export async function onRefund(deps: WebhookDeps, paymentIntentId: string): Promise<Verdict> {
   const order = await deps.prisma.order.findUnique({
     where: { paymentIntentId },
     select: { id: true, amountCents: true, refundId: true, refundReason: true },

@@ -30,7 +30,7 @@ export async function killDuringPayment(
 
 /**
  * killDuringPayment for any request whose one Stripe call is held at the
- * emulator's gate (an operator's refund): the provider completes the call
+ * emulator's gate (an operator's refund or cancel): the provider completes the call
  * after the process died, and the caller's answer is lost with it.
  */
 export async function killDuringRefund(h: Harness, send: () => Promise<unknown>): Promise<number> {

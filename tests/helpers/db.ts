@@ -317,6 +317,20 @@ export class TestDb {
     return rows[0]!.holds;
   }
 
+  /**
+   * An order as a refund made before the refunds ledger left it: no ledger
+   * rows, and the hold recomputed from the rows (none), with `refundedCents`
+   * what the order recorded of Stripe's refunds (0: the shop never heard).
+   */
+  async refundedBeforeLedger(orderId: string, refundedCents: number): Promise<void> {
+    await this.pool.query(`delete from refunds where order_id = $1::uuid`, [orderId]);
+    const { rowCount } = await this.pool.query(
+      `update orders set refund_held_cents = 0, refunded_cents = $2 where id = $1::uuid and status = 'paid'`,
+      [orderId, refundedCents],
+    );
+    if (rowCount !== 1) throw new Error(`no paid order ${orderId}`);
+  }
+
   close(): Promise<void> {
     return this.pool.end();
   }

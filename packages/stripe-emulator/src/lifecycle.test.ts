@@ -104,6 +104,42 @@ describe("cancel", () => {
   });
 });
 
+describe("cancel, failing as Stripe can", () => {
+  it("answers an injected 500 without cancelling, and the same key then cancels once", async () => {
+    const client = emulator.stripe();
+    const open = await client.paymentIntents.create({ amount: 300, currency: "usd", payment_method: "pm_card_visa" });
+    await emulator.setFaults({ failNext: { status: 500, times: 1 } });
+    const idempotencyKey = randomUUID();
+    const failed = await rejection(
+      client.paymentIntents.cancel(open.id, { cancellation_reason: "requested_by_customer" }, { idempotencyKey }),
+    );
+    expect(failed).toBeInstanceOf(Stripe.errors.StripeAPIError);
+    expect(failed.statusCode).toBe(500);
+    expect((await client.paymentIntents.retrieve(open.id)).status).toBe("requires_confirmation");
+    const canceled = await client.paymentIntents.cancel(
+      open.id,
+      { cancellation_reason: "requested_by_customer" },
+      { idempotencyKey },
+    );
+    expect(canceled).toMatchObject({ status: "canceled", cancellation_reason: "requested_by_customer" });
+    expect((await emulator.faults()).stats).toMatchObject({ failedInjected: 1, cancellations: 1 });
+  });
+
+  it("cancels an intent waiting for 3-D Secure", async () => {
+    const client = emulator.stripe();
+    const waiting = await client.paymentIntents.create({
+      amount: 300,
+      currency: "usd",
+      payment_method: "pm_card_threeDSecure2Required",
+      confirm: true,
+      return_url: "https://shop.example/return",
+    });
+    expect(waiting.status).toBe("requires_action");
+    const canceled = await client.paymentIntents.cancel(waiting.id, { cancellation_reason: "fraudulent" });
+    expect(canceled).toMatchObject({ status: "canceled", cancellation_reason: "fraudulent", next_action: null });
+  });
+});
+
 describe("refunds", () => {
   it("refunds an intent in parts, idempotently, up to what was charged", async () => {
     const client = emulator.stripe();

@@ -173,7 +173,12 @@ export function cancelIntent(ctx: Ctx, id: string, params: Params): Outcome {
   }
   const intent = ctx.ledger.get(id);
   if (!intent) return notExecuted(resourceMissing("payment_intent", id, "intent"));
-  if (!CANCELABLE.includes(intent.status)) {
+  // Stripe cancels a processing intent only "in rare cases"; a SEPA debit once submitted is not one of them.
+  const debitProcessing =
+    intent.status === "processing" &&
+    intent.payment_method !== null &&
+    ctx.ledger.paymentMethods.typeOf(intent.payment_method) === "sepa_debit";
+  if (!CANCELABLE.includes(intent.status) || debitProcessing) {
     return unexpectedState(
       intent,
       `You cannot cancel this PaymentIntent because it has a status of ${intent.status}. Only a PaymentIntent with one of the following statuses may be canceled: ${CANCELABLE.join(", ")}.`,

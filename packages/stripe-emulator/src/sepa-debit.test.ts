@@ -72,6 +72,19 @@ describe("SEPA Direct Debit", () => {
     expect(succeeded?.request).toEqual({ id: null, idempotency_key: null });
   });
 
+  it("refuses to cancel a debit while it is processing, as Stripe does, and decides it as before", async () => {
+    const stripe = emulator.stripe();
+    const intent = await debit(stripe, (await sepaToken(stripe, "DE89370400440532013000")).id);
+    expect(intent.status).toBe("processing");
+    const refused = await rejection(stripe.paymentIntents.cancel(intent.id, { cancellation_reason: "abandoned" }));
+    expect(refused).toMatchObject({ statusCode: 400, code: "payment_intent_unexpected_state" });
+    expect(refused.message).toMatch(/^You cannot cancel this PaymentIntent because it has a status of processing/);
+    expect((await stripe.paymentIntents.retrieve(intent.id)).status).toBe("processing");
+    expect((await emulator.faults()).stats.cancellations).toBe(0);
+    await emulator.client().advanceClock(60);
+    expect((await stripe.paymentIntents.retrieve(intent.id)).status).toBe("succeeded");
+  });
+
   it("a failing test IBAN goes back to requires_payment_method with payment_failed", async () => {
     const stripe = emulator.stripe();
     const intent = await debit(stripe, (await sepaToken(stripe, "DE62370400440532013001")).id);

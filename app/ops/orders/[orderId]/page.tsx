@@ -1,12 +1,13 @@
 import type { Metadata } from "next";
 import { cookies, headers } from "next/headers";
 import { notFound, redirect } from "next/navigation";
-import { db, engineDatabase } from "@/lib/db";
 import { env } from "@/lib/env";
 import { formatMoney } from "@/lib/money";
 import { operatorCookie, operatorOf } from "@/lib/ops/credential";
-import { orderRefunds } from "@/lib/refunds/ledger";
+import { operatorOrder } from "@/lib/ops/order-view";
 import { isUuid } from "@/lib/uuid";
+import { offersCancel } from "@/lib/cancels/operator-cancel";
+import { CancelForm } from "./cancel-form";
 import { RefundForm } from "./refund-form";
 
 export const metadata: Metadata = { title: "Order · Operations", robots: { index: false, follow: false } };
@@ -17,6 +18,12 @@ const STATES: Record<string, string> = {
   succeeded: "refunded",
   failed: "failed: money owed",
   canceled: "not made",
+};
+const STATUSES: Record<string, string> = {
+  pending: "pending: not paid yet",
+  processing: "processing: Stripe decides a debit within days and does not cancel it",
+  paid: "paid",
+  failed: "failed: nothing charged",
 };
 const SOURCES: Record<string, string> = {
   operator: "operator",
@@ -31,7 +38,7 @@ export default async function OpsOrderPage({ params }: { params: Promise<{ order
   const operator = await operatorOf((await cookies()).get(operatorCookie(await headers()).name)?.value, token);
   if (!operator) redirect("/ops"); // its sign-in
   const { orderId } = await params;
-  const order = isUuid(orderId) ? await orderRefunds(engineDatabase(db()), orderId) : null;
+  const order = isUuid(orderId) ? await operatorOrder(orderId) : null;
   if (!order) notFound();
   const money = (cents: number) => formatMoney(cents, order.currency);
   return (
@@ -39,7 +46,15 @@ export default async function OpsOrderPage({ params }: { params: Promise<{ order
       <h1 id="order-title">Order {order.id}</h1>
       <dl className="ops-facts">
         <dt>Status</dt>
-        <dd>{order.status}</dd>
+        <dd data-testid="order-status">{STATUSES[order.status] ?? order.status}</dd>
+        {order.canceledAt && (
+          <>
+            <dt>Cancelled</dt>
+            <dd data-testid="canceled">
+              {when(order.canceledAt)} by an operator{order.cancelReason ? ` (${order.cancelReason})` : ""}
+            </dd>
+          </>
+        )}
         <dt>Payment</dt>
         <dd>{order.paymentIntentId ?? "none"}</dd>
         <dt>Charged</dt>
@@ -72,6 +87,7 @@ export default async function OpsOrderPage({ params }: { params: Promise<{ order
           ))}
         </ul>
       )}
+      <CancelForm orderId={order.id} offered={offersCancel(order)} />
       <RefundForm orderId={order.id} currency={order.currency} remainingCents={order.remainingCents} />
     </section>
   );

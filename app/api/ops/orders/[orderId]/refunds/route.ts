@@ -14,7 +14,8 @@ import {
   runOperatorRefund,
   type RefundRequest,
 } from "@/lib/refunds/operator-refund";
-import { checkoutDeps } from "@/lib/services";
+import { checkoutDeps, webhookDeps } from "@/lib/services";
+import { onRefund } from "@/lib/webhooks/process";
 
 export const dynamic = "force-dynamic";
 
@@ -46,7 +47,15 @@ export async function POST(request: Request, { params }: { params: Promise<{ ord
         asked && refundGate(asked.orderId, asked.amountCents, asked.reason, deriveId(REFUND_ENDPOINT, scope)),
     },
     (context) =>
-      runOperatorRefund({ db: database, transaction: poolTransaction(poolOf(db())), stripe: deps.stripe }, context),
+      runOperatorRefund(
+        {
+          db: database,
+          transaction: poolTransaction(poolOf(db())),
+          stripe: deps.stripe,
+          readStripeRefunds: (paymentIntentId) => onRefund(webhookDeps(), paymentIntentId),
+        },
+        context,
+      ),
   );
   return handle(request);
 }
