@@ -105,9 +105,14 @@ describe("SEPA Direct Debit", () => {
     const stripe = emulator.stripe();
     const later = await debit(stripe, (await sepaToken(stripe, "DE65370400440532013003")).id);
     const failsLater = await debit(stripe, (await sepaToken(stripe, "DE27370400440532013004")).id);
-    expect((await emulator.client().advanceClock(179)).settled).toBe(0);
+    // The emulator's clock is the wall clock plus what tests advanced, and under load seconds pass
+    // between the debits and the advance: up to 5 s before the first is due (180 s), nothing settles.
+    const clock = emulator.client();
+    const firstDue = Math.min(later.created, failsLater.created) + 180;
+    const lastDue = Math.max(later.created, failsLater.created) + 180;
+    expect((await clock.advanceClock(Math.max(0, firstDue - 5 - (await clock.advanceClock(0)).now))).settled).toBe(0);
     expect((await stripe.paymentIntents.retrieve(later.id)).status).toBe("processing");
-    expect((await emulator.client().advanceClock(1)).settled).toBe(2);
+    expect((await clock.advanceClock(Math.max(0, lastDue - (await clock.advanceClock(0)).now))).settled).toBe(2);
     expect((await stripe.paymentIntents.retrieve(later.id)).status).toBe("succeeded");
     expect((await stripe.paymentIntents.retrieve(failsLater.id)).status).toBe("requires_payment_method");
   });
