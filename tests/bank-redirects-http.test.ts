@@ -96,7 +96,7 @@ describe("a bank redirect", () => {
       expect(back.searchParams.get("redirect_status")).toBe("succeeded");
       // Approved at the bank, not paid yet: a manual intent waits for the shop's confirm.
       expect((await h.emulator.ledger()).map((pi) => pi.status)).toEqual(["requires_confirmation"]);
-      expect((await shopper.orders()).body.map((o: { status: string }) => o.status)).toEqual(["pending"]);
+      expect((await shopper.orders()).body.map((o) => o.status)).toEqual(["pending"]);
       const returned = await reportReturn(shopper, key, back.searchParams.get("payment_intent"));
       expect(returned.status, JSON.stringify(returned.body)).toBe(201);
       expect(returned.body).toMatchObject({ status: "paid", paymentIntentId: intent!.id });
@@ -154,7 +154,7 @@ describe("a bank redirect", () => {
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     // No event comes for requires_confirmation, and nobody reports a return: only the reconciler can settle it.
     expect((await h.emulator.ledger()).map((pi) => pi.status)).toEqual(["requires_confirmation"]);
-    expect((await shopper.orders()).body.map((o: { status: string }) => o.status)).toEqual(["pending"]);
+    expect((await shopper.orders()).body.map((o) => o.status)).toEqual(["pending"]);
     // Its first look, long before the authentication times out: driven on as a return would drive it.
     const aged = await h.db.ageAttempt(shopper.customerId!, key, FIRST_LOOK_MS + 1_000);
     expect(aged.age_ms).toBeLessThan(ACTION_TIMEOUT_MS);
