@@ -207,8 +207,8 @@ describe("a bank redirect", () => {
     try {
       const shopper = await h.shopper();
       const checkoutId = await openCheckout(shopper);
-      const { key, answer } = await payByBank(shopper, checkoutId);
       const deliveredBefore = await h.emulator.webhookStat("delivered");
+      const { key, answer } = await payByBank(shopper, checkoutId);
       const confirmedBefore = await confirms();
       const back = await atTheBank(answer.body.nextAction.url as string, "authorize");
       // An event's delivery may hold the attempt as the shopper returns: 409, asked again as the return page asks.
