@@ -89,10 +89,11 @@ function settledOrders(): string[] {
  * shopper put there since stays; the checkout page shows every line before
  * Pay) and the cart holds that checkout, so the next attempt is one of its
  * attempts and its history stays one order. Pressed again, or in another
- * tab, once the checkout is held: nothing is added twice.
+ * tab, once the checkout is held: nothing is added twice (unless the cart
+ * was emptied since).
  */
 export function payAgain(checkoutId: string, lines: CartItem[]): void {
-  if (holdCheckout(checkoutId, lines)) write(withAdded(read(), lines));
+  if (holdCheckout(checkoutId, lines) || read().length === 0) write(withAdded(read(), lines));
 }
 
 /** The cart outside React, for decisions taken once on mount. */
