@@ -2,15 +2,19 @@ import { describe, expect, it } from "vitest";
 import { createStripeClient } from "@/lib/payments/stripe-client";
 import { useTestApp } from "./helpers/harness";
 import { CART, newKey, type Shopper, waitFor } from "./helpers/shopper";
+import { deliverTo } from "./helpers/webhooks";
 
 /**
  * iDEAL and Bancontact over real HTTP (docs/decisions/0032-bank-redirects-return-anywhere-or-never.md):
  * the one create-and-confirm answers 202 with a redirect to the bank; while
  * the shopper is there the checkout has a live payment that no fresh key
  * reaches past; the bank's answer is recorded by the return, or, when the
- * shopper never returns, by the reconciler. A database of its own, without
- * webhooks or the events catch-up: here the reconciler alone settles what no
- * return reports.
+ * shopper never returns, by the reconciler. The intent is created with
+ * manual confirmation, so the bank's approval leaves it in
+ * `requires_confirmation` (Stripe's confirm reference) with no event: the shop
+ * confirms it, once, on whichever path gets there first. A database of its
+ * own, without the events catch-up and (but for the last test) webhooks: here
+ * the reconciler alone settles what no return reports.
  */
 const TTL_MS = 6_000;
 /** PAYMENT_ACTION_TIMEOUT_MS's default: when the reconciler first looks at an attempt waiting for the shopper. */
@@ -26,6 +30,10 @@ const h = useTestApp(
   },
   { ownDatabase: "bankredirects" },
 );
+
+/** `PAYMENT_ACTION_TIMEOUT_MS / 16`, capped at a minute (parkedLookAfterMs): the reconciler's first look at a parked attempt. */
+const FIRST_LOOK_MS = 60_000;
+const confirms = () => h.emulator.stat("confirms");
 
 const stripe = () =>
   createStripeClient({ secretKey: h.app.emulator.apiKey, apiBase: h.app.emulator.url, maxNetworkRetries: 0 });
@@ -81,10 +89,14 @@ describe("a bank redirect", () => {
         payment_method_types: ["card", "ideal", "bancontact"],
       });
 
+      const confirmedBefore = await confirms();
       const back = await atTheBank(answer.body.nextAction.url as string, "authorize");
       expect(back.pathname).toBe("/checkout/return");
       expect(back.searchParams.get("key")).toBe(key);
       expect(back.searchParams.get("redirect_status")).toBe("succeeded");
+      // Approved at the bank, not paid yet: a manual intent waits for the shop's confirm.
+      expect((await h.emulator.ledger()).map((pi) => pi.status)).toEqual(["requires_confirmation"]);
+      expect((await shopper.orders()).body.map((o) => o.status)).toEqual(["pending"]);
       const returned = await reportReturn(shopper, key, back.searchParams.get("payment_intent"));
       expect(returned.status, JSON.stringify(returned.body)).toBe(201);
       expect(returned.body).toMatchObject({ status: "paid", paymentIntentId: intent!.id });
@@ -93,6 +105,7 @@ describe("a bank redirect", () => {
       expect(again.status).toBe(201);
       expect(again.body).toEqual(returned.body);
       expect((await h.emulator.ledger()).map((pi) => pi.status)).toEqual(["succeeded"]);
+      expect((await confirms()) - confirmedBefore).toBe(1);
       const read = await shopper.request("GET", `/api/checkouts/${checkoutId}`);
       expect(read.body.status).toBe("paid");
     },
@@ -132,10 +145,38 @@ describe("a bank redirect", () => {
     expect(orders.map((o) => [o.status, o.attempts.map((a) => a.status)])).toEqual([["paid", ["failed", "paid"]]]);
   });
 
+  it("never returned: the reconciler's first look at the parked attempt confirms the approved payment, once", async () => {
+    const shopper = await h.shopper();
+    const checkoutId = await openCheckout(shopper);
+    const { key, answer } = await payByBank(shopper, checkoutId);
+    const confirmedBefore = await confirms();
+    await atTheBank(answer.body.nextAction.url as string, "authorize"); // and the shopper closes the page
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // No event comes for requires_confirmation, and nobody reports a return: only the reconciler can settle it.
+    expect((await h.emulator.ledger()).map((pi) => pi.status)).toEqual(["requires_confirmation"]);
+    expect((await shopper.orders()).body.map((o) => o.status)).toEqual(["pending"]);
+    // Its first look, long before the authentication times out: driven on as a return would drive it.
+    const aged = await h.db.ageAttempt(shopper.customerId!, key, FIRST_LOOK_MS + 1_000);
+    expect(aged.age_ms).toBeLessThan(ACTION_TIMEOUT_MS);
+
+    await waitFor(
+      "the reconciler to confirm the payment",
+      async () => ((await shopper.orders()).body[0]?.status === "paid" ? true : null),
+      TTL_MS * 3,
+    );
+    const ledger = await h.emulator.ledger();
+    expect(ledger.map((pi) => pi.status)).toEqual(["succeeded"]);
+    const late = await reportReturn(shopper, key, ledger[0]!.id);
+    expect(late.status).toBe(201);
+    expect(late.body).toMatchObject({ status: "paid", paymentIntentId: ledger[0]!.id });
+    expect((await confirms()) - confirmedBefore).toBe(1);
+  });
+
   it("never returned from the bank: the reconciler records the payment the bank approved, once", async () => {
     const shopper = await h.shopper();
     const checkoutId = await openCheckout(shopper);
     const { key, answer } = await payByBank(shopper, checkoutId);
+    const confirmedBefore = await confirms();
     await atTheBank(answer.body.nextAction.url as string, "authorize"); // and the shopper closes the page
     // Nobody reports it: the attempt waits for the shopper until its authentication times out.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -158,6 +199,47 @@ describe("a bank redirect", () => {
     const late = await reportReturn(shopper, key, ledger[0]!.id);
     expect(late.status).toBe(201);
     expect(await h.emulator.ledger()).toHaveLength(1);
+    expect((await confirms()) - confirmedBefore).toBe(1);
+  });
+
+  it("with webhooks on, Stripe's event after the shop's confirm settles nothing twice", async () => {
+    await deliverTo(h.emulator, h.url);
+    try {
+      const shopper = await h.shopper();
+      const checkoutId = await openCheckout(shopper);
+      const deliveredBefore = await h.emulator.webhookStat("delivered");
+      const { key, answer } = await payByBank(shopper, checkoutId);
+      const confirmedBefore = await confirms();
+      const back = await atTheBank(answer.body.nextAction.url as string, "authorize");
+      // An event's delivery may hold the attempt as the shopper returns: 409, asked again as the return page asks.
+      const returned = await waitFor(
+        "the return's answer",
+        async () => {
+          const answered = await reportReturn(shopper, key, back.searchParams.get("payment_intent"));
+          return answered.status === 409 ? null : answered;
+        },
+        TTL_MS,
+      );
+      expect(returned.status, JSON.stringify(returned.body)).toBe(201);
+      const [intent] = await h.emulator.ledger();
+      // The succeeded event exists only once the shop confirmed; its delivery finds the attempt settled.
+      const events = (await h.emulator.events()).filter((e) => (e.data.object as { id?: string }).id === intent!.id);
+      expect(events.map((e) => e.type).reverse()).toEqual([
+        "payment_intent.created",
+        "payment_intent.requires_action",
+        "payment_intent.succeeded",
+      ]);
+      await waitFor(
+        "the succeeded event's delivery",
+        async () => ((await h.emulator.webhookStat("delivered")) - deliveredBefore >= 3 ? true : null),
+        TTL_MS * 2,
+      );
+      expect((await confirms()) - confirmedBefore).toBe(1);
+      const orders = (await shopper.orders()).body as Array<{ status: string; attempts: unknown[] }>;
+      expect(orders.map((o) => [o.status, o.attempts.length])).toEqual([["paid", 1]]);
+    } finally {
+      await h.emulator.webhooks({ url: null });
+    }
   });
 
   it("is refused before Stripe when the shop does not take the method's type", async () => {

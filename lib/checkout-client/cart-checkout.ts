@@ -35,6 +35,17 @@ export async function checkoutFor(items: CartItem[], send: typeof fetch = fetch)
   return hold({ id: made.id, items });
 }
 
+/**
+ * Holds a checkout that reopened (a debit that failed later), as the server
+ * last priced it, so the next Pay belongs to it: `checkoutFor` sets its lines
+ * to the cart's if they differ. False when it was held already.
+ */
+export function holdCheckout(id: string, items: CartItem[]): boolean {
+  if (readHeld()?.id === id) return false;
+  hold({ id, items });
+  return true;
+}
+
 /** The held checkout was paid: the next cart is another checkout. */
 export function releaseCheckout(): void {
   try {

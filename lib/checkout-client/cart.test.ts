@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { countItems, parseCart, sameItems, withoutPaid, withQuantity } from "./cart";
+import { countItems, parseCart, sameItems, withAdded, withoutPaid, withQuantity } from "./cart";
 
 describe("cart", () => {
   it("adds, updates and removes lines by SKU", () => {
@@ -43,6 +43,32 @@ describe("cart", () => {
       { sku: "tee", quantity: 1 },
       { sku: "cap", quantity: 1 },
     ]);
+  });
+
+  it("puts an order's lines back on top of what the cart holds, dropping nothing", () => {
+    const cart = [
+      { sku: "tee", quantity: 1 },
+      { sku: "cap", quantity: 2 },
+    ];
+    expect(
+      withAdded(cart, [
+        { sku: "mug", quantity: 1 },
+        { sku: "tee", quantity: 2 },
+      ]),
+    ).toEqual([
+      { sku: "tee", quantity: 3 },
+      { sku: "cap", quantity: 2 },
+      { sku: "mug", quantity: 1 },
+    ]);
+    expect(
+      withAdded(
+        [],
+        [
+          { sku: "mug", quantity: 98 },
+          { sku: "mug", quantity: 5 },
+        ],
+      ),
+    ).toEqual([{ sku: "mug", quantity: 99 }]);
   });
 
   it("compares carts by content, not order", () => {

@@ -25,6 +25,14 @@ export function withoutPaid(items: readonly CartItem[], paid: readonly CartItem[
   );
 }
 
+/** `added`'s quantities on top of the cart's: nothing already in it goes (lines past MAX_LINES are dropped). */
+export function withAdded(items: readonly CartItem[], added: readonly CartItem[]): CartItem[] {
+  return added.reduce(
+    (cart, line) => withQuantity(cart, line.sku, quantityOf(cart, line.sku) + line.quantity),
+    [...items],
+  );
+}
+
 /** Same SKUs and quantities, in any order. */
 export function sameItems(a: readonly CartItem[], b: readonly CartItem[]): boolean {
   return a.length === b.length && a.every((line) => quantityOf(b, line.sku) === line.quantity);

@@ -32,11 +32,12 @@ export interface PaidOrder {
 /** The server's order view as it arrives over JSON (dates become strings). */
 export type OrderView = Omit<
   ServerOrderView,
-  "createdAt" | "refundedAt" | "refundFailedAt" | "attempts" | "refunds"
+  "createdAt" | "refundedAt" | "refundFailedAt" | "failedLaterAt" | "attempts" | "refunds"
 > & {
   createdAt: string;
   refundedAt: string | null;
   refundFailedAt: string | null;
+  failedLaterAt: string | null;
   attempts: Array<Omit<ServerOrderView["attempts"][number], "createdAt"> & { createdAt: string }>;
   refunds: Array<{ amountCents: number; status: string; createdAt: string }>;
 };

@@ -1,7 +1,8 @@
 "use client";
 
 import { useSyncExternalStore } from "react";
-import { countItems, parseCart, quantityOf, withoutPaid, withQuantity } from "./cart";
+import { holdCheckout } from "./cart-checkout";
+import { countItems, parseCart, quantityOf, withAdded, withoutPaid, withQuantity } from "./cart";
 import type { CartItem } from "./types";
 
 /**
@@ -81,6 +82,18 @@ function settledOrders(): string[] {
   } catch {
     return [];
   }
+}
+
+/**
+ * "Pay again" for a checkout that reopened: its lines join the cart (what the
+ * shopper put there since stays; the checkout page shows every line before
+ * Pay) and the cart holds that checkout, so the next attempt is one of its
+ * attempts and its history stays one order. Pressed again, or in another
+ * tab, once the checkout is held: nothing is added twice (unless the cart
+ * was emptied since).
+ */
+export function payAgain(checkoutId: string, lines: CartItem[]): void {
+  if (holdCheckout(checkoutId, lines) || read().length === 0) write(withAdded(read(), lines));
 }
 
 /** The cart outside React, for decisions taken once on mount. */

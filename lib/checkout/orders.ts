@@ -258,6 +258,8 @@ export interface OrderView {
   refund: "none" | "partial" | "full";
   /** Set when the refund failed later: the money did not go back (refundedAt is then null). */
   refundFailedAt: Date | null;
+  /** Set when a payment that was on its way (a debit) failed later: its checkout reopened to be paid again. */
+  failedLaterAt: Date | null;
   /** Every refund of the payment, oldest first (lib/refunds/ledger.ts): what went back, or is on its way, and when. */
   refunds: Array<{ amountCents: number; status: string; createdAt: Date }>;
   createdAt: Date;
@@ -305,7 +307,6 @@ const viewSelect = {
 type ViewRow = Omit<OrderView, "refund" | "checkoutId" | "attempts"> & {
   checkoutId: string | null;
   attemptKey: string | null;
-  failedLaterAt: Date | null;
 };
 
 /**
@@ -361,7 +362,7 @@ function declinedOnly(order: ViewRow): boolean {
 
 /** `attempts`: the checkout's, newest first. */
 function view(order: ViewRow, attempts: ViewRow[]): OrderView {
-  const { attemptKey: _key, failedLaterAt: _failedLater, ...rest } = order;
+  const { attemptKey: _key, ...rest } = order;
   return {
     ...withRefund({ ...rest, checkoutId: order.checkoutId ?? order.id }),
     attempts: [...attempts].reverse().map((a) => ({

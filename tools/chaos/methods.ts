@@ -17,7 +17,7 @@ export interface MethodKind extends CardKind {
   method: "sepa_debit" | "ideal" | "bancontact";
   /** The SEPA test IBAN (packages/stripe-emulator/src/sepa.ts). */
   iban?: string;
-  /** Approves at the bank and never opens the return URL: Stripe's event or the reconciler settles it. */
+  /** Approves at the bank and never opens the return URL: the reconciler (or a webhook's resume) confirms it. */
   neverReturns?: true;
 }
 

@@ -2,11 +2,13 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { useRouter } from "next/navigation";
 import { useEffect, useRef } from "react";
 import { ApiError } from "@/lib/checkout-client/api";
 import { cardLabel } from "@/lib/checkout-client/card-label";
 import { orderQuery } from "@/lib/checkout-client/queries";
 import type { OrderView } from "@/lib/checkout-client/types";
+import { payAgain, useCart } from "@/lib/checkout-client/use-cart";
 import { LocalTime, OrderLines, StatusBadge } from "@/app/_components/order-lines";
 import { formatMoney } from "@/lib/money";
 
@@ -49,12 +51,13 @@ export function OrderConfirmation({ id, initial }: { id: string; initial?: Order
   return (
     <section aria-labelledby="order-heading" className={`confirmation confirmation-${o.status}`}>
       <h1 id="order-heading" ref={heading} tabIndex={-1}>
-        {HEADINGS[o.status]}
+        {o.failedLaterAt ? "Your payment did not go through" : HEADINGS[o.status]}
       </h1>
       <p className="order-meta">
         <StatusBadge status={o.status} /> Order <code>{o.id.slice(0, 8)}</code> · <LocalTime iso={o.createdAt} />
       </p>
       <RefundNotice order={o} />
+      {o.failedLaterAt && <FailedLater order={o} />}
       <div className="panel">
         <OrderLines order={o} />
         <dl className="payment-facts">
@@ -126,6 +129,51 @@ export function OrderConfirmation({ id, initial }: { id: string; initial?: Order
         <Link href="/orders">All your orders</Link>
       </p>
     </section>
+  );
+}
+
+/**
+ * A debit the shopper was told was on its way, failed by their bank: the
+ * checkout reopened, and "Pay again" pays that same checkout (one order, its
+ * attempts inside it) unless another attempt has paid or is paying it.
+ */
+function FailedLater({ order }: { order: OrderView }) {
+  const router = useRouter();
+  const cart = useCart();
+  const settledBy = order.attempts.find((a) => a.status !== "failed");
+  if (settledBy) {
+    return (
+      <p className="notice-failed">
+        Your bank refused this direct debit; the order has another payment since.{" "}
+        <Link href={`/orders/${settledBy.orderId}`}>See the order as it stands</Link>
+      </p>
+    );
+  }
+  const lines = order.lines.map(({ sku, quantity }) => ({ sku, quantity }));
+  return (
+    <div className="notice-failed">
+      <p>
+        Your bank refused the direct debit after it was on its way, so this order is not paid and nothing was taken. Pay
+        it again, by card or another method.
+      </p>
+      {cart.count > 0 && (
+        <p>
+          Your cart already holds {cart.count === 1 ? "1 item" : `${cart.count} items`}: they stay in it, and this
+          order’s items join them. Remove at checkout what you do not want.
+        </p>
+      )}
+      <p className="actions">
+        <button
+          type="button"
+          onClick={() => {
+            payAgain(order.checkoutId, lines);
+            router.push("/checkout");
+          }}
+        >
+          Pay again
+        </button>
+      </p>
+    </div>
   );
 }
 

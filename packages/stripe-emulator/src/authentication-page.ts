@@ -51,7 +51,7 @@ export function handleAuthenticationPage(method: string, url: URL, body: string,
 }
 
 /** Assumed: a manual intent back in requires_confirmation was authenticated, which is what the redirect reports. */
-function redirectStatus(intent: PaymentIntent): string {
+export function redirectStatus(intent: PaymentIntent): string {
   return intent.status === "succeeded" || intent.status === "requires_confirmation" ? "succeeded" : "failed";
 }
 

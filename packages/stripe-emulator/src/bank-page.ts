@@ -1,5 +1,5 @@
 import type { Reply } from "./api";
-import { escape, html, page, pageContext, safeDecode } from "./authentication-page";
+import { escape, html, page, pageContext, redirectStatus, safeDecode } from "./authentication-page";
 import { bankRedirectTypeOf } from "./bank-redirects";
 import { finishBankRedirect } from "./charging";
 import type { PaymentIntent } from "./ledger";
@@ -15,8 +15,9 @@ const NAMES = { ideal: "iDEAL", bancontact: "Bancontact" } as const;
  * Bancontact, like Stripe's test page for them: "Authorize test payment" or
  * "Fail test payment", then a 303 to `return_url` with `payment_intent`,
  * `payment_intent_client_secret` and `redirect_status` (`succeeded` or
- * `failed`). The intent is decided when the shopper chooses, before the
- * redirect: a shopper who never follows it has still paid (or not).
+ * `failed`). The bank decides when the shopper chooses, before the redirect:
+ * a shopper who never follows it has still approved (or not); under manual
+ * confirmation the approved intent then waits for the server's confirm.
  * Plain HTML, no scripts; knowing the client secret is what lets one act.
  */
 export function handleBankPage(method: string, url: URL, body: string, state: State, origin: string): Reply {
@@ -40,7 +41,7 @@ export function handleBankPage(method: string, url: URL, body: string, state: St
   const target = new URL(returnUrl);
   target.searchParams.set("payment_intent", intent.id);
   target.searchParams.set("payment_intent_client_secret", intent.client_secret);
-  target.searchParams.set("redirect_status", intent.status === "succeeded" ? "succeeded" : "failed");
+  target.searchParams.set("redirect_status", redirectStatus(intent));
   return {
     kind: "send",
     status: 303,

@@ -61,7 +61,7 @@ async function eventTypes(intentId: string): Promise<string[]> {
 }
 
 describe.each(["ideal", "bancontact"] as const)("%s", (type) => {
-  it("redirects to the bank; authorizing succeeds the intent and returns with Stripe's query", async () => {
+  it("redirects to the bank; authorized, a manual intent waits for the server's one confirm", async () => {
     const stripe = emulator.stripe();
     const token = await stripe.testHelpers.confirmationTokens.create({ payment_method_data: { type } });
     expect(token.payment_method_preview?.type).toBe(type);
@@ -83,24 +83,51 @@ describe.each(["ideal", "bancontact"] as const)("%s", (type) => {
     expect(back.searchParams.get("payment_intent")).toBe(intent.id);
     expect(back.searchParams.get("payment_intent_client_secret")).toBe(intent.client_secret);
     expect(back.searchParams.get("redirect_status")).toBe("succeeded");
+    // Stripe's confirm reference: under manual confirmation the intent returns to requires_confirmation
+    // after its next action, and only the server's confirm completes it. No event until then.
+    expect(await stripe.paymentIntents.retrieve(intent.id)).toMatchObject({
+      status: "requires_confirmation",
+      amount_received: 0,
+      next_action: null,
+    });
+    expect(await eventTypes(intent.id)).toEqual(["payment_intent.created", "payment_intent.requires_action"]);
+
+    // Pressed again (the back button): answered already, it only sends the shopper back.
+    const again = await press(page.forms.get("Fail test payment"));
+    expect(again.searchParams.get("redirect_status")).toBe("succeeded");
+    expect((await stripe.paymentIntents.retrieve(intent.id)).status).toBe("requires_confirmation");
+
+    const confirmed = await stripe.paymentIntents.confirm(intent.id, { return_url: RETURN_URL });
+    expect(confirmed).toMatchObject({ status: "succeeded", amount_received: 4200, next_action: null });
+    expect(confirmed.latest_charge).toBeNull(); // a bank payment records no Charge here
+    expect(await eventTypes(intent.id)).toEqual([
+      "payment_intent.created",
+      "payment_intent.requires_action",
+      "payment_intent.succeeded",
+    ]);
+    // A second confirm finds nothing to do: Stripe's unexpected state.
+    const late = await rejection(stripe.paymentIntents.confirm(intent.id, { return_url: RETURN_URL }));
+    expect(late.code).toBe("payment_intent_unexpected_state");
+    expect((await emulator.client().stats()).confirms).toBe(2);
+    expect((await stripe.paymentIntents.retrieve(intent.id)).amount_received).toBe(4200);
+  });
+
+  it("under automatic confirmation, authorizing at the bank succeeds the intent at once", async () => {
+    const stripe = emulator.stripe();
+    const token = await stripe.testHelpers.confirmationTokens.create({ payment_method_data: { type } });
+    const intent = await pay(stripe, token.id, { confirmation_method: "automatic" });
+    const page = await openPage(intent.next_action?.redirect_to_url?.url ?? "");
+    const back = await press(page.forms.get("Authorize test payment"));
+    expect(back.searchParams.get("redirect_status")).toBe("succeeded");
     expect(await stripe.paymentIntents.retrieve(intent.id)).toMatchObject({
       status: "succeeded",
       amount_received: 4200,
-      next_action: null,
     });
     expect(await eventTypes(intent.id)).toEqual([
       "payment_intent.created",
       "payment_intent.requires_action",
       "payment_intent.succeeded",
     ]);
-
-    // Pressed again (the back button): decided already, it only sends the shopper back.
-    const again = await press(page.forms.get("Fail test payment"));
-    expect(again.searchParams.get("redirect_status")).toBe("succeeded");
-    expect((await stripe.paymentIntents.retrieve(intent.id)).status).toBe("succeeded");
-    // The server's confirm after the bank finds nothing to do: Stripe's unexpected state.
-    const late = await rejection(stripe.paymentIntents.confirm(intent.id, { return_url: RETURN_URL }));
-    expect(late.code).toBe("payment_intent_unexpected_state");
   });
 
   it("failing at the bank sends the intent back to requires_payment_method with payment_failed", async () => {

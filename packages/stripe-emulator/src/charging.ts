@@ -68,8 +68,17 @@ export function finishAuthentication(ctx: Ctx, intent: PaymentIntent, completed:
   return true;
 }
 
-/** Charges a card whose 3-D Secure the shopper completed: what the issuer answers after the challenge. */
+/**
+ * The server's confirm of a manual intent the shopper already authenticated:
+ * a card is charged with what the issuer answers after the challenge; a bank
+ * redirect the bank authorized succeeds (no Charge recorded, as for a debit).
+ */
 export function chargeAuthenticated(ctx: Ctx, intent: PaymentIntent, paymentMethod: string): Outcome {
+  if (bankRedirectTypeOf(ctx.ledger.paymentMethods.tokenOf(paymentMethod) ?? "")) {
+    ctx.ledger.authentications.delete(intent.id);
+    bankPaid(ctx, intent);
+    return { response: ok(structuredClone(intent)), executed: true, charge: "succeeded" };
+  }
   const card = cardOf(ctx, paymentMethod);
   const after = card?.kind === "authenticates" ? card.afterAuthentication : null;
   return charge(ctx, intent, paymentMethod, after ? { decline: after, blocked: false } : null);
@@ -118,19 +127,26 @@ function sendToBank(ctx: Ctx, intent: PaymentIntent, paymentMethod: string, retu
 
 /**
  * The shopper's answer at the bank. Stripe hears it from the bank at once,
- * whether or not the shopper comes back: `succeeded` (assumed: even under
- * manual confirmation, as the bank has moved the money; 3-D Secure instead
- * returns to requires_confirmation) or back to `requires_payment_method`.
+ * whether or not the shopper comes back. Authorized: `succeeded` under
+ * automatic confirmation; under manual confirmation back to
+ * `requires_confirmation`, as Stripe's confirm reference says of any next
+ * action (and as 3-D Secure does here), for the server to confirm
+ * (chargeAuthenticated). Failed: back to `requires_payment_method`.
  * Returns false when the intent no longer waits for the bank.
  */
 export function finishBankRedirect(ctx: Ctx, intent: PaymentIntent, authorized: boolean): boolean {
   if (intent.status !== "requires_action" || !intent.payment_method) return false;
   if (!bankRedirectTypeOf(ctx.ledger.paymentMethods.tokenOf(intent.payment_method) ?? "")) return false;
   intent.next_action = null;
+  if (authorized && intent.confirmation_method === "manual") {
+    // Assumed: no event, as Stripe has none for this status (the same as after 3-D Secure).
+    const pending = ctx.ledger.authentications.get(intent.id);
+    ctx.ledger.authentications.set(intent.id, { returnUrl: pending?.returnUrl ?? null, completed: true });
+    Object.assign(intent, { status: "requires_confirmation", last_payment_error: null });
+    return true;
+  }
   if (authorized) {
-    Object.assign(intent, { status: "succeeded", amount_received: intent.amount, last_payment_error: null });
-    ctx.stats.charges += 1;
-    emit(ctx, "payment_intent.succeeded", intent);
+    bankPaid(ctx, intent);
     return true;
   }
   const error: PaymentError = {
@@ -144,6 +160,12 @@ export function finishBankRedirect(ctx: Ctx, intent: PaymentIntent, authorized: 
   ctx.stats.authenticationsFailed += 1;
   emit(ctx, "payment_intent.payment_failed", intent);
   return true;
+}
+
+function bankPaid(ctx: Ctx, intent: PaymentIntent): void {
+  Object.assign(intent, { status: "succeeded", amount_received: intent.amount, last_payment_error: null });
+  ctx.stats.charges += 1;
+  emit(ctx, "payment_intent.succeeded", intent);
 }
 
 /** Charges the card and records the result on the intent, success or decline: the ledger keeps both. */

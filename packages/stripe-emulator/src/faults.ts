@@ -77,6 +77,7 @@ const STAT_NAMES = [
   "debitsStarted",
   "debitsFailed",
   "bankRedirects",
+  "confirms",
 ] as const;
 export type FaultStats = Record<(typeof STAT_NAMES)[number], number>;
 

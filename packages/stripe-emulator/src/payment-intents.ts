@@ -128,6 +128,8 @@ export function confirmIntent(ctx: Ctx, id: string, params: Params): Outcome {
   if (rejected) return notExecuted(rejected);
   const intent = ctx.ledger.get(id);
   if (!intent) return notExecuted(resourceMissing("payment_intent", id, "intent"));
+  // Every confirm of a known intent, answered or refused: how often a server confirmed what it created.
+  ctx.stats.confirms += 1;
   const refused = ctx.publishable ? publishableConfirmRefusal(intent, params.client_secret) : null;
   if (refused) return notExecuted(refused);
   if (intent.status === "succeeded") {
