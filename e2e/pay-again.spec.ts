@@ -53,6 +53,7 @@ test(
     expect((await emulator.advanceClock(60)).settled).toBe(1);
     await expect(heading(page)).toHaveText("Your payment did not go through");
     await expect(page.getByText(/Your bank refused the direct debit after it was on its way/)).toBeVisible();
+    await expect(page.getByText("Did not go through", { exact: true })).toBeVisible(); // not "Declined" at the press
     await expect(page.getByText(/Your cart already holds/)).toHaveCount(0); // the debit emptied it
     await expectNoSeriousA11yViolations(page, "the order page of a debit that failed later");
     const total = await page.locator(".order-lines tfoot td").innerText();

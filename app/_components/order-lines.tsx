@@ -51,8 +51,9 @@ export const STATUS_LABEL: Record<OrderView["status"], string> = {
   processing: "Payment on its way",
 };
 
-export function StatusBadge({ status }: { status: OrderView["status"] }) {
-  return <span className={`badge badge-${status}`}>{STATUS_LABEL[status]}</span>;
+/** A debit the bank refused days after it was on its way was never declined at the press: it failed later. */
+export function StatusBadge({ status, failedLater = false }: { status: OrderView["status"]; failedLater?: boolean }) {
+  return <span className={`badge badge-${status}`}>{failedLater ? "Did not go through" : STATUS_LABEL[status]}</span>;
 }
 
 export function formatDate(iso: string): string {

@@ -50,7 +50,7 @@ export function OrderHistory() {
                   <p className="muted order-attempts">{order.attempts.length} payment attempts</p>
                 )}
               </div>
-              <StatusBadge status={order.status} />
+              <StatusBadge status={order.status} failedLater={order.failedLaterAt !== null} />
               <strong className="order-total">{formatMoney(order.amountCents, order.currency)}</strong>
             </li>
           ))}

@@ -54,7 +54,8 @@ export function OrderConfirmation({ id, initial }: { id: string; initial?: Order
         {o.failedLaterAt ? "Your payment did not go through" : HEADINGS[o.status]}
       </h1>
       <p className="order-meta">
-        <StatusBadge status={o.status} /> Order <code>{o.id.slice(0, 8)}</code> · <LocalTime iso={o.createdAt} />
+        <StatusBadge status={o.status} failedLater={o.failedLaterAt !== null} /> Order <code>{o.id.slice(0, 8)}</code> ·{" "}
+        <LocalTime iso={o.createdAt} />
       </p>
       <RefundNotice order={o} />
       {o.failedLaterAt && <FailedLater order={o} />}
