@@ -16,7 +16,7 @@ import { makeScratchDir, removeScratchDir } from "./helpers/scratch";
  * through the catch-up. Then the same demo with its payments refused (the
  * emulator refusing the key, as Stripe refuses a revoked one): every journey
  * fails with the shop's answer. The demo takes SEPA Direct Debit and iDEAL
- * too; Stripe's days for a debit pass on the emulator's clock, which the test
+ * too, priced in EUR (a USD demo offering them does not start); Stripe's days for a debit pass on the emulator's clock, which the test
  * (not the smoke, which uses no emulator control) moves on every second.
  */
 const JOURNEYS = ["pay", "decline", "3ds-complete", "3ds-fail", "replay", "refund", "sepa", "ideal"];
@@ -65,8 +65,13 @@ describe("npm run smoke:stripe", () => {
     expect(run.code, run.output).toBe(0);
     expect(journeyLines(run.stdout)).toEqual(JOURNEYS.map((name) => [name, "passed"]));
     expect(run.stdout).toContain("smoke:stripe: 8 passed, 0 failed, 0 skipped");
-    expect(run.stdout).toMatch(/^sepa +passed +202 processing, paid [\d.]+ s later \(IBAN …3000\)/m);
-    expect(run.stdout).toMatch(/^ideal +passed +202 to the bank, Authorize, "Paid — thank you" on the return page/m);
+    // In EUR, the one currency both take: the emulator refuses them in any other, as Stripe does.
+    expect(run.stdout).toMatch(
+      /^sepa +passed +202 processing, paid [\d.]+ s later \(IBAN …3000\) .* succeeded \d+ eur$/m,
+    );
+    expect(run.stdout).toMatch(
+      /^ideal +passed +202 to the bank, Authorize, "Paid — thank you" on the return page.* succeeded \d+ eur$/m,
+    );
     // It said what it waited for while the shop recorded the refund.
     expect(run.stderr).toMatch(/refund: waiting up to 180 s for GET \/api\/orders\/\S+ to show re_\S+/);
 
@@ -85,6 +90,7 @@ describe("npm run smoke:stripe", () => {
       "succeeded",
       "succeeded",
     ]);
+    expect(new Set(ledger.map((i) => i.currency))).toEqual(new Set(["eur"]));
     const refunded = /(pi_\w+) refunded/.exec(run.stdout)?.[1];
     expect(ledger.map((i) => i.id)).toContain(refunded);
   }, 180_000);
