@@ -181,8 +181,14 @@ export async function provisionStackDatabase(
   }
 }
 
-/** Migrations and the catalogue, priced in the shop's currency, on a database that exists: what every stack's database gets, the soak's too. */
-export async function migrateAndSeed(url: string, currency: ShopCurrency): Promise<{ applied: string[]; seeded: number }> {
+/**
+ * Migrations and the catalogue, priced in the shop's currency, on a database
+ * that exists: what every stack's database gets, the soak's too.
+ */
+export async function migrateAndSeed(
+  url: string,
+  currency: ShopCurrency,
+): Promise<{ applied: string[]; seeded: number }> {
   const { applied } = await migrate(url);
   const prisma = createPrismaClient(url);
   const seeded = await seedCatalogue(prisma, currency).finally(() => prisma.$disconnect());
