@@ -10,8 +10,8 @@ export async function register() {
   const { startTracing, tracingWanted } = await import("./lib/tracing/start");
   if (tracingWanted()) startTracing();
   // Also for a bare `next start` (a container, say), not only `npm start`.
-  const { configurationOrExit, shopIdentityOrExit } = await import("./lib/startup");
-  const config = await shopIdentityOrExit(configurationOrExit());
+  const { catalogueCurrencyOrExit, configurationOrExit, shopIdentityOrExit } = await import("./lib/startup");
+  const config = await catalogueCurrencyOrExit(await shopIdentityOrExit(configurationOrExit()));
   // Route handlers learn the socket's peer from a header only this hook writes (lib/abuse/client-address.ts).
   const { installPeerHook } = await import("./lib/abuse/peer-hook");
   installPeerHook();

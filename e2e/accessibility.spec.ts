@@ -1,5 +1,6 @@
 import { expectNoSeriousA11yViolations } from "./accessibility";
 import { expect, test } from "./fixtures";
+import { money } from "./settings";
 import {
   addToCart,
   bankFrame,
@@ -176,7 +177,7 @@ test(
     await expectNoSeriousA11yViolations(page, "the checkout with a refused quantity");
     await quantity.fill("3");
     await expect(page.getByRole("alert").filter({ hasText: "Choose 1 to 99." })).toHaveCount(0);
-    await expect(payButton(page)).toHaveText("Pay $75.00");
+    await expect(payButton(page)).toHaveText(`Pay ${money(7500)}`);
     await expect(payButton(page)).toBeEnabled();
   },
 );

@@ -1,13 +1,16 @@
 import { expect, test } from "./fixtures";
 import { CATALOGUE } from "@/lib/catalogue/catalogue";
+import { money } from "./settings";
+
+const priceOf = (sku: string) => money(CATALOGUE.find((product) => product.sku === sku)!.priceCents);
 
 test("A shopper sees the seeded catalogue with prices from the database", async ({ page }) => {
   await page.goto("/");
   await expect(page.getByRole("heading", { name: "Catalogue" })).toBeVisible();
   const products = page.getByRole("list", { name: "Products" }).getByRole("listitem");
   await expect(products).toHaveCount(CATALOGUE.length);
-  await expect(page.getByRole("listitem", { name: "Classic Tee" })).toContainText("$25.00");
-  await expect(page.getByRole("listitem", { name: "Dot-grid Notebook" })).toContainText("$12.00");
+  await expect(page.getByRole("listitem", { name: "Classic Tee" })).toContainText(priceOf("tee-classic"));
+  await expect(page.getByRole("listitem", { name: "Dot-grid Notebook" })).toContainText(priceOf("notebook-a5"));
   // Each product's picture, from the shop's own origin, loaded; and the shop's icon.
   const picture = page.getByRole("img", { name: "A green crew-neck T-shirt" });
   await expect(picture).toBeVisible();

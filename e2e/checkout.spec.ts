@@ -1,4 +1,5 @@
 import { expect, recordCheckoutKeys, test } from "./fixtures";
+import { E2E, money } from "./settings";
 import {
   addToCart,
   CARDS,
@@ -25,14 +26,14 @@ test("A shopper buys two products and sees the confirmation and the order in his
   await expect(page.getByLabel("Quantity of Enamel Mug")).toHaveValue("1");
   await expect(cardFrame(page).locator('input[name="number"]')).toHaveValue(CARDS.visa);
   await page.getByLabel("Email for your receipt").fill("jo@example.com");
-  // 2 × $25.00 + $18.00, priced by the server's catalogue.
+  // 2 × 25.00 + 18.00, priced by the server's catalogue in the shop's currency.
   await payButton(page).click();
 
   await expect(confirmationHeading(page)).toBeVisible();
   await expect(confirmationHeading(page)).toBeFocused();
   const orderId = new URL(page.url()).pathname.split("/").pop();
-  await expect(page.getByRole("row", { name: /Classic Tee/ })).toContainText("$50.00");
-  await expect(page.getByRole("row", { name: /Total/ })).toContainText("$68.00");
+  await expect(page.getByRole("row", { name: /Classic Tee/ })).toContainText(money(5000));
+  await expect(page.getByRole("row", { name: /Total/ })).toContainText(money(6800));
   // Which card paid, as Stripe named it to the shop, and where the receipt goes.
   await expect(page.getByRole("definition").filter({ hasText: "Visa ending in 4242" })).toBeVisible();
   await expect(page.getByRole("definition").filter({ hasText: "jo@example.com" })).toBeVisible();
@@ -43,7 +44,7 @@ test("A shopper buys two products and sees the confirmation and the order in his
   expect(intents[0]).toMatchObject({
     status: "succeeded",
     amount: 6800,
-    currency: "usd",
+    currency: E2E.currency,
     metadata: { orderId, idempotencyKey: keys[0] },
     receipt_email: "jo@example.com",
   });
@@ -55,7 +56,7 @@ test("A shopper buys two products and sees the confirmation and the order in his
   await expect(orders).toHaveCount(1);
   await expect(orders.first()).toContainText("Paid");
   await expect(orders.first()).toContainText("2 × Classic Tee, 1 × Enamel Mug");
-  await expect(orders.first()).toContainText("$68.00");
+  await expect(orders.first()).toContainText(money(6800));
   await orders.first().getByRole("link").click();
   await expect(page).toHaveURL(`/orders/${orderId}`);
 });

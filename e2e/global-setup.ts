@@ -16,6 +16,8 @@ export default async function globalSetup() {
     ...testEnvironment(process.env, "e2e"),
     STRIPE_SECRET_KEY: "sk_test_emulator",
     STRIPE_API_BASE: E2E.emulatorUrl,
+    // The catalogue is seeded in it, and the workers' servers price in it.
+    SHOP_CURRENCY: E2E.currency,
   });
   const stack = await startStack({
     env,
@@ -31,7 +33,7 @@ export default async function globalSetup() {
       LAB_NAIVE_ENDPOINT: "1",
       MAINTENANCE_INTERVAL_MS: "0",
       OPS_TOKEN: TEST_OPS_TOKEN,
-      // The Payment Element offers SEPA Debit, iDEAL and Bancontact tabs; card journeys stay on its Card tab.
+      // The Payment Element offers SEPA Debit, iDEAL and Bancontact tabs (EUR only); card journeys stay on its Card tab.
       PAYMENT_METHOD_TYPES: "card,sepa_debit,ideal,bancontact",
     },
     log: (line) => console.log(`[e2e] ${line}`),

@@ -5,7 +5,7 @@ import { TEST_OPS_TOKEN } from "@/tests/app-env";
 import { deliver, stripeEvent } from "../tests/helpers/webhooks";
 import { expectNoSeriousA11yViolations } from "./accessibility";
 import { expect, test } from "./fixtures";
-import { E2E } from "./settings";
+import { E2E, money } from "./settings";
 
 // An operator refunds from /ops/orders/{id}: a double click, a lost answer,
 // two tabs at once, a partial then the rest, and a refund the card network
@@ -41,19 +41,23 @@ for (const width of [1280, 360]) {
       const order = await paidOrder(page);
       await signIn(page);
       await page.goto(`/ops/orders/${order.id}`);
-      await expect(page.getByTestId("remaining")).toHaveText("$18.00");
+      await expect(page.getByTestId("remaining")).toHaveText(money(1800));
       await expectNoSeriousA11yViolations(page, "an order on /ops");
       await page.getByLabel(/^Amount/).fill("5.00");
       await page.getByLabel("Reason").fill("scratched");
       await page.getByRole("button", { name: "Refund" }).dblclick();
-      await expect(page.getByTestId("refund-message")).toHaveText("Refund of $5.00 made; $13.00 remains.");
-      await expect(page.getByTestId("remaining")).toHaveText("$13.00");
+      await expect(page.getByTestId("refund-message")).toHaveText(
+        `Refund of ${money(500)} made; ${money(1300)} remains.`,
+      );
+      await expect(page.getByTestId("remaining")).toHaveText(money(1300));
       expect((await emulator.refunds(order.paymentIntentId)).map((r) => r.amount)).toEqual([500]);
 
       await page.getByLabel(/^Amount/).fill("");
       await page.getByRole("button", { name: "Refund" }).click();
-      await expect(page.getByTestId("refund-message")).toHaveText("Refund of $13.00 made; $0.00 remains.");
-      await expect(page.getByTestId("remaining")).toHaveText("$0.00");
+      await expect(page.getByTestId("refund-message")).toHaveText(
+        `Refund of ${money(1300)} made; ${money(0)} remains.`,
+      );
+      await expect(page.getByTestId("remaining")).toHaveText(money(0));
       await expect(page.getByTestId("refund")).toHaveCount(2);
       await expect(page.getByRole("button", { name: "Refund" })).toHaveCount(0);
       expect((await emulator.refunds(order.paymentIntentId)).map((r) => r.amount).sort()).toEqual([1300, 500]);
@@ -63,8 +67,8 @@ for (const width of [1280, 360]) {
       // The shopper's own order page lists both refunds with amount and date.
       await page.goto(`/orders/${order.id}`);
       await expect(page.getByTestId("order-refund")).toHaveCount(2);
-      await expect(page.getByTestId("order-refund").first()).toContainText("$5.00");
-      await expect(page.getByTestId("order-refund").last()).toContainText("$13.00");
+      await expect(page.getByTestId("order-refund").first()).toContainText(money(500));
+      await expect(page.getByTestId("order-refund").last()).toContainText(money(1300));
     });
 
     test("an answer lost after Stripe refunded is asked again under its key", async ({ page, emulator }) => {
@@ -79,7 +83,9 @@ for (const width of [1280, 360]) {
         await route.abort("connectionreset");
       });
       await page.getByRole("button", { name: "Refund" }).click();
-      await expect(page.getByTestId("refund-message")).toHaveText("Refund of $18.00 made; $0.00 remains.");
+      await expect(page.getByTestId("refund-message")).toHaveText(
+        `Refund of ${money(1800)} made; ${money(0)} remains.`,
+      );
       expect(dropped).toBe(1);
       await expect(page.getByTestId("refund")).toHaveCount(1);
       expect((await emulator.refunds(order.paymentIntentId)).map((r) => r.amount)).toEqual([MUG_CENTS]);
@@ -102,7 +108,7 @@ for (const width of [1280, 360]) {
             await other.getByTestId("refund-message").textContent(),
           ].sort(),
         )
-        .toEqual(["Nothing remains to refund on this order.", "Refund of $18.00 made; $0.00 remains."]);
+        .toEqual(["Nothing remains to refund on this order.", `Refund of ${money(1800)} made; ${money(0)} remains.`]);
       expect((await emulator.refunds(order.paymentIntentId)).map((r) => r.amount)).toEqual([MUG_CENTS]);
       await other.close();
     });
@@ -112,7 +118,7 @@ for (const width of [1280, 360]) {
       await signIn(page);
       await page.goto(`/ops/orders/${order.id}`);
       await page.getByRole("button", { name: "Refund" }).click();
-      await expect(page.getByTestId("refund-message")).toContainText("Refund of $18.00");
+      await expect(page.getByTestId("refund-message")).toContainText(`Refund of ${money(1800)}`);
       const stripe = createStripeClient({ secretKey: workerApp.apiKey, apiBase: E2E.emulatorUrl });
       await expect
         .poll(async () => (await emulator.refunds(order.paymentIntentId)).map((r) => r.status))
@@ -127,8 +133,8 @@ for (const width of [1280, 360]) {
           const owed = page.getByTestId("owed");
           return (await owed.count()) > 0 ? owed.textContent() : null;
         })
-        .toContain("$18.00");
-      await expect(page.getByTestId("remaining")).toHaveText("$18.00");
+        .toContain(money(1800));
+      await expect(page.getByTestId("remaining")).toHaveText(money(1800));
       await expect(page.getByTestId("refund")).toContainText("failed: money owed");
       await expectNoSeriousA11yViolations(page, "an order owed money on /ops");
     });

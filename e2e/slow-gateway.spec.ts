@@ -1,4 +1,5 @@
 import { expect, recordCheckoutKeys, test } from "./fixtures";
+import { money } from "./settings";
 import { addToCart, confirmationHeading, goToCheckout, payButton, paymentStatus } from "./shop";
 
 // The gateway holds the payment (the gate) until the journey has seen what it came
@@ -84,7 +85,7 @@ test("An item added in another tab during a slow payment stays in the cart after
   await emulator.faults({ gate: false });
 
   await expect(confirmationHeading(page)).toBeVisible({ timeout: 30_000 });
-  await expect(page.getByRole("row", { name: /Total/ })).toContainText("$25.00");
+  await expect(page.getByRole("row", { name: /Total/ })).toContainText(money(2500));
   await expect(
     page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: /^Cart/ }),
   ).toHaveAccessibleName("Cart 1 item");

@@ -119,10 +119,28 @@ describe("configuration", () => {
     [{ OPS_TOKEN: "replace-with-a-long-random-token" }, "OPS_TOKEN"],
     [{ AUDIT_INTERVAL_MS: "hourly" }, "AUDIT_INTERVAL_MS"],
     [{ HEALTH_PROVIDER_CACHE_MS: "-1" }, "HEALTH_PROVIDER_CACHE_MS"],
+    [{ SHOP_CURRENCY: "gbp" }, "SHOP_CURRENCY"],
+    [{ PAYMENT_METHOD_TYPES: "card,sepa_debit" }, "PAYMENT_METHOD_TYPES"],
+    [{ PAYMENT_METHOD_TYPES: "ideal", SHOP_CURRENCY: "usd" }, "PAYMENT_METHOD_TYPES"],
   ])("rejects %j with a message naming %s", (input, variable) => {
     expect(() => parseEnv(input)).toThrow(ConfigError);
     // One line, starting with the variable to change.
     expect(() => parseEnv(input)).toThrow(new RegExp(`^${variable}: [^\\n]+$`));
+  });
+
+  it("prices in USD unless told EUR, and refuses EUR-only methods in USD saying what to set", () => {
+    expect(parseEnv({}).SHOP_CURRENCY).toBe("usd");
+    expect(parseEnv({ SHOP_CURRENCY: "eur", PAYMENT_METHOD_TYPES: "card,sepa_debit,ideal,bancontact" })).toMatchObject({
+      SHOP_CURRENCY: "eur",
+      PAYMENT_METHOD_TYPES: ["card", "sepa_debit", "ideal", "bancontact"],
+    });
+    expect(parseEnv({ SHOP_CURRENCY: "eur" }).PAYMENT_METHOD_TYPES).toEqual(["card"]);
+    expect(() => parseEnv({ PAYMENT_METHOD_TYPES: "card,sepa_debit,ideal" })).toThrow(
+      /^PAYMENT_METHOD_TYPES: sepa_debit, ideal take EUR only at Stripe, and SHOP_CURRENCY is usd: set SHOP_CURRENCY=eur, or take them out of PAYMENT_METHOD_TYPES$/,
+    );
+    expect(() => parseEnv({ PAYMENT_METHOD_TYPES: "bancontact" })).toThrow(
+      /^PAYMENT_METHOD_TYPES: bancontact takes EUR only at Stripe, and SHOP_CURRENCY is usd: set SHOP_CURRENCY=eur, or take it out/,
+    );
   });
 
   it("refuses the lab's naive endpoint unless the provider is the local emulator, in one line naming it", () => {

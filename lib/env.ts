@@ -21,6 +21,16 @@ const EMULATOR_STRIPE_JS_PATH = "/endive/stripe.js";
 /** The payment methods the shop can offer (PAYMENT_METHOD_TYPES): cards, SEPA Direct Debit, and two bank redirects. */
 export const PAYMENT_METHOD_TYPES = ["card", "sepa_debit", "ideal", "bancontact"] as const;
 export type PaymentMethodType = (typeof PAYMENT_METHOD_TYPES)[number];
+/** The currencies the shop can price its catalogue in (SHOP_CURRENCY); docs/decisions/0035. */
+export const SHOP_CURRENCIES = ["usd", "eur"] as const;
+export type ShopCurrency = (typeof SHOP_CURRENCIES)[number];
+/** Stripe takes SEPA Direct Debit, iDEAL and Bancontact in EUR only; a card in either of the shop's currencies. */
+const EUR_ONLY: readonly PaymentMethodType[] = ["sepa_debit", "ideal", "bancontact"];
+
+/** The methods of `types` that Stripe does not take in `currency`. */
+export function methodsRefusing(types: readonly PaymentMethodType[], currency: ShopCurrency): PaymentMethodType[] {
+  return currency === "eur" ? [] : types.filter((type) => EUR_ONLY.includes(type));
+}
 
 export const STRIPE_REQUESTS_PER_SECOND = { test: 25, live: 100 } as const;
 
@@ -117,6 +127,8 @@ const schema = z
       })
       // Cards are always on: a shop that offers a method also takes cards.
       .transform((types) => [...new Set(["card", ...types])] as PaymentMethodType[]),
+    /** The one currency the catalogue is priced in, and so every checkout and order (docs/decisions/0035). */
+    SHOP_CURRENCY: z.enum(SHOP_CURRENCIES).default("usd"),
     STRIPE_MAX_NETWORK_RETRIES: z.coerce.number().int().min(0).max(5).default(STRIPE_MAX_NETWORK_RETRIES),
     IDEMPOTENCY_IN_PROGRESS_TTL_MS: z.coerce.number().int().positive().default(90_000),
     IDEMPOTENCY_RETENTION_HOURS: z.coerce.number().int().min(24).max(48).default(24),
@@ -227,6 +239,14 @@ const schema = z
         path: ["CLIENT_IP_HEADER"],
         message:
           "set either CLIENT_IP_HEADER or TRUSTED_PROXY_HOPS, not both: the client's address comes from one place",
+      });
+    }
+    const refusing = methodsRefusing(env.PAYMENT_METHOD_TYPES, env.SHOP_CURRENCY);
+    if (refusing.length > 0) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["PAYMENT_METHOD_TYPES"],
+        message: `${refusing.join(", ")} take${refusing.length === 1 ? "s" : ""} EUR only at Stripe, and SHOP_CURRENCY is ${env.SHOP_CURRENCY}: set SHOP_CURRENCY=eur, or take ${refusing.length === 1 ? "it" : "them"} out of PAYMENT_METHOD_TYPES`,
       });
     }
     const minTtl = worstCaseStripeCallMs(env.STRIPE_TIMEOUT_MS, env.STRIPE_MAX_NETWORK_RETRIES);

@@ -1,4 +1,5 @@
-import { ConfigError, EMULATOR_WEBHOOK_SECRET, parseEnv, type Env } from "./env";
+import { withClient } from "./db/reachable";
+import { ConfigError, EMULATOR_WEBHOOK_SECRET, parseEnv, type Env, type ShopCurrency } from "./env";
 import { SECRET_ADVICE } from "./security/secret-strength";
 import { establishShopIdentity } from "./shop-identity";
 
@@ -75,6 +76,35 @@ export async function shopIdentityOrExit(env: Env): Promise<Env> {
       `DATABASE_URL: the shop's identity could not be read (${reason}); check that the database is reachable and that its role may read and write shop_identity (npm run db:migrate creates it).`,
     ]);
   }
+}
+
+/**
+ * The configuration, or the process ends with one line when the catalogue in
+ * the database is priced in another currency than SHOP_CURRENCY: the shop
+ * would show and charge the rows' currency, and Stripe refuse its EUR-only
+ * methods. `npm run db:seed` re-prices it (docs/decisions/0035).
+ */
+export async function catalogueCurrencyOrExit(env: Env): Promise<Env> {
+  if (!env.DATABASE_URL) return env;
+  const problem = await catalogueCurrencyProblem(env.DATABASE_URL, env.SHOP_CURRENCY).catch((err: unknown) =>
+    err instanceof ConfigError ? err.message : `DATABASE_URL: the catalogue could not be read (${String(err)})`,
+  );
+  return problem ? refuse([problem]) : env;
+}
+
+export async function catalogueCurrencyProblem(databaseUrl: string, currency: ShopCurrency): Promise<string | null> {
+  const { rows } = await withClient(databaseUrl, (client) =>
+    client.query<{ sku: string; currency: string }>(
+      "select sku, currency from products where currency <> $1 order by sku limit 3",
+      [currency],
+    ),
+  );
+  if (rows.length === 0) return null;
+  return (
+    `SHOP_CURRENCY: is ${currency}, but the catalogue in the database is priced in another currency ` +
+    `(${rows.map((r) => `${r.sku} ${r.currency}`).join(", ")}): run npm run db:seed with SHOP_CURRENCY=${currency} to re-price it, ` +
+    "or set SHOP_CURRENCY to the catalogue's"
+  );
 }
 
 function refuse(lines: string[]): never {

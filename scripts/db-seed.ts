@@ -1,4 +1,4 @@
-// npm run db:seed — upserts the catalogue (safe to run any number of times).
+// npm run db:seed — upserts the catalogue in SHOP_CURRENCY (safe to run any number of times).
 import "./lib/dotenv";
 import { seedCatalogue } from "@/lib/catalogue/seed";
 import { createPrismaClient } from "@/lib/db";
@@ -7,10 +7,11 @@ import { parseEnv } from "@/lib/env";
 import { runScript } from "./lib/run-script";
 
 runScript(async () => {
-  const database = await provisionDatabase(parseEnv());
+  const env = parseEnv();
+  const database = await provisionDatabase(env);
   const prisma = createPrismaClient(database.url);
   try {
-    console.log(`seeded ${await seedCatalogue(prisma)} products`);
+    console.log(`seeded ${await seedCatalogue(prisma, env.SHOP_CURRENCY)} products in ${env.SHOP_CURRENCY}`);
   } finally {
     await prisma.$disconnect();
     await database.stop();

@@ -9,7 +9,7 @@ import { ConfigError } from "@/lib/env";
 import { assertReachable } from "@/lib/db/reachable";
 import { assertPortFree } from "@/lib/ports";
 import { establishShopIdentity } from "@/lib/shop-identity";
-import { configurationOrExit } from "@/lib/startup";
+import { catalogueCurrencyProblem, configurationOrExit } from "@/lib/startup";
 import { startApp } from "./lib/app-process";
 import { runUntilSignal } from "./lib/run-until-signal";
 
@@ -25,6 +25,8 @@ runUntilSignal(async () => {
   await assertReachable(env.DATABASE_URL!);
   // The shop its database records (named by SHOP_ID the first time); the server checks it again as it starts.
   await establishShopIdentity(env.DATABASE_URL!, env.SHOP_ID, { mayName: false });
+  const wrongCurrency = await catalogueCurrencyProblem(env.DATABASE_URL!, env.SHOP_CURRENCY);
+  if (wrongCurrency) throw new ConfigError(wrongCurrency);
   console.log(`[start] stripe ${env.stripeApiBase ?? "api.stripe.com (test mode)"}`);
   const app = await startApp({ port: env.PORT, hostname: env.HOST, env: {}, log: (line) => console.log(line) });
   console.log(`[start] Ready on ${app.url}`);

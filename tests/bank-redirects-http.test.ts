@@ -22,6 +22,7 @@ const ACTION_TIMEOUT_MS = 1_800_000;
 const h = useTestApp(
   {
     PAYMENT_METHOD_TYPES: "card,ideal,bancontact",
+    SHOP_CURRENCY: "eur", // Stripe takes iDEAL and Bancontact in EUR only
     EVENTS_CATCH_UP_INTERVAL_MS: "0",
     STRIPE_MAX_NETWORK_RETRIES: "0",
     STRIPE_TIMEOUT_MS: "4000",
@@ -86,6 +87,7 @@ describe("a bank redirect", () => {
       const [intent] = await h.emulator.ledger();
       expect(intent).toMatchObject({
         status: "requires_action",
+        currency: "eur",
         payment_method_types: ["card", "ideal", "bancontact"],
       });
 

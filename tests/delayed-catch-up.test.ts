@@ -10,7 +10,12 @@ import { newKey, tokenCart, waitFor } from "./helpers/shopper";
  * loop settles whatever it finds.
  */
 const h = useTestApp(
-  { PAYMENT_METHOD_TYPES: "card,sepa_debit", MAINTENANCE_INTERVAL_MS: "300", EVENTS_CATCH_UP_INTERVAL_MS: "300" },
+  {
+    PAYMENT_METHOD_TYPES: "card,sepa_debit",
+    SHOP_CURRENCY: "eur", // Stripe takes SEPA Direct Debit in EUR only
+    MAINTENANCE_INTERVAL_MS: "300",
+    EVENTS_CATCH_UP_INTERVAL_MS: "300",
+  },
   { ownDatabase: "delayedcatchup" },
 );
 

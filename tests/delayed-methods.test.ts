@@ -15,6 +15,7 @@ import { deliverTo } from "./helpers/webhooks";
 const h = useTestApp(
   {
     PAYMENT_METHOD_TYPES: "card,sepa_debit",
+    SHOP_CURRENCY: "eur", // Stripe takes SEPA Direct Debit in EUR only
     EVENTS_CATCH_UP_INTERVAL_MS: "0", // the webhooks alone settle these orders
     STRIPE_MAX_NETWORK_RETRIES: "0",
   },
@@ -92,7 +93,11 @@ describe("a SEPA debit", () => {
     expect((await shopper.order(orderId)).body.status).toBe("processing");
 
     const [intent] = await h.emulator.ledger();
-    expect(intent).toMatchObject({ status: "processing", payment_method_types: ["card", "sepa_debit"] });
+    expect(intent).toMatchObject({
+      status: "processing",
+      currency: "eur",
+      payment_method_types: ["card", "sepa_debit"],
+    });
 
     expect((await h.emulator.advanceClock(60)).settled).toBe(1);
     const paid = await waitFor(

@@ -12,6 +12,8 @@ import { TEST_DIST_DIR } from "./constants";
 import { TEST_SHOP_ID } from "./helpers/identity";
 import { createOwnDatabase } from "./helpers/own-database";
 import { scratchDir } from "./helpers/scratch";
+import { seedCatalogue } from "@/lib/catalogue/seed";
+import { createPrismaClient } from "@/lib/db";
 import { establishShopIdentity } from "@/lib/shop-identity";
 
 /**
@@ -19,7 +21,8 @@ import { establishShopIdentity } from "@/lib/shop-identity";
  * database and an emulator: the built app against configured services and
  * nothing else. What it refuses (no DATABASE_URL, a missing, example or weak
  * secret, the lab against a real provider, a taken port, a database that does
- * not answer) it refuses in one line naming the variable. A secret invented
+ * not answer, a catalogue in another currency than SHOP_CURRENCY) it refuses
+ * in one line naming the variable. A secret invented
  * per host would make every other request 401 behind a load balancer: only
  * the demo generates one.
  */
@@ -239,6 +242,34 @@ describe("npm start", () => {
       } finally {
         bare.child.kill("SIGTERM");
         await bare.exited;
+      }
+    } finally {
+      await database.drop();
+    }
+  });
+
+  it("told EUR on a catalogue seeded in USD, refuses in one line naming SHOP_CURRENCY; so does next start alone; seeded in EUR, starts", async () => {
+    const database = await createOwnDatabase("eurstart", "usd");
+    try {
+      const euro = { SESSION_SECRET: TEST_SESSION_SECRET, DATABASE_URL: database.url, SHOP_CURRENCY: "eur" };
+      const refusal =
+        /^SHOP_CURRENCY: is eur, but the catalogue in the database is priced in another currency \(.*usd.*\): run npm run db:seed with SHOP_CURRENCY=eur/m;
+      for (const bare of [false, true]) {
+        const start = await runStart(euro, { bare });
+        expect(await start.exited, start.output()).toBe(1);
+        if (bare) expect(start.output()).toMatch(refusal);
+        else expect(linesOf(start.output())).toEqual([expect.stringMatching(refusal)]);
+      }
+      const prisma = createPrismaClient(database.url);
+      await seedCatalogue(prisma, "eur").finally(() => prisma.$disconnect());
+      const started = await runStart(euro, { bare: true });
+      try {
+        await waitUntilLive(started);
+        const products = (await (await fetch(`${started.url}/api/products`)).json()) as Array<{ currency: string }>;
+        expect(new Set(products.map((p) => p.currency))).toEqual(new Set(["eur"]));
+      } finally {
+        started.child.kill("SIGTERM");
+        await started.exited;
       }
     } finally {
       await database.drop();

@@ -80,7 +80,7 @@ describe.skipIf(!installed)("the shop behind PgBouncer in transaction mode (pgbo
     const url = `${pooler.url}?pgbouncer=true`;
     await migrate(url);
     const seeding = createPrismaClient(url);
-    await seedCatalogue(seeding);
+    await seedCatalogue(seeding, "usd");
     expect(await queryRows(seeding, "show statement_timeout", [])).toEqual([{ statement_timeout: "15s" }]);
     await seeding.$disconnect();
 

@@ -5,6 +5,7 @@ import { EmulatorClient } from "@checkout/stripe-emulator/client";
 import { permissionsFor } from "@/lib/payments/restricted-key";
 import { freePort, TEST_METRICS_TOKEN, testAppEnv } from "./app-server";
 import { scrape } from "./helpers/metrics";
+import { createOwnDatabase, type OwnDatabase } from "./helpers/own-database";
 import { cart, newKey, Shopper, waitFor } from "./helpers/shopper";
 import { journeyLines, smoke } from "./helpers/smoke";
 
@@ -19,13 +20,17 @@ import { journeyLines, smoke } from "./helpers/smoke";
  * `/api/health` for the metrics token).
  */
 let emulator: StripeEmulator;
+/** The shop that takes SEPA Direct Debit and iDEAL prices in EUR, on a database seeded in it. */
+let euro: OwnDatabase;
 const apps: AppProcess[] = [];
 beforeAll(async () => {
   emulator = await startStripeEmulator({ port: 0 });
+  euro = await createOwnDatabase("restrictedkey", "eur");
 });
 afterAll(async () => {
   for (const app of apps) await app.stop();
   await emulator?.close();
+  await euro?.drop();
 });
 
 /** A shop on `key`, its maintenance loop and catch-up every half second; its log lines kept. */
@@ -33,7 +38,7 @@ async function shopOn(key: string, overrides: Record<string, string> = {}) {
   const port = await freePort();
   const lines: string[] = [];
   const env = testAppEnv({
-    databaseUrl: inject("databaseUrl"),
+    databaseUrl: overrides.SHOP_CURRENCY === "eur" ? euro.url : inject("databaseUrl"),
     stripeApiBase: emulator.url,
     stripeKey: key,
     overrides: {
@@ -67,7 +72,7 @@ describe("a restricted key", () => {
     const control = new EmulatorClient(emulator.url);
     const { id: key } = await control.restrictedKey(permissions);
     // Every method the shop can take, so the debit and the bank redirect are paid on the same key.
-    const shop = await shopOn(key, { PAYMENT_METHOD_TYPES: "card,sepa_debit,ideal" });
+    const shop = await shopOn(key, { PAYMENT_METHOD_TYPES: "card,sepa_debit,ideal", SHOP_CURRENCY: "eur" });
 
     // Stripe's days for a debit pass on the emulator's clock, moved on while the smoke waits for it.
     const clock = setInterval(() => void control.advanceClock(30).catch(() => undefined), 1_000);

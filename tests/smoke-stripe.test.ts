@@ -16,7 +16,7 @@ import { makeScratchDir, removeScratchDir } from "./helpers/scratch";
  * through the catch-up. Then the same demo with its payments refused (the
  * emulator refusing the key, as Stripe refuses a revoked one): every journey
  * fails with the shop's answer. The demo takes SEPA Direct Debit and iDEAL
- * too; Stripe's days for a debit pass on the emulator's clock, which the test
+ * too, priced in EUR (a USD demo offering them does not start); Stripe's days for a debit pass on the emulator's clock, which the test
  * (not the smoke, which uses no emulator control) moves on every second.
  */
 const JOURNEYS = ["pay", "decline", "3ds-complete", "3ds-fail", "replay", "refund", "sepa", "ideal"];
@@ -43,6 +43,8 @@ beforeAll(async () => {
     MAINTENANCE_INTERVAL_MS: "1000",
     EVENTS_CATCH_UP_INTERVAL_MS: "2000",
     PAYMENT_METHOD_TYPES: "card,sepa_debit,ideal",
+    // Both take EUR only, at Stripe and at the emulator: the demo's catalogue is seeded in it.
+    SHOP_CURRENCY: "eur",
   });
   app = `http://localhost:${ports.app}`;
   emulator = new EmulatorClient(`http://127.0.0.1:${ports.emulator}`);
@@ -63,8 +65,13 @@ describe("npm run smoke:stripe", () => {
     expect(run.code, run.output).toBe(0);
     expect(journeyLines(run.stdout)).toEqual(JOURNEYS.map((name) => [name, "passed"]));
     expect(run.stdout).toContain("smoke:stripe: 8 passed, 0 failed, 0 skipped");
-    expect(run.stdout).toMatch(/^sepa +passed +202 processing, paid [\d.]+ s later \(IBAN …3000\)/m);
-    expect(run.stdout).toMatch(/^ideal +passed +202 to the bank, Authorize, "Paid — thank you" on the return page/m);
+    // In EUR, the one currency both take: the emulator refuses them in any other, as Stripe does.
+    expect(run.stdout).toMatch(
+      /^sepa +passed +202 processing, paid [\d.]+ s later \(IBAN …3000\) .* succeeded \d+ eur$/m,
+    );
+    expect(run.stdout).toMatch(
+      /^ideal +passed +202 to the bank, Authorize, "Paid — thank you" on the return page.* succeeded \d+ eur$/m,
+    );
     // It said what it waited for while the shop recorded the refund.
     expect(run.stderr).toMatch(/refund: waiting up to 180 s for GET \/api\/orders\/\S+ to show re_\S+/);
 
@@ -83,6 +90,7 @@ describe("npm run smoke:stripe", () => {
       "succeeded",
       "succeeded",
     ]);
+    expect(new Set(ledger.map((i) => i.currency))).toEqual(new Set(["eur"]));
     const refunded = /(pi_\w+) refunded/.exec(run.stdout)?.[1];
     expect(ledger.map((i) => i.id)).toContain(refunded);
   }, 180_000);
@@ -139,6 +147,37 @@ describe("npm run smoke:stripe", () => {
     }
   }, 180_000);
 
+  it("has no USD shop to run against: a demo asked for SEPA and iDEAL in USD is refused at start-up, in one line", async () => {
+    const scratch = await makeScratchDir("smoke-usd-");
+    try {
+      const child = spawn(process.execPath, DEMO_ARGS, {
+        env: {
+          ...process.env,
+          DATABASE_URL: "",
+          DATA_DIR: scratch,
+          PORT: String(await freePort()),
+          EMBEDDED_PG_PORT: String(await freePort()),
+          STRIPE_EMULATOR_PORT: String(await freePort()),
+          PAYMENT_METHOD_TYPES: "card,sepa_debit,ideal",
+          SHOP_CURRENCY: "usd",
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (c: Buffer) => (stdout += c));
+      child.stderr.on("data", (c: Buffer) => (stderr += c));
+      const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+      expect(code).toBe(1);
+      expect(stderr.trim().split("\n")).toEqual([
+        "PAYMENT_METHOD_TYPES: sepa_debit, ideal take EUR only at Stripe, and SHOP_CURRENCY is usd: set SHOP_CURRENCY=eur, or take them out of PAYMENT_METHOD_TYPES",
+      ]);
+      expect(stdout).not.toContain("Ready: open"); // nothing started
+    } finally {
+      await removeScratchDir(scratch);
+    }
+  });
+
   // The refusals of arguments and variables: tools/smoke-stripe/options.test.ts. Here, the command's own.
   it.each([
     [[], /^--app: required: the shop's URL/],
@@ -151,13 +190,22 @@ describe("npm run smoke:stripe", () => {
   });
 });
 
+/** `npm run demo -- --no-build`. */
+const DEMO_ARGS = [
+  "--import",
+  "tsx",
+  "--import",
+  "./scripts/lib/allow-server-only.mjs",
+  "scripts/demo.ts",
+  "--no-build",
+];
+
 /** scripts/demo.ts as `npm run demo -- --no-build` runs it, until "Ready: open". */
 async function startDemo(env: Record<string, string>) {
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", "--import", "./scripts/lib/allow-server-only.mjs", "scripts/demo.ts", "--no-build"],
-    { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] },
-  );
+  const child = spawn(process.execPath, DEMO_ARGS, {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   child.stdout.on("data", (c: Buffer) => (output += c));
   child.stderr.on("data", (c: Buffer) => (output += c));

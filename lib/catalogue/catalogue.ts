@@ -1,6 +1,8 @@
 /**
  * The shop's catalogue. Prices live here and in the database, never in the
- * client: checkout prices a cart from the `products` table only.
+ * client: checkout prices a cart from the `products` table only. The figures
+ * are in the shop's one currency, SHOP_CURRENCY, which the seed writes beside
+ * them (docs/decisions/0035).
  */
 export const CATALOGUE = [
   {
@@ -8,41 +10,35 @@ export const CATALOGUE = [
     name: "Classic Tee",
     description: "Heavyweight organic cotton, relaxed fit.",
     priceCents: 2500,
-    currency: "usd",
   },
   {
     sku: "mug-enamel",
     name: "Enamel Mug",
     description: "Camp mug that survives the dishwasher and the trail.",
     priceCents: 1800,
-    currency: "usd",
   },
   {
     sku: "socks-merino",
     name: "Merino Socks",
     description: "Warm when wet, never itchy. One pair.",
     priceCents: 1400,
-    currency: "usd",
   },
   {
     sku: "cap-canvas",
     name: "Canvas Cap",
     description: "Waxed canvas, brass buckle.",
     priceCents: 2200,
-    currency: "usd",
   },
   {
     sku: "tote-bag",
     name: "Market Tote",
     description: "Holds a week of groceries.",
     priceCents: 1600,
-    currency: "usd",
   },
   {
     sku: "notebook-a5",
     name: "Dot-grid Notebook",
     description: "A5, 192 pages, lies flat.",
     priceCents: 1200,
-    currency: "usd",
   },
 ] as const;

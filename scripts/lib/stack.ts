@@ -7,7 +7,7 @@ import { seedCatalogue } from "@/lib/catalogue/seed";
 import { createPrismaClient } from "@/lib/db";
 import { migrate } from "@/lib/db/migrate";
 import { provisionDatabase, type ProvisionedDatabase } from "@/lib/db/provision";
-import { ConfigError, EMULATOR_WEBHOOK_SECRET, type Env } from "@/lib/env";
+import { ConfigError, EMULATOR_WEBHOOK_SECRET, type Env, type ShopCurrency } from "@/lib/env";
 import { assertPortFree, portTaken } from "@/lib/ports";
 import { SECRET_ADVICE } from "@/lib/security/secret-strength";
 import { establishShopIdentity } from "@/lib/shop-identity";
@@ -131,6 +131,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       STRIPE_SECRET_KEY: env.STRIPE_SECRET_KEY,
       STRIPE_WEBHOOK_SECRET: webhookSecret,
       SHOP_ID: shopId,
+      // The currency the catalogue was just seeded in.
+      SHOP_CURRENCY: env.SHOP_CURRENCY,
       SESSION_SECRET: env.SESSION_SECRET ?? kept(env.DATA_DIR, "session-secret", () => randomBytes(32).toString("hex")),
       // One person and their browser (or a test run) from one address: the abuse limits, raised (lib/abuse/limits.ts).
       RATE_LIMIT_SCALE: process.env.RATE_LIMIT_SCALE || "1000",
@@ -172,18 +174,24 @@ export async function provisionStackDatabase(
 ): Promise<{ database: ProvisionedDatabase; applied: string[]; seeded: number }> {
   const database = await provisionDatabase(env, options);
   try {
-    return { database, ...(await migrateAndSeed(database.url)) };
+    return { database, ...(await migrateAndSeed(database.url, env.SHOP_CURRENCY)) };
   } catch (err) {
     await database.stop();
     throw err;
   }
 }
 
-/** Migrations and the catalogue on a database that exists: what every stack's database gets, the soak's too. */
-export async function migrateAndSeed(url: string): Promise<{ applied: string[]; seeded: number }> {
+/**
+ * Migrations and the catalogue, priced in the shop's currency, on a database
+ * that exists: what every stack's database gets, the soak's too.
+ */
+export async function migrateAndSeed(
+  url: string,
+  currency: ShopCurrency,
+): Promise<{ applied: string[]; seeded: number }> {
   const { applied } = await migrate(url);
   const prisma = createPrismaClient(url);
-  const seeded = await seedCatalogue(prisma).finally(() => prisma.$disconnect());
+  const seeded = await seedCatalogue(prisma, currency).finally(() => prisma.$disconnect());
   return { applied, seeded };
 }
 

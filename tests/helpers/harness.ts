@@ -30,7 +30,10 @@ export function useTestApp(env: Record<string, string> = {}, options: { ownDatab
   let own: OwnDatabase | undefined;
 
   beforeAll(async () => {
-    own = options.ownDatabase ? await createOwnDatabase(options.ownDatabase) : undefined;
+    // Seeded in the currency its server prices in.
+    own = options.ownDatabase
+      ? await createOwnDatabase(options.ownDatabase, env.SHOP_CURRENCY === "eur" ? "eur" : "usd")
+      : undefined;
     const shared = own || Object.keys(env).length > 0 ? null : sharedTestApp();
     app = shared ?? (await startTestApp(own ? { ...env, DATABASE_URL: own.url } : env));
     emulator = new EmulatorClient(app.emulator.url, { apiKey: shared ? app.emulator.apiKey : null });

@@ -1,5 +1,6 @@
 import pg from "pg";
 import { inject } from "vitest";
+import type { ShopCurrency } from "@/lib/env";
 import { migrateAndSeed } from "@/scripts/lib/stack";
 
 /**
@@ -13,7 +14,8 @@ export interface OwnDatabase {
   drop(): Promise<void>;
 }
 
-export async function createOwnDatabase(label: string): Promise<OwnDatabase> {
+/** Seeded in `currency`, the SHOP_CURRENCY of the server that will use it. */
+export async function createOwnDatabase(label: string, currency: ShopCurrency = "usd"): Promise<OwnDatabase> {
   if (!/^[a-z]+$/.test(label)) throw new Error(`database label must be lowercase letters, got ${label}`);
   const shared = new URL(inject("databaseUrl"));
   // checkout_vitest_<pid>_<label>: global setup drops it with the run's own if a run dies.
@@ -21,7 +23,7 @@ export async function createOwnDatabase(label: string): Promise<OwnDatabase> {
   await admin(`drop database if exists "${name}" with (force)`);
   await admin(`create database "${name}"`);
   const url = new URL(`/${name}`, shared).toString();
-  await migrateAndSeed(url);
+  await migrateAndSeed(url, currency);
   return { url, drop: () => admin(`drop database if exists "${name}" with (force)`) };
 }
 

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { chmod, mkdir } from "node:fs/promises";
 import path from "node:path";
-import { parseEnv } from "@/lib/env";
+import { parseEnv, type ShopCurrency } from "@/lib/env";
 import { OPS_TOKEN } from "./operator";
 import { startApp, type AppProcess } from "@/scripts/lib/app-process";
 import { embeddedDatabaseOf } from "@/scripts/lib/port-plan";
@@ -27,6 +27,8 @@ export const WEBHOOK_SECRET = "whsec_chaos";
 /** GET /api/metrics of every shop the soak starts: the soak reads their counters of foreign intents. */
 export const METRICS_TOKEN = "7e3a9c1f5b8d2e6a0c4f9b3d7e1a5c8f2b6d0e4a9c3f7b1d5e8a2c6f0b4d9e3a";
 const DATABASE = "checkout_chaos";
+/** SEPA Direct Debit, iDEAL and Bancontact take EUR only: the soak's shops price in it. */
+export const CHAOS_CURRENCY: ShopCurrency = "eur";
 
 /**
  * Short clocks so that everything a fault leaves behind converges in seconds:
@@ -48,6 +50,7 @@ export const APP_SETTINGS: Record<string, string> = {
   AUDIT_INTERVAL_MS: "0",
   // Shoppers also pay by SEPA Direct Debit and bank redirect (methods.ts).
   PAYMENT_METHOD_TYPES: "card,sepa_debit,ideal,bancontact",
+  SHOP_CURRENCY: CHAOS_CURRENCY,
 };
 
 export interface Instance {
@@ -89,7 +92,7 @@ export async function startCluster(options: ChaosOptions, log: (line: string) =>
     cleanups.push(() => replicated.stop());
     await replicated.createDatabase(DATABASE);
     const database = { ...replicated, url: replicated.urlFor(DATABASE) };
-    await migrateAndSeed(database.url);
+    await migrateAndSeed(database.url, CHAOS_CURRENCY);
 
     const emulator = await startStripeEmulator({ port: options.emulatorPort });
     cleanups.push(() => emulator.close());

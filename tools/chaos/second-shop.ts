@@ -3,7 +3,7 @@ import { provisionDatabase, type ProvisionedDatabase } from "@/lib/db/provision"
 import { startApp, type AppProcess } from "@/scripts/lib/app-process";
 import { migrateAndSeed } from "@/scripts/lib/stack";
 import { CARD_KINDS } from "./cards";
-import { APP_SETTINGS, METRICS_TOKEN, WEBHOOK_SECRET, type Cluster } from "./cluster";
+import { APP_SETTINGS, CHAOS_CURRENCY, METRICS_TOKEN, WEBHOOK_SECRET, type Cluster } from "./cluster";
 import { sleep } from "./http-shopper";
 import { Journal } from "./journal";
 import type { ChaosOptions } from "./options";
@@ -66,7 +66,7 @@ export async function startSecondShop(
       { database: DATABASE, recreate: true },
     );
     cleanups.push(() => database.stop());
-    await migrateAndSeed(database.url);
+    await migrateAndSeed(database.url, CHAOS_CURRENCY);
     const recorder = await startProviderRecorder(cluster.emulator.url);
     cleanups.push(() => recorder.close());
 

@@ -10,13 +10,12 @@ const answer = (status: number, body: Record<string, unknown>): Answer => ({
 });
 
 describe("npm run smoke:stripe's SEPA and iDEAL journeys are skipped, saying why", () => {
-  it("at Stripe itself, for a shop that does not price in EUR; never against the emulator", () => {
-    expect(eurOnly(true, "usd", "iDEAL")).toEqual({
+  it("for a shop that does not price in EUR, at Stripe and at the emulator alike, saying what to set", () => {
+    expect(eurOnly("usd", "iDEAL")).toEqual({
       outcome: "skipped",
-      detail: "iDEAL takes EUR only at Stripe; this shop prices in usd",
+      detail: "iDEAL takes EUR only; this shop prices in usd: run it with SHOP_CURRENCY=eur",
     });
-    expect(eurOnly(true, "eur", "iDEAL")).toBeNull();
-    expect(eurOnly(false, "usd", "iDEAL")).toBeNull();
+    expect(eurOnly("eur", "iDEAL")).toBeNull();
   });
 
   it("when the shop refuses the type at paymentMethodType, and only then", () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type Stripe from "stripe";
-import { passed, squash, waitUntil, withShop, type Journey, type JourneyResult, type SmokeContext } from "./journeys";
+import { passed, squash, waitUntil, withShop, type Journey, type JourneyResult } from "./journeys";
 import { pressOnProviderPage } from "./provider-page";
 import type { Provider } from "./provider";
 import { describe, JourneyFailure, Shop, type Answer } from "./shop";
@@ -10,8 +10,8 @@ import { describe, JourneyFailure, Shop, type Answer } from "./shop";
  * Stripe's succeeding test IBAN (202 processing, then paid when Stripe
  * decides), and iDEAL in Chromium (to the bank's test page, Authorize, back to
  * the return page, paid). Both need the shop's `PAYMENT_METHOD_TYPES` to take
- * them and a token made by Stripe's test helper, so STRIPE_SECRET_KEY; at
- * Stripe both take EUR only.
+ * them and a token made by Stripe's test helper, so STRIPE_SECRET_KEY; both
+ * take EUR only, so the shop prices in it (SHOP_CURRENCY=eur).
  */
 const SEPA_IBAN = "DE89370400440532013000";
 
@@ -27,7 +27,7 @@ export const METHOD_JOURNEYS: Journey[] = [
       const provider = ctx.provider;
       if (!provider) return skippedWithoutKey("a SEPA debit");
       return withShop(ctx, async (shop) => {
-        const refused = await notTaken(ctx, shop, "SEPA Direct Debit");
+        const refused = await notTaken(shop, "SEPA Direct Debit");
         if (refused) return refused;
         const token = await testToken(provider, {
           type: "sepa_debit",
@@ -69,7 +69,7 @@ export const METHOD_JOURNEYS: Journey[] = [
       try {
         const shop = new Shop(context.request);
         await shop.startSession();
-        const refused = await notTaken(ctx, shop, "iDEAL");
+        const refused = await notTaken(shop, "iDEAL");
         if (refused) return refused;
         const token = await testToken(provider, { type: "ideal" });
         const body = { items: await shop.oneItem(), confirmationToken: token, paymentMethodType: "ideal" };
@@ -117,15 +117,20 @@ function skippedWithoutKey(what: string): JourneyResult {
   };
 }
 
-async function notTaken(ctx: SmokeContext, shop: Shop, method: string): Promise<JourneyResult | null> {
-  return eurOnly(ctx.provider?.isStripe ?? false, await shop.currency(), method);
+async function notTaken(shop: Shop, method: string): Promise<JourneyResult | null> {
+  return eurOnly(await shop.currency(), method);
 }
 
-/** At Stripe, SEPA Direct Debit and iDEAL take EUR only: a shop pricing in another currency is skipped, saying so. */
-export function eurOnly(atStripe: boolean, currency: string, method: string): JourneyResult | null {
-  if (atStripe && currency !== "eur")
-    return { outcome: "skipped", detail: `${method} takes EUR only at Stripe; this shop prices in ${currency}` };
-  return null;
+/**
+ * SEPA Direct Debit and iDEAL take EUR only, at Stripe and at the emulator: a
+ * shop pricing in another currency is skipped, saying what to set.
+ */
+export function eurOnly(currency: string, method: string): JourneyResult | null {
+  if (currency === "eur") return null;
+  return {
+    outcome: "skipped",
+    detail: `${method} takes EUR only; this shop prices in ${currency}: run it with SHOP_CURRENCY=eur`,
+  };
 }
 
 /** The shop refuses a type it does not take (400 at `paymentMethodType`): skipped, naming the variable. */

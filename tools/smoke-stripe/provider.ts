@@ -13,13 +13,10 @@ const CLOCK_MARGIN_SECONDS = 300;
  */
 export class Provider {
   readonly stripe: Stripe;
-  /** Stripe itself (no STRIPE_API_BASE), not the emulator: what only Stripe refuses is checked first. */
-  readonly isStripe: boolean;
   private readonly since = Math.floor(Date.now() / 1000) - CLOCK_MARGIN_SECONDS;
 
   constructor(config: { secretKey: string; apiBase: string | undefined }) {
     this.stripe = createStripeClient({ secretKey: config.secretKey, apiBase: config.apiBase });
-    this.isStripe = config.apiBase === undefined;
   }
 
   /** Exactly one intent for the order, in the status and for the amount the shop reported. */

@@ -5,6 +5,7 @@ import type { ConfirmationMethod } from "./confirmation-method";
 import { ConfirmationTokens } from "./confirmation-tokens";
 import { ANY_TIME, type CreatedRange } from "./created-range";
 import { randomId, unixSeconds } from "./ids";
+import { compatibleTypes } from "./method-currencies";
 import { bankRedirectFacts, bankRedirectTypeOf, type BankRedirectFacts } from "./bank-redirects";
 import { isSepaToken, sepaFactsOf, type SepaDebitFacts } from "./sepa";
 
@@ -182,7 +183,7 @@ export class Ledger {
       payment_method: input.paymentMethod,
       payment_method_configuration_details: null,
       payment_method_options: null,
-      payment_method_types: input.allowedTypes ?? ["card"],
+      payment_method_types: input.allowedTypes ? compatibleTypes(input.allowedTypes, input.currency) : ["card"],
       allowed_payment_method_types: input.allowedTypes,
       excluded_payment_method_types: null,
       latest_charge: null,

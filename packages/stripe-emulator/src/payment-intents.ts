@@ -7,8 +7,10 @@ import { emit, notExecuted, type Ctx, type Outcome } from "./context";
 import type { Params } from "./form";
 import { unixSeconds } from "./ids";
 import type { CancellationReason, PaymentIntent } from "./ledger";
+import { currencyRefusal, incompatibleMethod } from "./method-currencies";
 import { invalidRequest, ok, resourceMissing, type ApiResponse } from "./responses";
 import {
+  EMULATED_TYPES,
   invalidCreateParams,
   isIntegerText,
   mandateDataError,
@@ -68,14 +70,13 @@ export function createIntent(ctx: Ctx, params: Params): Outcome {
   // As at Stripe, what the request names wins over what the token carries.
   const named = typeof params.payment_method === "string" ? params.payment_method : token?.testToken;
   const allowed = allowedTypesOf(params.allowed_payment_method_types);
+  const currency = (params.currency as string).toLowerCase();
+  const legacyTypes = allowedTypesOf(params.payment_method_types);
+  const wrongCurrency = legacyTypes && currencyRefusal(legacyTypes, currency);
+  if (wrongCurrency) return notExecuted(wrongCurrency);
   const type = named === undefined ? null : paymentMethods.typeOf(named);
-  if (type && allowed && !allowed.includes(type))
-    return notExecuted(
-      invalidRequest(
-        `The PaymentMethod provided (${type}) is not allowed for this PaymentIntent. Allowed types: ${allowed.join(", ")}.`,
-        { code: "payment_intent_incompatible_payment_method", param: "payment_method" },
-      ),
-    );
+  const incompatible = incompatibleMethod(type, { currency, allowed }, EMULATED_TYPES);
+  if (incompatible) return notExecuted(incompatible);
   // A SEPA debit needs the customer's mandate: from the Payment Element's token, or the create's mandate_data.
   if (
     type === "sepa_debit" &&
@@ -100,7 +101,7 @@ export function createIntent(ctx: Ctx, params: Params): Outcome {
   const paymentMethod = named === undefined ? null : paymentMethods.attach(named);
   const intent = ctx.ledger.create({
     amount: Number(params.amount),
-    currency: (params.currency as string).toLowerCase(),
+    currency,
     paymentMethod,
     metadata: metadataOf(params.metadata),
     description: typeof params.description === "string" ? params.description : null,
@@ -145,9 +146,15 @@ export function confirmIntent(ctx: Ctx, id: string, params: Params): Outcome {
       `You cannot confirm this PaymentIntent because it has a status of ${intent.status}.`,
     );
   }
+  const named = typeof params.payment_method === "string" ? params.payment_method : null;
+  const incompatible = incompatibleMethod(
+    named && paymentMethods.typeOf(named),
+    { currency: intent.currency, allowed: intent.allowed_payment_method_types },
+    EMULATED_TYPES,
+  );
+  if (incompatible) return notExecuted(incompatible);
   // The payment method set at create is used; after a decline Stripe has cleared it.
-  const paymentMethod =
-    typeof params.payment_method === "string" ? paymentMethods.attach(params.payment_method) : intent.payment_method;
+  const paymentMethod = named ? paymentMethods.attach(named) : intent.payment_method;
   if (!paymentMethod) {
     return notExecuted(
       invalidRequest("You cannot confirm this PaymentIntent because it's missing a payment method.", {
