@@ -84,7 +84,7 @@ export const duplicates: Scenario = {
           goal("409 p50 ÷ products p50", conflicts.p50Ms / products.p50Ms, "<=", 1.1),
         ],
         figures: {
-          // Not a goal: the cheapest POST the server answers, beside the GET the goal names (a POST with a body costs Next.js more).
+          // Not a goal: the cheapest POST the server answers (Next.js refuses it before any handler), beside the GET the goal names.
           "409 p50 ÷ POST health/live (405) p50": round(conflicts.p50Ms / post.p50Ms),
           // Not a goal: Next.js's own floor against plain node:http. Above 2, no route of this server meets the first goal.
           "health/live p50 ÷ plain node:http claim p50": round(live.p50Ms / baseline.p50Ms),
