@@ -194,10 +194,9 @@ export const observe: Observe = (event, given) => {
   // costs no more than a catalogue read.
   const routine =
     (event === "claim" && fields.decision === "in_progress") || (event === "response" && fields.status === 409);
-  o.logger[fields.alarm === true ? "error" : routine || fields.alarm === false ? "debug" : "info"]({
-    event,
-    ...fields,
-  });
+  const level = fields.alarm === true ? "error" : routine || fields.alarm === false ? "debug" : "info";
+  // A line below LOG_LEVEL is not even built.
+  if (o.logger.isLevelEnabled(level)) o.logger[level]({ event, ...fields });
   annotateSpan(event, fields);
   if (!isNamed(event)) return;
   (COUNT[event] as (o: Observability, fields: Fields) => void)(o, fields);

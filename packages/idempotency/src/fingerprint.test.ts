@@ -36,4 +36,11 @@ describe("request fingerprints", () => {
   it("is a SHA-256 hex digest", () => {
     expect(fingerprint(body)).toMatch(/^[0-9a-f]{64}$/);
   });
+
+  it("is the SHA-256 of the canonical JSON, so stored records' fingerprints still match", () => {
+    const cart = { paymentMethod: "pm_card_visa", items: [{ sku: "tee-classic", quantity: 1 }] };
+    expect(canonicalJson(cart)).toBe('{"items":[{"quantity":1,"sku":"tee-classic"}],"paymentMethod":"pm_card_visa"}');
+    // sha256sum of the line above, computed outside Node.
+    expect(fingerprint(cart)).toBe("b137ecdd7b257bc083e4238a8d5ed2636699d4c7a071aeec0ab4e77a61015cc8");
+  });
 });

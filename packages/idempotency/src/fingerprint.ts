@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 
 /**
  * Canonical JSON: object keys sorted at every depth, arrays in their order,
@@ -19,7 +19,7 @@ export function canonicalJson(value: unknown): string {
   return `{${entries.join(",")}}`;
 }
 
-/** SHA-256 (hex) of the canonical JSON of a request body. */
+/** SHA-256 (hex) of the canonical JSON of a request body (one-shot `hash`: no Hash object per request). */
 export function fingerprint(body: unknown): string {
-  return createHash("sha256").update(canonicalJson(body)).digest("hex");
+  return hash("sha256", canonicalJson(body), "hex");
 }
