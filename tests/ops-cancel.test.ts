@@ -15,13 +15,17 @@ import { CART, cart, newKey, tokenCart, type Shopper } from "./helpers/shopper";
  * in either order, and a crash mid-cancel retaken into the one cancel.
  */
 const TTL_MS = 60_000;
-const h = useTestApp({
-  OPS_TOKEN: TEST_OPS_TOKEN,
-  PAYMENT_METHOD_TYPES: "card,sepa_debit,ideal",
-  IDEMPOTENCY_IN_PROGRESS_TTL_MS: String(TTL_MS),
-  STRIPE_TIMEOUT_MS: "5000",
-  STRIPE_MAX_NETWORK_RETRIES: "0",
-});
+const h = useTestApp(
+  {
+    OPS_TOKEN: TEST_OPS_TOKEN,
+    PAYMENT_METHOD_TYPES: "card,sepa_debit,ideal",
+    SHOP_CURRENCY: "eur", // Stripe takes SEPA Direct Debit and iDEAL in EUR only
+    IDEMPOTENCY_IN_PROGRESS_TTL_MS: String(TTL_MS),
+    STRIPE_TIMEOUT_MS: "5000",
+    STRIPE_MAX_NETWORK_RETRIES: "0",
+  },
+  { ownDatabase: "cancels" },
+);
 const AUTH = { authorization: `Bearer ${TEST_OPS_TOKEN}` };
 
 const stripe = () =>
