@@ -1,8 +1,8 @@
 "use client";
 
-import { createAttemptStore, sendUntilAnswered, tabStorage, type AttemptRecord } from "@checkout/idempotency/client";
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useState } from "react";
 import { formatMoney } from "@/lib/money";
+import { PressMessage, useOperatorPress } from "./operator-press";
 
 /** Amount typed in the currency's major units ("12.50") as whole minor units, or null when it is not one. */
 function minorUnits(text: string): number | null {
@@ -13,10 +13,8 @@ function minorUnits(text: string): number | null {
 }
 
 /**
- * Refund all or part of what remains. A press is one attempt of the
- * package's attempt store (per tab, kept across a reload): a second press of
- * the same refund, a retry and a reload send the same key and bytes, polled
- * on 409 with the shop's backoff, so the server makes it once.
+ * Refund all or part of what remains, once however often it is pressed
+ * (./operator-press.tsx).
  */
 export function RefundForm({
   orderId,
@@ -27,69 +25,26 @@ export function RefundForm({
   currency: string;
   remainingCents: number;
 }) {
-  const attempts = useMemo(
-    () => createAttemptStore({ storage: tabStorage(), storageKey: `ops-refund:${orderId}` }),
-    [orderId],
-  );
-  const noticeKey = `ops-refund-notice:${orderId}`;
   const [amount, setAmount] = useState("");
   const [reason, setReason] = useState("");
-  const [message, setMessage] = useState<{ text: string; error: boolean } | null>(null);
-  const [busy, setBusy] = useState(false);
-  const sending = useRef<Promise<void> | null>(null);
-
-  async function send(attempt: AttemptRecord) {
-    setBusy(true);
-    setMessage({ text: "Refunding…", error: false });
-    try {
-      const answer = await sendUntilAnswered({
-        url: `/api/ops/orders/${orderId}/refunds`,
-        key: attempt.key,
-        bodyJson: attempt.bodyJson,
-      });
-      attempts.finish(attempt.key);
-      let told: { text: string; error: boolean };
+  const { busy, message, setMessage, pressing, press } = useOperatorPress({
+    orderId,
+    action: "refunds",
+    working: "Refunding…",
+    noAnswer: "No answer from the shop yet. Press Refund again to ask; it will not refund twice.",
+    tell: (answer) => {
       const body = answer.body as { message?: string; amountCents?: number; status?: string; remainingCents?: number };
-      if (answer.status === 201)
-        told = {
-          text: `Refund of ${formatMoney(body.amountCents ?? 0, currency)} ${body.status === "failed" ? "failed" : "made"}; ${formatMoney(body.remainingCents ?? 0, currency)} remains.`,
-          error: body.status === "failed",
-        };
-      else told = { text: body.message ?? `Refused (${answer.status}).`, error: true };
-      // The whole page again, from the server: the answer shows above the order as it now stands.
-      sessionStorage.setItem(noticeKey, JSON.stringify(told));
-      window.location.reload();
-    } catch {
-      // The attempt stays open: pressing again (or reloading) resends the same key and learns what became of it.
-      setMessage({
-        text: "No answer from the shop yet. Press Refund again to ask; it will not refund twice.",
-        error: true,
-      });
-    } finally {
-      setBusy(false);
-    }
-  }
-
-  // The answer the page reloaded after (tab storage, known only once hydrated), and a press the page
-  // never heard back from (a reload, a closed connection), asked again under its key.
-  useEffect(() => {
-    const told = sessionStorage.getItem(noticeKey);
-    sessionStorage.removeItem(noticeKey);
-    const open = attempts.current();
-    void Promise.resolve().then(() => {
-      if (told) setMessage(JSON.parse(told) as { text: string; error: boolean });
-      if (open && !sending.current)
-        sending.current = send(open).finally(() => {
-          sending.current = null;
-        });
-    });
-    // Once per page: send and attempts belong to this render's order.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [attempts]);
+      if (answer.status !== 201) return { text: body.message ?? `Refused (${answer.status}).`, error: true };
+      return {
+        text: `Refund of ${formatMoney(body.amountCents ?? 0, currency)} ${body.status === "failed" ? "failed" : "made"}; ${formatMoney(body.remainingCents ?? 0, currency)} remains.`,
+        error: body.status === "failed",
+      };
+    },
+  });
 
   function onSubmit(event: React.FormEvent) {
     event.preventDefault();
-    if (sending.current) return; // a double click: the first press is the attempt
+    if (pressing()) return;
     const typed = amount.trim();
     const cents = typed === "" ? null : minorUnits(typed);
     if (typed !== "" && cents === null) {
@@ -99,22 +54,10 @@ export function RefundForm({
     const body: { amountCents?: number; reason?: string } = {};
     if (cents !== null) body.amountCents = cents;
     if (reason.trim()) body.reason = reason.trim();
-    const attempt = attempts.begin(JSON.stringify(body));
-    sending.current = send(attempt).finally(() => {
-      sending.current = null;
-    });
+    press(body);
   }
 
-  const status = (
-    <p
-      role="status"
-      aria-live="polite"
-      className={message?.error ? "notice-refund" : "muted"}
-      data-testid="refund-message"
-    >
-      {message?.text ?? ""}
-    </p>
-  );
+  const status = <PressMessage message={message} testId="refund-message" />;
   if (remainingCents === 0)
     return (
       <section className="ops-refund" aria-labelledby="refund-title">

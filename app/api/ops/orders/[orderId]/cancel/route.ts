@@ -1,10 +1,7 @@
 import { withIdempotency } from "@checkout/idempotency/next";
 import { db, engineDatabase } from "@/lib/db";
-import { env } from "@/lib/env";
 import { jsonError } from "@/lib/http";
-import { isUuid } from "@/lib/uuid";
-import { opsOff, opsUnauthenticated } from "@/lib/ops/http";
-import { isOperatorRequest } from "@/lib/ops/operator-request";
+import { operatorOrderRoute } from "@/lib/ops/operator-request";
 import { OPERATOR_SUBJECT } from "@/lib/refunds/operator-refund";
 import {
   CANCEL_ENDPOINT,
@@ -23,35 +20,33 @@ export const dynamic = "force-dynamic";
  * yet succeeded, once per Idempotency-Key, through the package's engine (lib/cancels).
  */
 export async function POST(request: Request, { params }: { params: Promise<{ orderId: string }> }) {
-  if (!env().OPS_TOKEN) return opsOff();
-  if (!(await isOperatorRequest(request))) return opsUnauthenticated();
-  const { orderId } = await params;
-  if (!isUuid(orderId)) return jsonError(404, "not_found", `No order ${orderId}.`);
-  const deps = checkoutDeps();
-  // The adapter parses the body before it claims: the gate holds the cancel for the order it parsed.
-  let asked: CancelRequest | undefined;
-  const handle = withIdempotency(
-    {
-      engine: deps.idempotency,
-      endpoint: CANCEL_ENDPOINT,
-      subject: () => OPERATOR_SUBJECT,
-      parse: (body) => {
-        const parsed = parseCancelRequest(orderId, body);
-        if (parsed.ok) asked = parsed.value;
-        return parsed.ok ? parsed : { ok: false, response: jsonError(400, "invalid_request", parsed.message) };
-      },
-      gate: () => asked && cancelGate(asked.orderId, asked.reason),
-    },
-    (context) =>
-      runOperatorCancel(
-        {
-          db: engineDatabase(db()),
-          stripe: deps.stripe,
-          identity: deps.identity,
-          account: (paymentIntentId) => onPaymentIntent(webhookDeps(), paymentIntentId),
+  return operatorOrderRoute(request, params, async (orderId) => {
+    const deps = checkoutDeps();
+    // The adapter parses the body before it claims: the gate holds the cancel for the order it parsed.
+    let asked: CancelRequest | undefined;
+    const handle = withIdempotency(
+      {
+        engine: deps.idempotency,
+        endpoint: CANCEL_ENDPOINT,
+        subject: () => OPERATOR_SUBJECT,
+        parse: (body) => {
+          const parsed = parseCancelRequest(orderId, body);
+          if (parsed.ok) asked = parsed.value;
+          return parsed.ok ? parsed : { ok: false, response: jsonError(400, "invalid_request", parsed.message) };
         },
-        context,
-      ),
-  );
-  return handle(request);
+        gate: () => asked && cancelGate(asked.orderId, asked.reason),
+      },
+      (context) =>
+        runOperatorCancel(
+          {
+            db: engineDatabase(db()),
+            stripe: deps.stripe,
+            identity: deps.identity,
+            account: (paymentIntentId) => onPaymentIntent(webhookDeps(), paymentIntentId),
+          },
+          context,
+        ),
+    );
+    return handle(request);
+  });
 }
