@@ -40,6 +40,11 @@ export interface PageSpeed {
   /** The host's benchmark index as Lighthouse measured it, and the CPU slowdown the figures were simulated with. */
   benchmarkIndex?: number;
   cpuSlowdown?: number;
+  /** The main thread's top-level tasks of the load: their wall time and the CPU time they were simulated from, ms. */
+  taskWallMs?: number;
+  taskCpuMs?: number;
+  /** Each load's LCP and TBT (ms) and CPU slowdown, for the record of how far they spread. */
+  loads?: Array<{ lcpMs: number; tbtMs: number; cpuSlowdown?: number }>;
 }
 
 /** What a page broke of the budget, one line each; empty when it kept all of it. */
