@@ -4,9 +4,8 @@ import os from "node:os";
 import path from "node:path";
 import { chromium, type BrowserContext } from "@playwright/test";
 import lighthouse, { type Flags } from "lighthouse";
-import { throttling } from "lighthouse/core/config/constants.js";
 import { findBrowser, realBrowserProbes } from "@/scripts/lib/browser";
-import { cpuSlowdownFor, MOBILE_CPU_SLOWDOWN, type PageSpeed } from "./budget";
+import type { PageSpeed } from "./budget";
 import { tasksAtCpuTime, type TraceEvent } from "./cpu-time";
 
 /**
@@ -67,30 +66,18 @@ export async function launchSpeedBrowser(): Promise<SpeedBrowser> {
     const blank = await context.newPage();
     await (await context.newCDPSession(blank)).send("Network.clearBrowserCache");
     await blank.close();
-    // Gathered (one load, its trace and network log saved), the trace's tasks set to their CPU time,
-    // then audited: Lighthouse's `-G` and `-A`.
+    // Gathered (one load, its trace and network log saved), the trace's tasks set to their CPU time
+    // (./cpu-time.ts), then audited: Lighthouse's `-G` and `-A`, on its default mobile profile (4× CPU)
+    // as it is. Not scaled by the host's benchmark index: that is a loop timed by the wall clock, so it
+    // reads the host's load, which the CPU time has already taken out.
     const saved = await mkdtemp(path.join(os.tmpdir(), "page-speed-run-"));
     try {
-      await lighthouse(url, { ...FLAGS, port, gatherMode: saved }, mobileConfig(MOBILE_CPU_SLOWDOWN));
+      await lighthouse(url, { ...FLAGS, port, gatherMode: saved });
       const trace = path.join(saved, "defaultPass.trace.json");
       const events = JSON.parse(await readFile(trace, "utf8")) as { traceEvents: TraceEvent[] };
       const tasks = tasksAtCpuTime(events.traceEvents);
       await writeFile(trace, JSON.stringify(events));
-      // The mobile profile's 4× CPU slowdown assumes a desktop-class host: on a slower one (its
-      // benchmark index lower) less, so the simulated phone stays the same, as Lighthouse's
-      // calibration advises. The index is a loop timed by the wall clock just before the load; a
-      // busy host stretches it as it stretched the load's tasks, so it is taken back to CPU time by
-      // the load's own ratio of wall to CPU time: the host's speed, not its load, sets the slowdown.
-      const artifactsFile = path.join(saved, "artifacts.json");
-      const artifacts = JSON.parse(await readFile(artifactsFile, "utf8")) as SavedArtifacts;
-      const hostIndex = artifacts.BenchmarkIndex * (tasks.cpuMs > 0 ? tasks.wallMs / tasks.cpuMs : 1);
-      const cpuSlowdown = cpuSlowdownFor(hostIndex);
-      if (cpuSlowdown !== MOBILE_CPU_SLOWDOWN) {
-        // Audit mode refuses settings other than the gathered ones: the slowdown is only the simulation's.
-        artifacts.settings.throttling.cpuSlowdownMultiplier = cpuSlowdown;
-        await writeFile(artifactsFile, JSON.stringify(artifacts));
-      }
-      const result = await lighthouse(url, { ...FLAGS, auditMode: saved }, mobileConfig(cpuSlowdown));
+      const result = await lighthouse(url, { ...FLAGS, auditMode: saved });
       if (!result) throw new Error(`Lighthouse returned nothing for ${url}`);
       const lhr = result.lhr;
       if (lhr.runtimeError) throw new Error(`Lighthouse could not load ${url}: ${lhr.runtimeError.message}`);
@@ -114,8 +101,8 @@ export async function launchSpeedBrowser(): Promise<SpeedBrowser> {
         lcpElement: lcpElementOf(lhr.audits["largest-contentful-paint-element"]?.details),
         shifted: shiftedOf(lhr.audits["layout-shifts"]?.details),
         longTasks: longTasksOf(lhr.audits["long-tasks"]?.details),
-        benchmarkIndex: Math.round(hostIndex),
-        cpuSlowdown,
+        benchmarkIndex: lhr.environment.benchmarkIndex,
+        cpuSlowdown: lhr.configSettings.throttling.cpuSlowdownMultiplier,
         taskWallMs: Math.round(tasks.wallMs),
         taskCpuMs: Math.round(tasks.cpuMs),
       };
@@ -132,18 +119,6 @@ const FLAGS: Flags = {
   // The profile's cart and cookies are the point: Lighthouse must not clear them (nor, then, the cache).
   disableStorageReset: true,
 };
-
-/** Lighthouse's default mobile profile with this CPU slowdown. */
-const mobileConfig = (cpuSlowdownMultiplier: number) => ({
-  extends: "lighthouse:default" as const,
-  settings: { throttling: { ...throttling.mobileSlow4G, cpuSlowdownMultiplier } },
-});
-
-/** What is read, and rewritten, of a gathered run's artifacts.json. */
-interface SavedArtifacts {
-  BenchmarkIndex: number;
-  settings: { throttling: { cpuSlowdownMultiplier: number } };
-}
 
 /** Loads per page: LCP and TBT are the least of them, CLS and the score their median. */
 const RUNS = 5;
