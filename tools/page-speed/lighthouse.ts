@@ -5,7 +5,7 @@ import path from "node:path";
 import { chromium, type BrowserContext } from "@playwright/test";
 import lighthouse, { type Flags } from "lighthouse";
 import { findBrowser, realBrowserProbes } from "@/scripts/lib/browser";
-import type { PageSpeed } from "./budget";
+import { PAGE_SPEED_BUDGET, type PageSpeed } from "./budget";
 import { tasksAtCpuTime, type TraceEvent } from "./cpu-time";
 
 /**
@@ -31,28 +31,29 @@ export async function launchSpeedBrowser(): Promise<SpeedBrowser> {
   return {
     context,
     // A busy host only ever adds to a load's LCP and TBT (a paint it delays counts the requests and
-    // scripts that finished before it; a task it pauses is longer): each is the least of RUNS loads, the
-    // page's figure with the least of the host's noise in it. CLS and the score: the median.
+    // scripts that finished before it, a task it pauses is longer; ./cpu-time.ts takes out the most
+    // of that): each is the least of the page's loads, the figure with the least of the host's noise
+    // in it. At least MIN_LOADS; more, up to MAX_LOADS, while the least LCP or TBT is over the budget
+    // (the verdict is the one MAX_LOADS loads would give). CLS and the score: the median.
     async measure(page, url) {
       const runs: PageSpeed[] = [];
-      for (let i = 0; i < RUNS; i++) runs.push(await measureOnce(page, url));
-      const sorted = (pick: (s: PageSpeed) => number) => [...runs].sort((a, b) => pick(a) - pick(b));
-      const median = (pick: (s: PageSpeed) => number) => pick(sorted(pick)[Math.floor(RUNS / 2)]!);
-      const byLcp = sorted((s) => s.lcpMs)[0]!;
-      const byTbt = sorted((s) => s.tbtMs)[0]!;
+      const least = (pick: (s: PageSpeed) => number) => [...runs].sort((a, b) => pick(a) - pick(b))[0]!;
+      const kept = () =>
+        least((s) => s.lcpMs).lcpMs <= PAGE_SPEED_BUDGET.lcpMs &&
+        least((s) => s.tbtMs).tbtMs <= PAGE_SPEED_BUDGET.tbtMs;
+      while (runs.length < MIN_LOADS || (runs.length < MAX_LOADS && !kept())) runs.push(await measureOnce(page, url));
+      const median = (pick: (s: PageSpeed) => number) =>
+        runs.map(pick).sort((a, b) => a - b)[Math.floor(runs.length / 2)]!;
+      const byLcp = least((s) => s.lcpMs);
+      const byTbt = least((s) => s.tbtMs);
       return {
         ...byLcp,
-        lcpMs: byLcp.lcpMs,
         tbtMs: byTbt.tbtMs,
         longTasks: byTbt.longTasks,
-        fcpMs: Math.min(...runs.map((s) => s.fcpMs)),
+        fcpMs: least((s) => s.fcpMs).fcpMs,
         cls: median((s) => s.cls),
         score: median((s) => s.score),
-        loads: runs.map((s) => ({
-          lcpMs: Math.round(s.lcpMs),
-          tbtMs: Math.round(s.tbtMs),
-          cpuSlowdown: s.cpuSlowdown,
-        })),
+        loads: runs.map((s) => ({ lcpMs: Math.round(s.lcpMs), tbtMs: Math.round(s.tbtMs) })),
       };
     },
     async close() {
@@ -120,8 +121,9 @@ const FLAGS: Flags = {
   disableStorageReset: true,
 };
 
-/** Loads per page: LCP and TBT are the least of them, CLS and the score their median. */
-const RUNS = 5;
+/** Loads per page: at least this many, and up to MAX_LOADS while the least LCP or TBT is over the budget. */
+const MIN_LOADS = 3;
+const MAX_LOADS = 8;
 
 interface NetworkRequest {
   url: string;
