@@ -1,7 +1,8 @@
 /**
  * The checkout's speed budget, measured by Lighthouse on its default mobile
  * profile: a mid-range phone's screen, a 4× slower CPU and a slow 4G network,
- * simulated from one load of the page (Lighthouse's "simulate" throttling).
+ * simulated from observed loads of the page (Lighthouse's "simulate"
+ * throttling; ./lighthouse.ts).
  * LCP under 2.5 s at the 75th percentile is Core Web Vitals' "good";
  * checkout pages aim at 1.8 s. The JavaScript budget is what the browser
  * downloads (compressed, every origin: the shop's bundles and Stripe.js) for
