@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cpuSlowdownFor, overBudget, PAGE_SPEED_BUDGET, type PageSpeed } from "./budget";
+import { overBudget, PAGE_SPEED_BUDGET, type PageSpeed } from "./budget";
 
 const within: PageSpeed = {
   page: "/checkout",
@@ -30,15 +30,5 @@ describe("the page-speed budget", () => {
 
   it("checks the JavaScript only where a budget is given", () => {
     expect(overBudget({ ...within, page: "/", scriptBytes: 10_000_000 })).toEqual([]);
-  });
-});
-
-describe("the CPU slowdown for a host", () => {
-  it("is the mobile profile's 4× on a desktop-class host, less on a slower or busier one, never below 1×", () => {
-    expect(cpuSlowdownFor(1533)).toBe(4);
-    expect(cpuSlowdownFor(3000)).toBe(4);
-    expect(cpuSlowdownFor(766.5)).toBe(2);
-    expect(cpuSlowdownFor(100)).toBe(1);
-    expect(cpuSlowdownFor(Number.NaN)).toBe(4);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The checkout's speed budget, measured by Lighthouse on its default mobile
  * profile: a mid-range phone's screen, a 4× slower CPU and a slow 4G network,
- * simulated from one load of the page (Lighthouse's "simulate" throttling).
+ * simulated from observed loads of the page (Lighthouse's "simulate"
+ * throttling; ./lighthouse.ts).
  * LCP under 2.5 s at the 75th percentile is Core Web Vitals' "good";
  * checkout pages aim at 1.8 s. The JavaScript budget is what the browser
  * downloads (compressed, every origin: the shop's bundles and Stripe.js) for
@@ -37,9 +38,14 @@ export interface PageSpeed {
   shifted?: string[];
   /** The longest main-thread tasks, with the script each is attributed to. */
   longTasks?: string[];
-  /** The host's benchmark index as Lighthouse measured it, and the CPU slowdown the figures were simulated with. */
+  /** The host's benchmark index as Lighthouse measured it (a wall-clock loop: lower on a busy host), and the CPU slowdown the figures were simulated with. */
   benchmarkIndex?: number;
   cpuSlowdown?: number;
+  /** The main thread's top-level tasks of the load: their wall time and the CPU time they were simulated from, ms. */
+  taskWallMs?: number;
+  taskCpuMs?: number;
+  /** Each load's LCP and TBT, ms, for the record of how far they spread. */
+  loads?: Array<{ lcpMs: number; tbtMs: number }>;
 }
 
 /** What a page broke of the budget, one line each; empty when it kept all of it. */
@@ -55,15 +61,3 @@ export function overBudget(speed: PageSpeed, scriptBytes?: number): string[] {
 }
 
 export const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
-
-/** Lighthouse's mobile profile: the phone's CPU as 4× slower than a desktop-class host. */
-export const MOBILE_CPU_SLOWDOWN = 4;
-/** The host benchmark index Lighthouse's calibration pairs with a 4× slowdown for its mobile profile. */
-const REFERENCE_BENCHMARK_INDEX = 1533;
-
-/** The slowdown that makes a host of this benchmark index emulate the mobile profile's phone (1–4). */
-export function cpuSlowdownFor(benchmarkIndex: number): number {
-  if (!Number.isFinite(benchmarkIndex) || benchmarkIndex <= 0) return MOBILE_CPU_SLOWDOWN;
-  const slowdown = (MOBILE_CPU_SLOWDOWN * benchmarkIndex) / REFERENCE_BENCHMARK_INDEX;
-  return Math.round(Math.min(MOBILE_CPU_SLOWDOWN, Math.max(1, slowdown)) * 100) / 100;
-}

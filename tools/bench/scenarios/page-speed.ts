@@ -3,8 +3,9 @@ import { measureShop } from "@/tools/page-speed/pages";
 import { goal, type Goal, type Scenario } from "../lib/scenario";
 
 /**
- * Lighthouse (mobile profile, simulated slow 4G and a 4× slower CPU) once on
- * each page a purchase crosses: the catalogue, the checkout with a cart (the
+ * Lighthouse (mobile profile, simulated slow 4G and a 4× slower CPU, each
+ * task at its CPU time, LCP and TBT the least of 3–8 loads) on each page a
+ * purchase crosses: the catalogue, the checkout with a cart (the
  * emulator's Stripe.js in its Payment Element) and an order's confirmation.
  * The goals are the budget's own numbers (tools/page-speed/budget.ts), the
  * same the end-to-end suite asserts.
