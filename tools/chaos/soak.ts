@@ -206,7 +206,7 @@ export async function runSoak(options: ChaosOptions, log: (line: string) => void
     );
     log(
       audit.disagreement === null
-        ? `audit      agrees with the checker: ${audit.doubleCharged.audit.length} double charges (the same attempts), ${audit.moneyFindings} money findings, ${audit.report.findings.length} findings in all`
+        ? `audit      agrees with the checker: ${audit.doubleCharged.audit.length} double charges (the same attempts), ${audit.moneyFindings} money findings, ${audit.report.findings.length} findings in all${findingKinds(audit.report.findings)}`
         : `audit      DISAGREES with the checker: ${audit.disagreement}`,
     );
     let secondShop: SecondShopResult | null = null;
@@ -301,4 +301,11 @@ function shownContradictions(journal: Journal): number {
     if (finals.size > 1) n++;
   }
   return n;
+}
+
+/** The audit's findings by kind (" (refund_failed 1)"), so a soak's log says what the audit saw. */
+function findingKinds(findings: ReadonlyArray<{ kind: string }>): string {
+  const counts = new Map<string, number>();
+  for (const { kind } of findings) counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  return counts.size === 0 ? "" : ` (${[...counts].map(([kind, n]) => `${kind} ${n}`).join(", ")})`;
 }
