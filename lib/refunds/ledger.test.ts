@@ -176,6 +176,27 @@ describe("Stripe's news of an operator's refund", () => {
     expect(await held(orderId)).toBe(2500);
   });
 
+  it("gives a failed refund's amount back though the order still records Stripe's earlier total", async () => {
+    const { orderId, refundId } = await reserved();
+    const made = news(refundId, AMOUNT);
+    await syncLedger(poolTransaction(pool), orderId, [made]);
+    // What the order last heard of Stripe's refunds: all of it (recorded in full, never lowered by a later partial reading).
+    await prisma.order.update({ where: { id: orderId }, data: { refundedCents: AMOUNT, refundedAt: new Date() } });
+    expect((await orderRefunds(db, orderId))!.remainingCents).toBe(0);
+    await syncLedger(poolTransaction(pool), orderId, [
+      { ...made, status: "failed", failureReason: "expired_or_canceled_card" },
+    ]);
+    expect((await orderRefunds(db, orderId))!.remainingCents).toBe(AMOUNT);
+    const scope = { subjectId: OPERATOR_SUBJECT, endpoint: REFUND_ENDPOINT, key: randomUUID() };
+    const again = await engine.claim(
+      scope,
+      "0".repeat(64),
+      refundGate(orderId, null, null, deriveId(REFUND_ENDPOINT, scope)),
+    );
+    expect(again.kind).toBe("claimed");
+    expect(await held(orderId)).toBe(AMOUNT); // the whole amount reserved again
+  });
+
   it("reaches a row the shop closed itself when Stripe refused a repeat: the refund Stripe made stands", async () => {
     const { orderId, owner, refundId } = await reserved();
     await settleAttemptRefund(poolTransaction(pool), owner, refundId, { stripeRefundId: null, status: "canceled" });

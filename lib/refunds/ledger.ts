@@ -21,13 +21,18 @@ export type RefundStatus = "pending" | "succeeded" | "failed" | "canceled";
 export type RefundSource = "operator" | "late_success" | "provider";
 
 /**
- * What the order has given back, for "what remains": the ledger's hold, and
- * never less than `refunded_cents`, the sum of Stripe's refunds the shop last
- * heard of (refunds made before the ledger existed have no rows, and a hold
- * recomputed from the rows would leave them out until Stripe's list is read
- * into the ledger). `alias` names the orders row.
+ * What the order has given back, for "what remains": the ledger's hold once
+ * the order has ledger rows (a refund that failed or was cancelled then gives
+ * its amount back). An order without rows (refunded before the ledger
+ * existed, Stripe's list not read into it yet) counts at least
+ * `refunded_cents`, the sum of Stripe's refunds the shop last heard of.
+ * `alias` names the orders row.
  */
-export const givenBack = (alias: string) => raw(`greatest(${alias}.refund_held_cents, ${alias}.refunded_cents)`);
+export const givenBack = (alias: string) =>
+  raw(
+    `case when exists (select 1 from refunds where refunds.order_id = ${alias}.id) then ${alias}.refund_held_cents ` +
+      `else greatest(${alias}.refund_held_cents, ${alias}.refunded_cents) end`,
+  );
 
 /** A reason the operator typed: kept short, as Stripe's metadata values must be (500 characters). */
 export const MAX_REASON_LENGTH = 500;
