@@ -2,7 +2,7 @@ import type { Page } from "@playwright/test";
 import { deliverTo } from "../tests/helpers/webhooks";
 import { expectNoSeriousA11yViolations } from "./accessibility";
 import { expect, test } from "./fixtures";
-import { addToCart, cardFrame, CARDS, confirmationHeading, goToCheckout, payButton, typeCard } from "./shop";
+import { addToCart, bankFrame, cardFrame, CARDS, confirmationHeading, goToCheckout, payButton, typeCard } from "./shop";
 
 /**
  * A SEPA debit that fails after it was on its way (docs/decisions/0028-methods-that-settle-later.md):
@@ -138,4 +138,48 @@ test("Pay again beside a cart started since: the new cart's items stay, and join
   // Paid: both items left the cart.
   await page.goto("/checkout");
   await expect(page.getByText("Your cart is empty.")).toBeVisible();
+});
+
+test("Pay again while the cart's own checkout waits for the bank: nothing taken over, the shopper told why", async ({
+  page,
+  shopper,
+  emulator,
+}) => {
+  await page.goto("/");
+  await addToCart(page, "Enamel Mug");
+  await goToCheckout(page, null);
+  await expect.poll(() => heldCheckout(page)).not.toBeNull();
+  const failedCheckout = await heldCheckout(page);
+  await payByDebit(page);
+  const debitOrder = page.url();
+  expect((await emulator.advanceClock(60)).settled).toBe(1);
+  await expect(heading(page)).toHaveText("Your payment did not go through");
+
+  // Another cart, paid in a second tab by a card whose bank challenge stays open: its checkout is live.
+  const other = await page.context().newPage();
+  await other.goto("/");
+  await addToCart(other, "Classic Tee");
+  await goToCheckout(other, CARDS.threeDSecure);
+  await payButton(other).click();
+  await expect(bankFrame(other).getByRole("heading", { name: "3D Secure test payment page" })).toBeVisible();
+  const paying = await heldCheckout(other);
+  expect(paying).not.toBe(failedCheckout);
+  expect((await shopper.paymentIntents()).map((i) => i.status).sort()).toEqual([
+    "requires_action",
+    "requires_payment_method",
+  ]);
+
+  await page.goto(debitOrder);
+  await page.getByRole("button", { name: "Pay again" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "Another payment of your cart is under way" })).toBeVisible();
+  await expect(page).toHaveURL(debitOrder);
+  expect(await heldCheckout(page)).toBe(paying); // the paying checkout stays the cart's
+
+  // The challenge completed, that checkout is paid; Pay again then takes the reopened checkout.
+  await bankFrame(other).getByRole("button", { name: "Complete authentication" }).click();
+  await expect(confirmationHeading(other)).toBeVisible();
+  await page.getByRole("button", { name: "Pay again" }).click();
+  await expect(page.getByRole("heading", { name: "Checkout", level: 1 })).toBeVisible();
+  expect(await heldCheckout(page)).toBe(failedCheckout);
+  await expect(page.getByRole("region", { name: "Your cart" })).toContainText("Enamel Mug");
 });

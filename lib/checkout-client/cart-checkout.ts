@@ -38,12 +38,29 @@ export async function checkoutFor(items: CartItem[], send: typeof fetch = fetch)
 /**
  * Holds a checkout that reopened (a debit that failed later), as the server
  * last priced it, so the next Pay belongs to it: `checkoutFor` sets its lines
- * to the cart's if they differ. False when it was held already.
+ * to the cart's if they differ. `already` when it was held; `other_paying`
+ * when the cart holds another checkout whose payment is under way (in another
+ * tab, at the bank): taking that one's place would let the cart's goods be
+ * paid by two checkouts, so nothing changes.
  */
-export function holdCheckout(id: string, items: CartItem[]): boolean {
-  if (readHeld()?.id === id) return false;
+export async function holdCheckout(
+  id: string,
+  items: CartItem[],
+  send: typeof fetch = fetch,
+): Promise<"held" | "already" | "other_paying"> {
+  const held = readHeld();
+  if (held?.id === id) return "already";
+  if (held) {
+    try {
+      const other = await requestJson<{ status: string }>(`/api/checkouts/${held.id}`, { method: "GET" }, send);
+      if (other.status === "pending") return "other_paying";
+    } catch (err) {
+      // Not this session's (404): nothing of the shopper's is under way there.
+      if (!(err instanceof ApiError && err.status === 404)) throw err;
+    }
+  }
   hold({ id, items });
-  return true;
+  return "held";
 }
 
 /** The held checkout was paid: the next cart is another checkout. */

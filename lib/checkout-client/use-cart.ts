@@ -90,10 +90,14 @@ function settledOrders(): string[] {
  * Pay) and the cart holds that checkout, so the next attempt is one of its
  * attempts and its history stays one order. Pressed again, or in another
  * tab, once the checkout is held: nothing is added twice (unless the cart
- * was emptied since).
+ * was emptied since). While the cart's own checkout is being paid, nothing
+ * changes (`other_paying`).
  */
-export function payAgain(checkoutId: string, lines: CartItem[]): void {
-  if (holdCheckout(checkoutId, lines) || read().length === 0) write(withAdded(read(), lines));
+export async function payAgain(checkoutId: string, lines: CartItem[]): Promise<"ready" | "other_paying"> {
+  const held = await holdCheckout(checkoutId, lines);
+  if (held === "other_paying") return held;
+  if (held === "held" || read().length === 0) write(withAdded(read(), lines));
+  return "ready";
 }
 
 /** The cart outside React, for decisions taken once on mount. */

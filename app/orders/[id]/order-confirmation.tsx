@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, useState } from "react";
 import { ApiError } from "@/lib/checkout-client/api";
 import { cardLabel } from "@/lib/checkout-client/card-label";
 import { orderQuery } from "@/lib/checkout-client/queries";
@@ -141,6 +141,7 @@ export function OrderConfirmation({ id, initial }: { id: string; initial?: Order
 function FailedLater({ order }: { order: OrderView }) {
   const router = useRouter();
   const cart = useCart();
+  const [refused, setRefused] = useState<string | null>(null);
   const settledBy = order.attempts.find((a) => a.status !== "failed");
   if (settledBy) {
     return (
@@ -163,12 +164,24 @@ function FailedLater({ order }: { order: OrderView }) {
           order’s items join them. Remove at checkout what you do not want.
         </p>
       )}
+      {refused && (
+        <p role="alert" className="notice-failed">
+          {refused}
+        </p>
+      )}
       <p className="actions">
         <button
           type="button"
           onClick={() => {
-            payAgain(order.checkoutId, lines);
-            router.push("/checkout");
+            payAgain(order.checkoutId, lines).then(
+              (outcome) =>
+                outcome === "other_paying"
+                  ? setRefused(
+                      "Another payment of your cart is under way (in another tab, or at your bank). Finish it, or let it fail, before paying this order again.",
+                    )
+                  : router.push("/checkout"),
+              () => setRefused("The shop did not answer. Press Pay again to try once more."),
+            );
           }}
         >
           Pay again
