@@ -32,6 +32,17 @@ async function payByDebit(page: Page): Promise<void> {
   await expect(heading(page)).toHaveText("Your payment is on its way");
 }
 
+/** A mug in a fresh cart, paid by the debit that fails later: its checkout and the order page it lands on. */
+async function mugPaidByDebit(page: Page): Promise<{ checkoutId: string | null; debitOrder: string }> {
+  await page.goto("/");
+  await addToCart(page, "Enamel Mug");
+  await goToCheckout(page, null);
+  await expect.poll(() => heldCheckout(page)).not.toBeNull();
+  const checkoutId = await heldCheckout(page);
+  await payByDebit(page);
+  return { checkoutId, debitOrder: page.url() };
+}
+
 test.beforeEach(async ({ emulator, workerApp }) => {
   await deliverTo(emulator, workerApp.url); // the debit's failure reaches the shop as Stripe's event
 });
@@ -40,13 +51,7 @@ test(
   "A debit that fails later: Pay again pays the same checkout by card, one order, one payment",
   { tag: "@phone" },
   async ({ page, shopper, emulator }) => {
-    await page.goto("/");
-    await addToCart(page, "Enamel Mug");
-    await goToCheckout(page, null);
-    await expect.poll(() => heldCheckout(page)).not.toBeNull();
-    const checkoutId = await heldCheckout(page);
-    await payByDebit(page);
-    const debitOrder = page.url();
+    const { checkoutId, debitOrder } = await mugPaidByDebit(page);
     await expect(page.getByRole("button", { name: "Pay again" })).toHaveCount(0);
     expect((await shopper.paymentIntents()).map((i) => i.status)).toEqual(["processing"]);
 
@@ -93,13 +98,7 @@ test("Pay again beside a cart started since: the new cart's items stay, and join
   shopper,
   emulator,
 }) => {
-  await page.goto("/");
-  await addToCart(page, "Enamel Mug");
-  await goToCheckout(page, null);
-  await expect.poll(() => heldCheckout(page)).not.toBeNull();
-  const checkoutId = await heldCheckout(page);
-  await payByDebit(page);
-  const debitOrder = page.url();
+  const { checkoutId, debitOrder } = await mugPaidByDebit(page);
 
   // While the debit is on its way the shopper starts another cart, and its own checkout.
   await page.goto("/");
@@ -145,13 +144,7 @@ test("Pay again while the cart's own checkout waits for the bank: nothing taken 
   shopper,
   emulator,
 }) => {
-  await page.goto("/");
-  await addToCart(page, "Enamel Mug");
-  await goToCheckout(page, null);
-  await expect.poll(() => heldCheckout(page)).not.toBeNull();
-  const failedCheckout = await heldCheckout(page);
-  await payByDebit(page);
-  const debitOrder = page.url();
+  const { checkoutId: failedCheckout, debitOrder } = await mugPaidByDebit(page);
   expect((await emulator.advanceClock(60)).settled).toBe(1);
   await expect(heading(page)).toHaveText("Your payment did not go through");
 
