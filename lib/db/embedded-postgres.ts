@@ -90,7 +90,7 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port?: n
   const stop = async () => {
     // Another process (a second test run, a demo) may have reused this server
     // meanwhile: leave it running for them.
-    if (await hasOtherClients(urlFor(port))) return;
+    if (await keepsOtherClients(urlFor(port))) return;
     // Ctrl-C reaches postgres too; once it has exited, the library's stop()
     // would wait forever for an exit event that already happened.
     const child = (server as unknown as { process?: { exitCode: number | null; signalCode: string | null } }).process;
@@ -103,6 +103,20 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port?: n
     await server.start();
   };
   return { adminUrl: urlFor(port), port, owned: true, stop, restart };
+}
+
+/**
+ * Whether other clients stay connected. The backend of a process that just
+ * exited (the app, stopped a moment before) lingers in pg_stat_activity
+ * until it reads the closed socket, longer on a busy host: such clients are
+ * given up to two seconds to go.
+ */
+async function keepsOtherClients(url: string): Promise<boolean> {
+  for (let i = 0; i < 10; i++) {
+    if (!(await hasOtherClients(url))) return false;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return true;
 }
 
 async function hasOtherClients(url: string): Promise<boolean> {
