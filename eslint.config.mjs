@@ -26,7 +26,7 @@ const LAYERS = {
   tooling: ["scripts", "tools", "packages"],
   /** Packages the app ships, each reached only through the entry files its package.json exports. */
   libraries: {
-    "packages/idempotency": ["src/index.ts", "src/next.ts", "src/client/index.ts"],
+    "packages/idempotency": ["src/index.ts", "src/next.ts", "src/front-door.ts", "src/client/index.ts"],
   },
   /** Test code: the suites, their helpers, and the test files beside the code. */
   tests: ["tests", "e2e"],

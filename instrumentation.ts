@@ -15,6 +15,9 @@ export async function register() {
   // Route handlers learn the socket's peer from a header only this hook writes (lib/abuse/client-address.ts).
   const { installPeerHook } = await import("./lib/abuse/peer-hook");
   installPeerHook();
+  // Duplicates of an attempt this process runs are answered before Next.js (app/api/checkout/route.ts).
+  const { installFrontDoor } = await import("@checkout/idempotency/front-door");
+  installFrontDoor();
   const { labEnabled } = await import("./lib/lab/enabled");
   if (labEnabled(config)) {
     // The lab (/lab) listens to the app's events; the app never calls it.

@@ -56,6 +56,7 @@ const APP = [
   "tests/checkout-reconcile.test.ts",
   "tests/checkout-rows-lost.test.ts",
   "tests/checkout-slow-gateway.test.ts",
+  "tests/front-door.test.ts",
   "tests/checkout-timeout.test.ts",
   "tests/client-address.test.ts",
   "tests/conformance.test.ts",

@@ -4,6 +4,7 @@
  * (key, customer, order, PaymentIntent) and never card data.
  */
 import "server-only";
+import { frontDoorAnswers } from "@checkout/idempotency/front-door";
 import pino from "pino";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { activeAlarms } from "@/lib/alarms";
@@ -109,6 +110,15 @@ function create(): Observability {
   const registry = new Registry();
   const counter = <L extends string>(name: string, help: string, labelNames: L[]) =>
     new Counter<L>({ name, help, labelNames, registers: [registry] });
+  new Counter({
+    name: "idempotency_front_door_total",
+    help: "Requests handed to POST /api/checkout's handler before Next.js: duplicates of an attempt this process runs",
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(frontDoorAnswers());
+    },
+  });
   return {
     // Every line logged inside a traced request carries its trace and span ids.
     logger: pino({ base: undefined, level: env().LOG_LEVEL, mixin: traceFields }),

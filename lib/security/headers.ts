@@ -116,6 +116,13 @@ export const API_HEADERS: Record<string, string> = {
   "X-Frame-Options": "DENY",
 };
 
+/** What next.config.ts adds to every API answer, for an answer sent without Next.js (the front door). */
+export function apiHeadersFor(request: Request): Record<string, string> {
+  return request.headers.get("x-forwarded-proto") === "https"
+    ? { ...API_HEADERS, "Strict-Transport-Security": HSTS }
+    : API_HEADERS;
+}
+
 /** https to this server, or to the proxy in front of it (its first X-Forwarded-Proto). */
 export function servedOverHttps(url: URL, headers: Headers): boolean {
   return url.protocol === "https:" || headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() === "https";

@@ -1,1 +1,16 @@
-export { handleCheckout as POST } from "@/lib/handlers/checkout";
+import { frontDoorRoute } from "@checkout/idempotency/front-door";
+import { MAX_BODY_BYTES } from "@/lib/body-limit";
+import { CHECKOUT_ENDPOINT } from "@/lib/checkout/request";
+import { handleCheckout } from "@/lib/handlers/checkout";
+import { apiHeadersFor } from "@/lib/security/headers";
+
+// A duplicate of an attempt this process runs skips Next.js (instrumentation.ts installs the door).
+frontDoorRoute({
+  path: "/api/checkout",
+  endpoint: CHECKOUT_ENDPOINT,
+  handler: handleCheckout,
+  maxBodyBytes: MAX_BODY_BYTES,
+  responseHeaders: apiHeadersFor,
+});
+
+export { handleCheckout as POST };

@@ -19,6 +19,7 @@ export const IN_FLIGHT_MARGIN_MS = 1_000;
 interface Entry {
   scopes: Map<string, Entry>;
   scopeKey: string;
+  key: string;
   recordId: string;
   lockToken: string;
   requestHash: string;
@@ -40,6 +41,8 @@ interface Registry {
   byDatabase: WeakMap<object, Map<string, Entry>>;
   /** Every entry by its record, so an owner's end is heard whichever engine object writes it. */
   byRecord: Map<string, Entry>;
+  /** How many entries hold each endpoint and key, whoever's: what the front door asks before anything else. */
+  byKey: Map<string, number>;
 }
 
 // On globalThis: a bundler may load this module more than once in one process.
@@ -47,28 +50,35 @@ const global = globalThis as unknown as { [key: symbol]: Registry | undefined };
 const KEY = Symbol.for("@checkout/idempotency/in-flight");
 
 function registry(): Registry {
-  global[KEY] ??= { byDatabase: new WeakMap(), byRecord: new Map() };
+  global[KEY] ??= { byDatabase: new WeakMap(), byRecord: new Map(), byKey: new Map() };
   return global[KEY];
 }
 
-const scopeKeyOf = (scope: KeyScope) => `${scope.subjectId}\u0000${scope.endpoint}\u0000${scope.key}`;
+const keyOf = (endpoint: string, key: string) => `${endpoint}\u0000${key}`;
+const scopeKeyOf = (scope: KeyScope) => `${scope.subjectId}\u0000${keyOf(scope.endpoint, scope.key)}`;
 
 /** Records `owner`'s claim of `scope`, whose lease was set by a statement sent at `sent`. */
 export function began(database: object, scope: KeyScope, owner: Ownership, requestHash: string, sent: SentAt): void {
-  const { byDatabase, byRecord } = registry();
+  const { byDatabase, byRecord, byKey } = registry();
   let scopes = byDatabase.get(database);
   if (!scopes) byDatabase.set(database, (scopes = new Map()));
   const entry: Entry = {
     scopes,
     scopeKey: scopeKeyOf(scope),
+    key: keyOf(scope.endpoint, scope.key),
     recordId: owner.recordId,
     lockToken: owner.lockToken,
     requestHash,
     sentAt: sent.monotonic,
     sentAtWall: sent.wall,
   };
+  // A retake by this process, or a new record for the scope: one entry each.
+  ended(entry.recordId);
+  const replaced = scopes.get(entry.scopeKey);
+  if (replaced) ended(replaced.recordId);
   scopes.set(entry.scopeKey, entry);
   byRecord.set(entry.recordId, entry);
+  byKey.set(entry.key, (byKey.get(entry.key) ?? 0) + 1);
 }
 
 /**
@@ -78,11 +88,23 @@ export function began(database: object, scope: KeyScope, owner: Ownership, reque
  * fenced out, only sends duplicates to the database sooner.
  */
 export function ended(recordId: string): void {
-  const { byRecord } = registry();
+  const { byRecord, byKey } = registry();
   const entry = byRecord.get(recordId);
   if (!entry) return;
   byRecord.delete(recordId);
   if (entry.scopes.get(entry.scopeKey) === entry) entry.scopes.delete(entry.scopeKey);
+  const holders = (byKey.get(entry.key) ?? 1) - 1;
+  if (holders > 0) byKey.set(entry.key, holders);
+  else byKey.delete(entry.key);
+}
+
+/**
+ * Whether an attempt of `endpoint` under `key` (normalised) runs in this
+ * process, for any subject: a hint only, for routing a request before its
+ * subject is known; the claim's own check still decides.
+ */
+export function keyInFlight(endpoint: string, key: string): boolean {
+  return registry().byKey.has(keyOf(endpoint, key));
 }
 
 /**
