@@ -77,8 +77,7 @@ export function installFrontDoor(): void {
       if (door) {
         state.answered++;
         void answer(door.route, door.url, req, res);
-      }
-      else for (const listener of listeners) listener.call(server, req, res);
+      } else for (const listener of listeners) listener.call(server, req, res);
     });
   });
 }
