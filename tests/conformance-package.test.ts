@@ -58,6 +58,15 @@ type Gate = { closed: boolean; waiting: Array<() => void> };
 const g = globalThis as unknown as { gate?: Gate };
 export const gate: Gate = (g.gate ??= { closed: false, waiting: [] });
 `,
+  // The README's front door: a running attempt's duplicates skip Next.js; /api/door counts them.
+  "instrumentation.ts": `export async function register() {
+  if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  const { installFrontDoor } = await import("@checkout/idempotency/front-door");
+  installFrontDoor();
+}\n`,
+  "app/api/door/route.ts": `import { frontDoorAnswers } from "@checkout/idempotency/front-door";
+export const dynamic = "force-dynamic";
+export async function GET() { return Response.json({ answered: frontDoorAnswers() }); }\n`,
   "app/api/gate/route.ts": `import { gate } from "../../db";
 export async function GET() { return Response.json({ held: gate.waiting.length }); }
 export async function POST(request: Request) {
@@ -74,6 +83,7 @@ export async function GET() {
 }\n`,
   // The adapter wraps the route; the effect is idempotent by the attempt's derived id, as a provider call's key would be.
   "app/api/pay/route.ts": `import { IdempotencyEngine, pgDatabase } from "@checkout/idempotency";
+import { frontDoorRoute } from "@checkout/idempotency/front-door";
 import { withIdempotency } from "@checkout/idempotency/next";
 import { gate, pool } from "../../db";
 
@@ -100,6 +110,7 @@ export const POST = withIdempotency<Body>(
     return { status: 201, body: { order: rows[0].id, items: body.items.length, method: body.method } };
   },
 );
+frontDoorRoute({ path: "/api/pay", endpoint: "POST /api/pay", handler: POST, maxBodyBytes: 16384 });
 `,
 };
 
@@ -169,6 +180,7 @@ describe("@checkout/idempotency installed from its tarball into a fresh Next.js 
     const setGate = (closed: boolean) =>
       json("/api/gate", { method: "POST", body: JSON.stringify({ closed }) }).then(() => undefined);
     let alive = true;
+    let answeredByDoor = 0;
     const killed: number[] = [];
     const body = (quantity = 1, method = "visa") => ({ items: [{ sku: "tee", quantity }], method });
     const target: Target = {
@@ -187,6 +199,7 @@ describe("@checkout/idempotency installed from its tarball into a fresh Next.js 
       },
       restart: {
         stop: async () => {
+          answeredByDoor = (await json("/api/door")).answered!;
           alive = false;
           killed.push(app!.pid);
           await app!.stop("SIGKILL");
@@ -204,6 +217,8 @@ describe("@checkout/idempotency installed from its tarball into a fresh Next.js 
       formatReport(report),
     ).toEqual([]);
     expect(report.checks.map((c) => c.name)).toContain("crash.one-effect");
+    // The storm's duplicates of the held attempt reached the handler before Next.js (counted before the kill).
+    expect(answeredByDoor).toBeGreaterThan(0);
     expect(killed).toHaveLength(1); // the server really died mid-effect
     expect(app!.pid).not.toBe(killed[0]);
   });
