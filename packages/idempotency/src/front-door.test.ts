@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { connect, type AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectConsole } from "@/tests/helpers/console";
 import { IdempotencyEngine } from "./engine";
@@ -23,6 +23,7 @@ const PATH = "/front-door-test/payments";
 const ENDPOINT = `POST ${PATH}`;
 
 let claimed = 0;
+let handled = 0;
 let release = () => {};
 let held = new Promise<void>((resolve) => (release = resolve));
 const POST = withIdempotency(
@@ -58,6 +59,7 @@ beforeAll(async () => {
     path: PATH,
     endpoint: ENDPOINT,
     handler: async (request) => {
+      handled++;
       if (request.headers.get("x-throw")) throw new Error("the handler failed");
       const response = await POST(request);
       response.headers.append("set-cookie", "a=1");
@@ -119,6 +121,19 @@ describe("the front door", () => {
     expect(frontDoorAnswers() - answered).toBe(3);
     expect(served).toEqual([`POST ${PATH}`]);
 
+    // A client that goes away mid-body: taken, never handed to the handler, nothing logged.
+    const socket = connect((server.address() as AddressInfo).port, "127.0.0.1");
+    await new Promise((resolve) => socket.once("connect", resolve));
+    socket.write(
+      `POST ${PATH} HTTP/1.1\r\nHost: test\r\nx-user: alice\r\nidempotency-key: ${key}\r\n` +
+        `content-type: application/json\r\ncontent-length: 100\r\n\r\n{"amou`,
+    );
+    await expect.poll(() => frontDoorAnswers() - answered).toBe(4);
+    socket.destroy();
+    const handledBefore = handled;
+    expect((await send(key, JSON.stringify({ amount: 5 }))).status).toBe(409);
+    expect(handled - handledBefore).toBe(1);
+
     // What the door leaves to the framework, judged before the body is read.
     const framed = async (answer: Promise<Response>) => (await answer).headers.get("x-framework");
     const otherKey = randomUUID();
@@ -143,7 +158,7 @@ describe("the front door", () => {
     expect(await framed(send("not-a-uuid", JSON.stringify({ amount: 5 })))).toBe("yes");
     expect(await framed(send(null, JSON.stringify({ amount: 5 })))).toBe("yes");
     expect(await framed(fetch(`${base}${PATH}`, { headers: { "idempotency-key": key } }))).toBe("yes");
-    expect(frontDoorAnswers() - answered).toBe(3);
+    expect(frontDoorAnswers() - answered).toBe(5);
     expect(served).toHaveLength(7);
 
     // Once the attempt ends, its key is no longer in flight: the replay is the framework's.
@@ -155,7 +170,7 @@ describe("the front door", () => {
     expect(replay.headers.get("x-framework")).toBe("yes");
     // A fresh key was never in flight.
     expect((await send(otherKey, JSON.stringify({ amount: 7 }))).headers.get("x-framework")).toBe("yes");
-    expect(frontDoorAnswers() - answered).toBe(3);
+    expect(frontDoorAnswers() - answered).toBe(5);
     held = Promise.resolve();
   });
 });

@@ -97,8 +97,10 @@ function routeFor(state: Door, req: IncomingMessage): { route: FrontDoorRoute; u
 }
 
 async function answer(route: FrontDoorRoute, url: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const body = await readBody(req);
+  // The client went away before its body was whole: nothing to answer, nothing ran.
+  if (!body) return void res.destroy();
   try {
-    const body = await readBody(req);
     const request = new Request(url, {
       method: "POST",
       headers: headersOf(req),
@@ -122,13 +124,14 @@ async function answer(route: FrontDoorRoute, url: string, req: IncomingMessage, 
   }
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
+/** The whole body, or null when the request ends otherwise (aborted, reset). */
+function readBody(req: IncomingMessage): Promise<Buffer | null> {
+  return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => resolve(Buffer.concat(chunks)));
-    req.on("error", reject);
-    req.on("aborted", () => reject(new Error("request aborted")));
+    req.on("error", () => resolve(null));
+    req.on("close", () => resolve(null));
   });
 }
 
