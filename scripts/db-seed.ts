@@ -11,7 +11,10 @@ runScript(async () => {
   const database = await provisionDatabase(env);
   const prisma = createPrismaClient(database.url);
   try {
-    console.log(`seeded ${await seedCatalogue(prisma, env.SHOP_CURRENCY)} products in ${env.SHOP_CURRENCY}`);
+    const seeded = await seedCatalogue(prisma, env.SHOP_CURRENCY);
+    console.log(
+      `seeded ${seeded.products} products in ${env.SHOP_CURRENCY}; re-priced ${seeded.repricedCheckouts} open checkouts`,
+    );
   } finally {
     await prisma.$disconnect();
     await database.stop();

@@ -1,3 +1,4 @@
+import { repriceOpenCheckouts } from "../checkout/checkouts";
 import { ConfigError, type ShopCurrency } from "../env";
 import type { PrismaClient } from "../generated/prisma/client";
 import { CATALOGUE } from "./catalogue";
@@ -7,9 +8,13 @@ import { CATALOGUE } from "./catalogue";
  * prices. The catalogue is priced in `currency` whatever the rows said, so a
  * database seeded in another currency is re-priced. A product the catalogue
  * does not list is nobody's to re-price: in another currency it refuses the
- * seed, and nothing is written (docs/decisions/0035).
+ * seed, and nothing is written (docs/decisions/0035). Checkouts without a
+ * live payment are re-priced with it (`repriceOpenCheckouts`).
  */
-export async function seedCatalogue(prisma: PrismaClient, currency: ShopCurrency): Promise<number> {
+export async function seedCatalogue(
+  prisma: PrismaClient,
+  currency: ShopCurrency,
+): Promise<{ products: number; repricedCheckouts: number }> {
   return prisma.$transaction(async (tx) => {
     const foreign = await tx.product.findMany({
       where: { sku: { notIn: CATALOGUE.map((product) => product.sku) }, currency: { not: currency } },
@@ -26,6 +31,6 @@ export async function seedCatalogue(prisma: PrismaClient, currency: ShopCurrency
       const { sku, ...fields } = product;
       await tx.product.upsert({ where: { sku }, create: { ...product, currency }, update: { ...fields, currency } });
     }
-    return CATALOGUE.length;
+    return { products: CATALOGUE.length, repricedCheckouts: await repriceOpenCheckouts(tx) };
   });
 }

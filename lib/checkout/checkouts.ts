@@ -64,6 +64,45 @@ const LIVE = (
    or exists (select 1 from orders o where o.checkout_id = ${id} and o.status not in ('pending', 'failed')))`;
 const PAID = (id: string) => `exists (select 1 from orders o where o.checkout_id = ${id} and o.status = 'paid')`;
 
+/** A priced line as `checkouts.lines` holds it, from the columns `sku, name, price_cents, quantity`. */
+const LINE_JSON = "jsonb_build_object('sku', sku, 'name', name, 'price_cents', price_cents, 'quantity', quantity)";
+
+/**
+ * Re-prices every checkout without a live payment from the catalogue as it
+ * stands, so that after `npm run db:seed` changed a price or the currency
+ * (SHOP_CURRENCY), an unchanged cart pays what the shop now shows, not what
+ * it showed when its lines were set; `checkoutFor` in the browser sends no
+ * new lines for an unchanged cart. Checkouts whose payment is live keep the
+ * amount their shopper is paying; one with a line the catalogue no longer
+ * lists keeps its price. Returns how many changed. Like the lines' own
+ * update (`priceCheckout`), it judges "live" in the statement: run it with
+ * the shop stopped, as a currency switch is (the server refuses to start
+ * until the catalogue is re-priced).
+ */
+export async function repriceOpenCheckouts(tx: { $executeRawUnsafe(query: string): Promise<number> }): Promise<number> {
+  return tx.$executeRawUnsafe(
+    `with open as (
+       select c.id, c.lines from checkouts c where not ${LIVE("c.id")}
+     ),
+     priced as (
+       select o.id, l.line, p.sku, (l.item->>'quantity')::int as quantity, p.name, p.price_cents, p.currency
+         from open o
+        cross join lateral jsonb_array_elements(o.lines) with ordinality as l(item, line)
+         join products p on p.sku = l.item->>'sku'
+     ),
+     repriced as (
+       select id, sum(price_cents * quantity)::int as amount_cents, min(currency) as currency,
+              count(distinct currency) as currencies, count(*) as priced_lines,
+              jsonb_agg(${LINE_JSON} order by line) as lines
+         from priced group by id
+     )
+     update checkouts c set amount_cents = r.amount_cents, currency = r.currency, lines = r.lines, updated_at = now()
+       from repriced r join open o on o.id = r.id
+      where c.id = r.id and r.currencies = 1 and r.priced_lines = jsonb_array_length(o.lines)
+        and (c.amount_cents, c.currency, c.lines) is distinct from (r.amount_cents, r.currency, r.lines)`,
+  );
+}
+
 export type PricedCheckout =
   { kind: "checkout"; checkout: CheckoutView } | { kind: "invalid"; issues: ValidationIssue[] };
 
@@ -92,8 +131,7 @@ export async function priceCheckout(
      ),
      priced_cart as (
        select (select sum(price_cents * quantity) from priced)::int as amount_cents, (select min(currency) from priced) as currency,
-              (select jsonb_agg(jsonb_build_object('sku', sku, 'name', name, 'price_cents', price_cents, 'quantity', quantity)
-                                order by line) from priced) as lines
+              (select jsonb_agg(${LINE_JSON} order by line) from priced) as lines
      ),
      target as (
        select c.id, ${LIVE("c.id")} as live from checkouts c

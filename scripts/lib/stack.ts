@@ -191,7 +191,7 @@ export async function migrateAndSeed(
 ): Promise<{ applied: string[]; seeded: number }> {
   const { applied } = await migrate(url);
   const prisma = createPrismaClient(url);
-  const seeded = await seedCatalogue(prisma, currency).finally(() => prisma.$disconnect());
+  const { products: seeded } = await seedCatalogue(prisma, currency).finally(() => prisma.$disconnect());
   return { applied, seeded };
 }
 
