@@ -24,6 +24,7 @@ const ENDPOINT = `POST ${PATH}`;
 
 let claimed = 0;
 let handled = 0;
+const forwarded: Array<Array<string | null>> = [];
 let release = () => {};
 let held = new Promise<void>((resolve) => (release = resolve));
 const POST = withIdempotency(
@@ -60,6 +61,7 @@ beforeAll(async () => {
     endpoint: ENDPOINT,
     handler: async (request) => {
       handled++;
+      forwarded.push(["host", "port", "proto", "for"].map((name) => request.headers.get(`x-forwarded-${name}`)));
       if (request.headers.get("x-throw")) throw new Error("the handler failed");
       const response = await POST(request);
       response.headers.append("set-cookie", "a=1");
@@ -111,8 +113,14 @@ describe("the front door", () => {
     expect(duplicate.headers.get("x-framework")).toBeNull();
     expect(duplicate.headers.getSetCookie()).toEqual(["a=1", "b=2"]);
     expect(await duplicate.json()).toMatchObject({ error: "in_progress" });
-    const changed = await send(key, JSON.stringify({ amount: 6 }));
+    const changed = await send(key, JSON.stringify({ amount: 6 }), { headers: { "x-forwarded-proto": "https" } });
     expect(changed.status).toBe(422);
+    // The x-forwarded-* Next.js adds when a client sent none; a client's own are kept.
+    const port = String((server.address() as AddressInfo).port);
+    expect(forwarded).toEqual([
+      [`127.0.0.1:${port}`, port, "http", "127.0.0.1"],
+      [`127.0.0.1:${port}`, port, "https", "127.0.0.1"],
+    ]);
     // A handler that throws: 500, nothing said, logged, as a framework answers it.
     expectConsole("error", "the handler failed");
     const thrown = await send(key, JSON.stringify({ amount: 5 }), { headers: { "x-throw": "1" } });

@@ -135,6 +135,7 @@ function readBody(req: IncomingMessage): Promise<Buffer | null> {
   });
 }
 
+/** The request's headers, with the `x-forwarded-*` Next.js adds when a client sent none, so the handler sees what it would there. */
 function headersOf(req: IncomingMessage): Headers {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
@@ -142,5 +143,13 @@ function headersOf(req: IncomingMessage): Headers {
     if (Array.isArray(value)) for (const item of value) headers.append(name, item);
     else headers.set(name, value);
   }
+  const https = "encrypted" in req.socket && req.socket.encrypted === true;
+  const defaults: Record<string, string | undefined> = {
+    "x-forwarded-host": req.headers.host,
+    "x-forwarded-port": req.socket.localPort?.toString() ?? (https ? "443" : "80"),
+    "x-forwarded-proto": https ? "https" : "http",
+    "x-forwarded-for": req.socket.remoteAddress,
+  };
+  for (const [name, value] of Object.entries(defaults)) if (value && !headers.has(name)) headers.set(name, value);
   return headers;
 }
