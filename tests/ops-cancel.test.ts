@@ -267,4 +267,40 @@ describe("a crash mid-cancel", () => {
     expect(await h.emulator.stat("cancellations")).toBe(1);
     expect(await canceledEvents(paymentIntentId)).toBe(1);
   });
+
+  it("is taken by another key once its lease has run out, or at once when Stripe failed it, and cancels once", async () => {
+    const shopper = await h.shopper();
+    const { orderId, paymentIntentId } = await waitingFor3ds(shopper);
+    // Stripe fails the first call: the attempt's outcome is unknown and its claim released, the order's cancel still its.
+    await h.emulator.faults({ failNext: { status: 500, times: 1 } });
+    const failed = await cancel(shopper, orderId, randomUUID(), { reason: "abandoned" });
+    expect(failed.status, JSON.stringify(failed.body)).toBeGreaterThanOrEqual(500);
+    expect(await h.emulator.stat("failedInjected")).toBe(1);
+    const taken = await cancel(shopper, orderId, randomUUID(), { reason: "abandoned" });
+    expect(taken.status, JSON.stringify(taken.body)).toBe(200);
+    expect(taken.body).toMatchObject({ paymentStatus: "canceled", orderStatus: "failed", reason: "abandoned" });
+    expect(await h.emulator.stat("cancellations")).toBe(1);
+    expect(await canceledEvents(paymentIntentId)).toBe(1);
+
+    // A cancel stuck at Stripe holds the order's cancel for its lease; past it, the next key takes it.
+    const second = await waitingFor3ds(shopper);
+    const stuck = randomUUID();
+    await h.emulator.faults({ gate: true });
+    const stuckAnswer = cancel(shopper, second.orderId, stuck, {});
+    await h.emulator.held(1);
+    const meanwhile = await cancel(shopper, second.orderId, randomUUID(), {});
+    expect(meanwhile.status).toBe(422);
+    expect(meanwhile.body.error).toBe("cancel_in_progress");
+    await h.db.ageAttempt("ops", stuck, TTL_MS);
+    const next = cancel(shopper, second.orderId, randomUUID(), {});
+    await h.emulator.held(2); // both cancels at Stripe: the taken one's and the stuck one's
+    await h.emulator.faults({ gate: false });
+    // Stripe cancels once and refuses the other; both read the intent cancelled.
+    for (const answer of [await next, await stuckAnswer]) {
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      expect(answer.body.paymentStatus).toBe("canceled");
+    }
+    expect(await h.emulator.stat("cancellations")).toBe(2);
+    expect(await canceledEvents(second.paymentIntentId)).toBe(1);
+  });
 });

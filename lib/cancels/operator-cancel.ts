@@ -48,16 +48,24 @@ export function offersCancel(order: { status: string; paymentIntentId: string | 
  * locked (`for update` returns its newest version once a concurrent claim
  * commits), and the fresh claim takes the order's cancel only while its
  * payment is open (pending or processing, with an intent) and no other claim
- * holds it. Every fresh key is admitted: one that takes nothing is answered
- * from the order as it stands (stored and replayed), and sends nothing.
+ * holds it: the holder's lease (`leaseMs`, the in-progress TTL) has not run
+ * out and it was not released after an unknown outcome. A cancel abandoned
+ * that way is taken by the next key; Stripe's state makes a second cancel
+ * harmless, and the abandoned one's writes are fenced by the order's
+ * `cancel_key_id`. Every fresh key is admitted: one that takes nothing is
+ * answered from the order as it stands (stored and replayed), and sends nothing.
  */
-export function cancelGate(orderId: string, reason: CancellationReason | null): Gate {
+export function cancelGate(orderId: string, reason: CancellationReason | null, leaseMs: number): Gate {
   return {
     before: sql`
       cancel_order as (
-        select id, status::text as status, payment_intent_id, cancel_key_id from orders
-         where id = ${orderId}::uuid and not exists (select 1 from existing)
-           for update
+        select o.id, o.status::text as status, o.payment_intent_id,
+               not exists (select 1 from idempotency_keys k
+                            where k.id = o.cancel_key_id and k.status = 'in_progress'
+                              and k.locked_at >= now() - ${leaseMs}::float8 * interval '1 millisecond') as free
+          from orders o
+         where o.id = ${orderId}::uuid and not exists (select 1 from existing)
+           for update of o
       )`,
     admits: raw("true"),
     after: sql`
@@ -65,7 +73,7 @@ export function cancelGate(orderId: string, reason: CancellationReason | null): 
         update orders o set cancel_key_id = i.id, cancel_reason = ${reason}, updated_at = now()
           from cancel_order c, inserted i
          where o.id = c.id and c.status in ('pending', 'processing') and c.payment_intent_id is not null
-           and c.cancel_key_id is null
+           and c.free
         returning o.id
       )`,
     refusal: raw("select 'never'::text, 0 where false"),

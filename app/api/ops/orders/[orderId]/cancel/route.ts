@@ -1,5 +1,6 @@
 import { withIdempotency } from "@checkout/idempotency/next";
 import { db, engineDatabase } from "@/lib/db";
+import { env } from "@/lib/env";
 import { jsonError } from "@/lib/http";
 import { operatorOrderRoute } from "@/lib/ops/operator-request";
 import { OPERATOR_SUBJECT } from "@/lib/refunds/operator-refund";
@@ -34,7 +35,7 @@ export async function POST(request: Request, { params }: { params: Promise<{ ord
           if (parsed.ok) asked = parsed.value;
           return parsed.ok ? parsed : { ok: false, response: jsonError(400, "invalid_request", parsed.message) };
         },
-        gate: () => asked && cancelGate(asked.orderId, asked.reason),
+        gate: () => asked && cancelGate(asked.orderId, asked.reason, env().IDEMPOTENCY_IN_PROGRESS_TTL_MS),
       },
       (context) =>
         runOperatorCancel(
