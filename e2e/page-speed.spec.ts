@@ -1,4 +1,4 @@
-import { overBudget, PAGE_SPEED_BUDGET, kib } from "@/tools/page-speed/budget";
+import { overBudget, PAGE_SPEED_BUDGET, kib, TBT_SUITE_LIMIT_MS } from "@/tools/page-speed/budget";
 import { measureShop } from "@/tools/page-speed/pages";
 import { expect, test } from "./fixtures";
 
@@ -23,8 +23,13 @@ test(
       for (const shifted of s.shifted ?? []) console.log(`[page-speed] ${s.page}: shifted ${shifted}`);
       for (const task of s.longTasks ?? []) console.log(`[page-speed] ${s.page}: long task ${task}`);
     }
+    const scriptBudget = (s: { page: string }) =>
+      s.page === "/checkout" ? PAGE_SPEED_BUDGET.checkoutScriptBytes : undefined;
+    // The whole budget, reported; TBT fails the suite only past TBT_SUITE_LIMIT_MS (tools/page-speed/budget.ts).
+    for (const line of speeds.flatMap((s) => overBudget(s, scriptBudget(s))))
+      console.log(`[page-speed] over the budget: ${line}`);
     expect(
-      speeds.flatMap((s) => overBudget(s, s.page === "/checkout" ? PAGE_SPEED_BUDGET.checkoutScriptBytes : undefined)),
+      speeds.flatMap((s) => overBudget(s, scriptBudget(s), TBT_SUITE_LIMIT_MS)),
       "past the speed budget",
     ).toEqual([]);
   },

@@ -28,6 +28,14 @@ describe("the page-speed budget", () => {
     ]);
   });
 
+  it("holds TBT to the limit it is given (the suite's), every other figure to the budget", () => {
+    expect(overBudget({ ...within, tbtMs: 300 }, undefined, 300)).toEqual([]);
+    expect(overBudget({ ...within, tbtMs: 301, cls: 0.03 }, undefined, 300)).toEqual([
+      "/checkout: CLS 0.030 > 0.02",
+      "/checkout: TBT 301 ms > 300 ms",
+    ]);
+  });
+
   it("checks the JavaScript only where a budget is given", () => {
     expect(overBudget({ ...within, page: "/", scriptBytes: 10_000_000 })).toEqual([]);
   });

@@ -16,6 +16,17 @@ export const PAGE_SPEED_BUDGET = {
   checkoutScriptBytes: 250 * 1024,
 } as const;
 
+/**
+ * What `npm test` holds TBT to: twice the budget. The same build's least
+ * TBT of a page reads 59–183 ms from one run to the next on Chromium 156's
+ * headless shell (Lighthouse's simulated TBT counts only the tasks after its
+ * simulated first paint, which follows the observed one), so the 150 ms
+ * budget is reported on every run and judged by `npm run bench --
+ * page-speed`, and a page that does markedly more work still fails the
+ * suite (300 ms of added hydration read 1,174 ms). Decision 0038.
+ */
+export const TBT_SUITE_LIMIT_MS = 2 * PAGE_SPEED_BUDGET.tbtMs;
+
 export interface PageSpeed {
   page: string;
   url: string;
@@ -48,13 +59,13 @@ export interface PageSpeed {
   loads?: Array<{ lcpMs: number; tbtMs: number }>;
 }
 
-/** What a page broke of the budget, one line each; empty when it kept all of it. */
-export function overBudget(speed: PageSpeed, scriptBytes?: number): string[] {
+/** What a page broke of the budget (TBT held to `tbtMs`), one line each; empty when it kept all of it. */
+export function overBudget(speed: PageSpeed, scriptBytes?: number, tbtMs: number = PAGE_SPEED_BUDGET.tbtMs): string[] {
   const b = PAGE_SPEED_BUDGET;
   const broken: string[] = [];
   if (speed.lcpMs > b.lcpMs) broken.push(`${speed.page}: LCP ${Math.round(speed.lcpMs)} ms > ${b.lcpMs} ms`);
   if (speed.cls > b.cls) broken.push(`${speed.page}: CLS ${speed.cls.toFixed(3)} > ${b.cls}`);
-  if (speed.tbtMs > b.tbtMs) broken.push(`${speed.page}: TBT ${Math.round(speed.tbtMs)} ms > ${b.tbtMs} ms`);
+  if (speed.tbtMs > tbtMs) broken.push(`${speed.page}: TBT ${Math.round(speed.tbtMs)} ms > ${tbtMs} ms`);
   if (scriptBytes !== undefined && speed.scriptBytes > scriptBytes)
     broken.push(`${speed.page}: JavaScript ${kib(speed.scriptBytes)} > ${kib(scriptBytes)}`);
   return broken;
