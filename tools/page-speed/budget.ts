@@ -17,15 +17,17 @@ export const PAGE_SPEED_BUDGET = {
 } as const;
 
 /**
- * What `npm test` holds TBT to: twice the budget. The same build's least
- * TBT of a page reads 59–183 ms from one run to the next on Chromium 156's
- * headless shell (Lighthouse's simulated TBT counts only the tasks after its
- * simulated first paint, which follows the observed one), so the 150 ms
- * budget is reported on every run and judged by `npm run bench --
- * page-speed`, and a page that does markedly more work still fails the
- * suite (300 ms of added hydration read 1,174 ms). Decision 0038.
+ * What `npm test` holds TBT to: three times the budget. On Chromium 156's
+ * headless shell the same build's least TBT of `/checkout` read 54–253 ms
+ * over a day's runs: Lighthouse's simulated TBT counts only the tasks after
+ * its simulated first paint, which follows the observed one, and a host
+ * whose neighbours slow it raises the tasks' CPU time too (the checkout's
+ * 340–530 ms). So the 150 ms budget is reported on every run and judged by
+ * `npm run bench -- page-speed`, and a page that does markedly more work
+ * still fails the suite (300 ms of added hydration read 1,174 ms).
+ * Decision 0038.
  */
-export const TBT_SUITE_LIMIT_MS = 2 * PAGE_SPEED_BUDGET.tbtMs;
+export const TBT_SUITE_LIMIT_MS = 3 * PAGE_SPEED_BUDGET.tbtMs;
 
 export interface PageSpeed {
   page: string;
