@@ -1,7 +1,7 @@
 import { existsSync, writeFileSync } from "node:fs";
 import type { NextConfig } from "next";
 import { PROXY_BODY_BUFFER_BYTES } from "./lib/body-limit";
-import { API_HEADERS, HSTS } from "./lib/security/headers";
+import { API_HEADERS, API_HSTS_WHEN, HSTS } from "./lib/security/headers";
 
 // Tests, the soak and the bench build into folders of their own, so a running
 // demo's `.next` is never touched. Next adds `<folder>/types/**/*.ts` to the
@@ -33,7 +33,7 @@ const config: NextConfig = {
       { source: "/api/:path*", headers: headerList(API_HEADERS) },
       {
         source: "/api/:path*",
-        has: [{ type: "header", key: "x-forwarded-proto", value: "https" }],
+        has: [API_HSTS_WHEN],
         headers: [{ key: "Strict-Transport-Security", value: HSTS }],
       },
     ];

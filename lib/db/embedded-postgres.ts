@@ -7,6 +7,7 @@ import path from "node:path";
 import pg from "pg";
 import { isAlive } from "../is-alive";
 import { assertPortFree } from "../ports";
+import { sleep } from "../sleep";
 
 /**
  * The embedded PostgreSQL that `npm run demo` and `npm test` use when
@@ -114,7 +115,7 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port?: n
 async function keepsOtherClients(url: string): Promise<boolean> {
   for (let i = 0; i < 10; i++) {
     if (!(await hasOtherClients(url))) return false;
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sleep(200);
   }
   return true;
 }

@@ -116,9 +116,12 @@ export const API_HEADERS: Record<string, string> = {
   "X-Frame-Options": "DENY",
 };
 
+/** When next.config.ts adds HSTS to an API answer: behind a proxy that says it was reached over https. */
+export const API_HSTS_WHEN = { type: "header", key: "x-forwarded-proto", value: "https" } as const;
+
 /** What next.config.ts adds to every API answer, for an answer sent without Next.js (the front door). */
 export function apiHeadersFor(request: Request): Record<string, string> {
-  return request.headers.get("x-forwarded-proto") === "https"
+  return request.headers.get(API_HSTS_WHEN.key) === API_HSTS_WHEN.value
     ? { ...API_HEADERS, "Strict-Transport-Security": HSTS }
     : API_HEADERS;
 }
