@@ -2,14 +2,16 @@
 // the database, the emulator or the browser. A step starts once the steps it
 // comes `after` have passed (and is not run when one failed). Each step's
 // output is printed whole when it ends, under a line with its verdict and the
-// time since the start; the failed ones are named again at the end.
+// time since the start; the failed ones are named again at the end, each with
+// the lines of its output that name a failure, since a CI log is often read
+// from its tail only.
 import { spawn } from "node:child_process";
 
 /**
  * A `background` step runs under `nice`: pure CPU work (format, lint, typecheck) that fills the
  * cores the tests leave idle without slowing the tests that are timed.
  * @typedef {{ name: string; command: string; args: string[]; env?: Record<string, string>; after?: string[]; background?: boolean }} Step
- * @typedef {{ name: string; ok: boolean }} StepResult
+ * @typedef {{ name: string; ok: boolean; failures?: string[] }} StepResult
  */
 
 /** Runs `steps`, each as soon as what it comes after has passed; resolves when all have ended. */
@@ -53,9 +55,35 @@ function runStep(/** @type {Step} */ step, /** @type {number} */ started) {
     child.on("close", (code, signal) => {
       const verdict = code === 0 ? "ok" : `failed (${signal ?? `exit ${code}`})`;
       process.stdout.write(`\n--- ${step.name}: ${verdict} at ${since()}\n${output}`);
-      resolve({ name: step.name, ok: code === 0 });
+      resolve({ name: step.name, ok: code === 0, failures: code === 0 ? [] : failureLines(output) });
     });
   });
+}
+
+// What names a failure: Vitest's `FAIL file > test`, `× test` and unhandled errors, Playwright's
+// `✘ n file › test` and `n) file › test`, both's `n failed`; ESLint's, TypeScript's and Prettier's findings.
+const NAMES_A_FAILURE =
+  /\bFAIL\b|^\s*[×✘]\s|^\s*\d+\) |\b\d+ failed\b|Unhandled (Error|Rejection)|^\s+\d+:\d+\s+error\s|✖ \d+ problem|error TS\d+|^\[warn\]/;
+// An error's first line, kept within a few lines of where Vitest or Playwright details a failure
+// (`FAIL …`, `n) …`, an unhandled error), not elsewhere: the tests' own logs print errors too.
+const DETAILS_A_FAILURE = /\bFAIL\b|^\s*\d+\) |Unhandled (Error|Rejection)/;
+const AN_ERROR = /\w*Error:/;
+const ERROR_WITHIN_LINES = 4;
+const MAX_FAILURE_LINES = 40;
+
+/** The lines of a failed step's output that name what failed, and the errors under them, without colour. */
+export function failureLines(/** @type {string} */ output) {
+  const kept = [];
+  let sinceDetail = Infinity;
+  for (const raw of output.replace(/\x1b\[[0-9;]*m/g, "").split("\n")) {
+    const line = raw.replace(/[\s─⎯]+$/, "");
+    sinceDetail = DETAILS_A_FAILURE.test(line) ? 0 : sinceDetail + 1;
+    if (NAMES_A_FAILURE.test(line) || (sinceDetail <= ERROR_WITHIN_LINES && AN_ERROR.test(line))) kept.push(line);
+  }
+  const unique = [...new Set(kept)];
+  return unique.length > MAX_FAILURE_LINES
+    ? [...unique.slice(0, MAX_FAILURE_LINES), `… and ${unique.length - MAX_FAILURE_LINES} more`]
+    : unique;
 }
 
 /** `npm run -s <script>` as a step. */
@@ -67,6 +95,10 @@ export function npmScript(/** @type {string} */ script, /** @type {Partial<Step>
 export function verdict(/** @type {string} */ command, /** @type {StepResult[]} */ results, started = Date.now()) {
   const failed = results.filter((r) => !r.ok).map((r) => r.name);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  for (const result of results) {
+    if (result.failures?.length)
+      console.log(`\n--- what ${result.name} names as failed:\n${result.failures.join("\n")}`);
+  }
   console.log(
     failed.length === 0
       ? `\n${command} passed in ${seconds} s`
