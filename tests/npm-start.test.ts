@@ -120,7 +120,9 @@ const linesOf = (output: string) => output.trim().split("\n");
 const EXAMPLE_SESSION_SECRET = /^#?\s*SESSION_SECRET=(.+)$/m.exec(readFileSync(".env.example", "utf8"))![1]!.trim();
 const EXAMPLE_METRICS_TOKEN = /^#?\s*METRICS_TOKEN=(.+)$/m.exec(readFileSync(".env.example", "utf8"))![1]!.trim();
 
-describe("npm start", () => {
+// A start of `npm start` or `next start` took up to 13 s on a loaded machine, and a test makes up to four:
+// the default 60 s would leave those no margin.
+describe("npm start", { timeout: 120_000 }, () => {
   it("loads no emulator, no orchestrator, no embedded database, no migrations: nor does the server it starts", () => {
     for (const entry of ["scripts/start.ts", "instrumentation.ts", "proxy.ts"]) {
       const graph = [...importGraph(entry)];
