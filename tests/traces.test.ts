@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -113,5 +113,47 @@ describe("traces", () => {
 
     // Never the key itself.
     expect(JSON.stringify(spans)).not.toContain(key);
+  });
+
+  it("continue the caller's trace for a duplicate answered before Next.js, in the server span Next.js makes", async () => {
+    await h.emulator.faults({ gate: true });
+    const shopper = await h.shopper();
+    const key = newKey();
+    const first = shopper.checkout(key, cart());
+    await waitFor("the PaymentIntent to be in flight", async () => (await h.emulator.stats()).delayed >= 1);
+
+    // The same duplicate through the front door and, with a query string the door leaves alone, through Next.js.
+    const callers = { door: "/api/checkout", next: "/api/checkout?via=next" };
+    const traced: Record<string, { traceId: string; parentId: string }> = {};
+    for (const [way, path] of Object.entries(callers)) {
+      const caller = { traceId: randomBytes(16).toString("hex"), parentId: randomBytes(8).toString("hex") };
+      traced[way] = caller;
+      const answer = await shopper.request("POST", path, {
+        body: cart(),
+        headers: { "idempotency-key": key, traceparent: `00-${caller.traceId}-${caller.parentId}-01` },
+      });
+      expect(answer.status).toBe(409);
+    }
+    await h.emulator.faults({ gate: false });
+    expect((await first).status).toBe(201);
+
+    for (const [way, caller] of Object.entries(traced)) {
+      const server = () =>
+        spans.find((s) => s.traceId === caller.traceId && s.parentSpanId === caller.parentId && s.kind === 2);
+      // Next.js puts its own spans between; the door hands the request straight to the route's handler.
+      const checkout = () =>
+        spans.find(
+          (s) =>
+            s.traceId === caller.traceId &&
+            s.name === "checkout" &&
+            (way === "next" || s.parentSpanId === server()?.spanId),
+        );
+      await waitFor(`the ${way} duplicate's spans`, async () => Boolean(server() && checkout()), 15_000);
+      expect(server()!.name).toBe("POST /api/checkout");
+      expect(valueOf(server()!.attributes, "http.route")).toBe("/api/checkout");
+      expect(valueOf(server()!.attributes, "http.status_code")).toBe(409);
+      expect(valueOf(server()!.attributes, "idempotency.front_door")).toBe(way === "door" ? true : undefined);
+      expect(valueOf(checkout()!.attributes, "checkout.idempotency.decision")).toBe("in_progress");
+    }
   });
 });

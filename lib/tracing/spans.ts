@@ -10,7 +10,16 @@
  * joins an attempt's traces (docs/decisions/0030).
  */
 import { createHash } from "node:crypto";
-import { SpanKind, SpanStatusCode, trace, type Attributes, type Span } from "@opentelemetry/api";
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Span,
+} from "@opentelemetry/api";
 
 export const TRACER_NAME = "checkout-never-twice";
 
@@ -37,6 +46,41 @@ export function inSpan<T>(
       span.end();
     }
   });
+}
+
+/**
+ * `handler` under the HTTP server span Next.js makes for a request it serves
+ * (`POST /api/checkout`, continuing the caller's `traceparent`), for a request
+ * answered before Next.js (the idempotency package's front door): its trace
+ * has the same shape, plus `idempotency.front_door`.
+ */
+export function inServerSpan(
+  route: string,
+  handler: (request: Request) => Promise<Response>,
+): (request: Request) => Promise<Response> {
+  return (request) => {
+    const caller = propagation.extract(ROOT_CONTEXT, Object.fromEntries(request.headers));
+    const { pathname, search } = new URL(request.url);
+    const attributes = {
+      "http.method": request.method,
+      "http.target": pathname + search,
+      "http.route": route,
+      "idempotency.front_door": true,
+    };
+    return context.with(caller, () =>
+      inSpan(
+        `${request.method} ${route}`,
+        attributes,
+        async (span) => {
+          const response = await handler(request);
+          span.setAttribute("http.status_code", response.status);
+          if (response.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+          return response;
+        },
+        SpanKind.SERVER,
+      ),
+    );
+  };
 }
 
 /** The active span if something records it (no SDK: none). */

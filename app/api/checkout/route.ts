@@ -3,12 +3,13 @@ import { MAX_BODY_BYTES } from "@/lib/body-limit";
 import { CHECKOUT_ENDPOINT } from "@/lib/checkout/request";
 import { handleCheckout } from "@/lib/handlers/checkout";
 import { apiHeadersFor } from "@/lib/security/headers";
+import { inServerSpan } from "@/lib/tracing/spans";
 
 // A duplicate of an attempt this process runs skips Next.js (instrumentation.ts installs the door).
 frontDoorRoute({
   path: "/api/checkout",
   endpoint: CHECKOUT_ENDPOINT,
-  handler: handleCheckout,
+  handler: inServerSpan("/api/checkout", handleCheckout),
   maxBodyBytes: MAX_BODY_BYTES,
   responseHeaders: apiHeadersFor,
 });
