@@ -74,7 +74,10 @@ export function inServerSpan(
         async (span) => {
           const response = await handler(request);
           span.setAttribute("http.status_code", response.status);
-          if (response.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+          if (response.status >= 500) {
+            span.setStatus({ code: SpanStatusCode.ERROR });
+            span.setAttribute("error.type", String(response.status));
+          }
           return response;
         },
         SpanKind.SERVER,
