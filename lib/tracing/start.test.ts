@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { SpanKind } from "@opentelemetry/api";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { annotateSpan, inSpan, keyHash, traceFields, traceStripeCalls } from "./spans";
+import { annotateSpan, inServerSpan, inSpan, keyHash, traceFields, traceStripeCalls } from "./spans";
 import { startTracing, tracingWanted } from "./start";
 
 /** One OTLP/HTTP receiver: every JSON export request body it is sent. */
@@ -14,6 +14,7 @@ type OtlpSpan = {
   name: string;
   kind: number;
   attributes: Array<{ key: string; value: Record<string, unknown> }>;
+  status?: { code?: number };
   events?: Array<{ name: string; attributes: Array<{ key: string; value: Record<string, unknown> }> }>;
 };
 const exports: Array<{ path: string; contentType: string | undefined; spans: OtlpSpan[] }> = [];
@@ -40,6 +41,7 @@ beforeAll(async () => {
   process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
+  await startTracing()?.shutdown();
   delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
   await new Promise((resolve) => receiver.close(resolve));
 });
@@ -118,6 +120,41 @@ describe("tracing", () => {
 
     expect(lines[0]).toMatchObject({ event: "inside", trace_id: traceId, span_id: root!.spanId });
     expect(lines[1]).toEqual(expect.not.objectContaining({ trace_id: expect.anything() }));
-    await provider.shutdown();
+  });
+
+  it("opens a server span that continues the caller's traceparent for a request answered before Next.js", async () => {
+    const provider = startTracing("checkout-test")!;
+    const caller = { traceId: "4bf92f3577b34da6a3ce929d0e0e4736", spanId: "00f067aa0ba902b7" };
+    const handler = inServerSpan("/api/checkout", async (request) => {
+      await inSpan("checkout", {}, async () => undefined);
+      return new Response(null, { status: Number(new URL(request.url).searchParams.get("status")) });
+    });
+    for (const status of [409, 503]) {
+      const request = new Request(`http://shop.test/api/checkout?status=${status}`, {
+        method: "POST",
+        headers: { traceparent: `00-${caller.traceId}-${caller.spanId}-01` },
+      });
+      expect((await handler(request)).status).toBe(status);
+    }
+    await provider.forceFlush();
+
+    const spans = exports.flatMap((e) => e.spans).filter((s) => s.traceId === caller.traceId);
+    const servers = spans.filter((s) => s.kind === 2 /* SERVER */);
+    expect(servers.map((s) => [s.name, s.parentSpanId, attribute(s, "http.status_code")])).toEqual([
+      ["POST /api/checkout", caller.spanId, 409],
+      ["POST /api/checkout", caller.spanId, 503],
+    ]);
+    for (const server of servers) {
+      expect(attribute(server, "http.route")).toBe("/api/checkout");
+      expect(attribute(server, "http.method")).toBe("POST");
+      expect(attribute(server, "idempotency.front_door")).toBe(true);
+      // The handler's own spans are its children.
+      expect(spans.some((s) => s.name === "checkout" && s.parentSpanId === server.spanId)).toBe(true);
+    }
+    // A 5xx is an error, as Next.js marks its own (OTLP's status code 2).
+    expect(servers.map((s) => [s.status?.code ?? 0, attribute(s, "error.type")])).toEqual([
+      [0, undefined],
+      [2, "503"],
+    ]);
   });
 });
