@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { useTestApp } from "./helpers/harness";
 import { delta, scrape } from "./helpers/metrics";
-import { cart, newKey, waitFor, type Answer, type Shopper } from "./helpers/shopper";
+import { cart, newKey, type Answer, type Shopper } from "./helpers/shopper";
 
 /**
  * A duplicate of an attempt the server runs is handed to the route's handler
@@ -53,7 +53,7 @@ describe("duplicates answered before Next.js", () => {
     const shopper = await h.shopper();
     const key = newKey();
     const first = shopper.checkout(key, cart());
-    await waitFor("the PaymentIntent to be in flight", async () => (await h.emulator.stats()).delayed >= 1);
+    await h.emulator.held(1); // the PaymentIntent's create, at Stripe's gate
 
     const duplicate = await bothWays(shopper, key, cart());
     expect(duplicate.status).toBe(409);

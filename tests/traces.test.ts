@@ -120,7 +120,7 @@ describe("traces", () => {
     const shopper = await h.shopper();
     const key = newKey();
     const first = shopper.checkout(key, cart());
-    await waitFor("the PaymentIntent to be in flight", async () => (await h.emulator.stats()).delayed >= 1);
+    await h.emulator.held(1); // the PaymentIntent's create, at Stripe's gate
 
     // The same duplicate through the front door and, with a query string the door leaves alone, through Next.js.
     const callers = { door: "/api/checkout", next: "/api/checkout?via=next" };

@@ -6,6 +6,7 @@
 // the lines of its output that name a failure, since a CI log is often read
 // from its tail only.
 import { spawn } from "node:child_process";
+import { stripVTControlCharacters } from "node:util";
 
 /**
  * A `background` step runs under `nice`: pure CPU work (format, lint, typecheck) that fills the
@@ -60,13 +61,12 @@ function runStep(/** @type {Step} */ step, /** @type {number} */ started) {
   });
 }
 
-// What names a failure: Vitest's `FAIL file > test`, `× test` and unhandled errors, Playwright's
-// `✘ n file › test` and `n) file › test`, both's `n failed`; ESLint's, TypeScript's and Prettier's findings.
-const NAMES_A_FAILURE =
-  /\bFAIL\b|^\s*[×✘]\s|^\s*\d+\) |\b\d+ failed\b|Unhandled (Error|Rejection)|^\s+\d+:\d+\s+error\s|✖ \d+ problem|error TS\d+|^\[warn\]/;
-// An error's first line, kept within a few lines of where Vitest or Playwright details a failure
-// (`FAIL …`, `n) …`, an unhandled error), not elsewhere: the tests' own logs print errors too.
+// Where Vitest or Playwright details a failure: `FAIL file > test`, `n) file › test`, an unhandled error.
 const DETAILS_A_FAILURE = /\bFAIL\b|^\s*\d+\) |Unhandled (Error|Rejection)/;
+// What else names one: Vitest's `× test`, Playwright's `✘ n file › test`, both's `n failed`, and
+// ESLint's, TypeScript's and Prettier's findings.
+const NAMES_A_FAILURE = /^\s*[×✘]\s|\b\d+ failed\b|^\s+\d+:\d+\s+error\s|✖ \d+ problem|error TS\d+|^\[warn\]/;
+// An error's first line, kept within a few lines of a failure's details, not elsewhere: the tests' own logs print errors too.
 const AN_ERROR = /\w*Error:/;
 const ERROR_WITHIN_LINES = 4;
 const MAX_FAILURE_LINES = 40;
@@ -75,10 +75,12 @@ const MAX_FAILURE_LINES = 40;
 export function failureLines(/** @type {string} */ output) {
   const kept = [];
   let sinceDetail = Infinity;
-  for (const raw of output.replace(/\x1b\[[0-9;]*m/g, "").split("\n")) {
+  for (const raw of stripVTControlCharacters(output).split("\n")) {
     const line = raw.replace(/[\s─⎯]+$/, "");
-    sinceDetail = DETAILS_A_FAILURE.test(line) ? 0 : sinceDetail + 1;
-    if (NAMES_A_FAILURE.test(line) || (sinceDetail <= ERROR_WITHIN_LINES && AN_ERROR.test(line))) kept.push(line);
+    const details = DETAILS_A_FAILURE.test(line);
+    sinceDetail = details ? 0 : sinceDetail + 1;
+    if (details || NAMES_A_FAILURE.test(line) || (sinceDetail <= ERROR_WITHIN_LINES && AN_ERROR.test(line)))
+      kept.push(line);
   }
   const unique = [...new Set(kept)];
   return unique.length > MAX_FAILURE_LINES

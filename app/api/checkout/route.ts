@@ -6,10 +6,11 @@ import { apiHeadersFor } from "@/lib/security/headers";
 import { inServerSpan } from "@/lib/tracing/spans";
 
 // A duplicate of an attempt this process runs skips Next.js (instrumentation.ts installs the door).
+const PATH = "/api/checkout";
 frontDoorRoute({
-  path: "/api/checkout",
+  path: PATH,
   endpoint: CHECKOUT_ENDPOINT,
-  handler: inServerSpan("/api/checkout", handleCheckout),
+  handler: inServerSpan(PATH, handleCheckout),
   maxBodyBytes: MAX_BODY_BYTES,
   responseHeaders: apiHeadersFor,
 });
